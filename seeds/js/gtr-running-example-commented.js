@@ -1,0 +1,5 @@
+if(!c) {
+  var a = 5; // root cause of failure
+} else {
+  isNaN(2);
+}

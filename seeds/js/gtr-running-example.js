@@ -1,0 +1,1 @@
+if (!c) { var a = 5; } else { isNaN(2); }

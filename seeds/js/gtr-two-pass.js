@@ -1,0 +1,1 @@
+a = b = 0; if (a) crash(b);

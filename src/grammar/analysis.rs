@@ -1,0 +1,234 @@
+//! Grammar analyses used by parsing, generation and reduction.
+//!
+//! [`Analysis::compute`] finds nullable, productive and reachable symbols, the cheapest derivation
+//! of every symbol (fewest bytes, then fewest levels) and unit chains (A ⇒+ B by single-item steps).
+
+use super::diag::Sink;
+use super::{Body, Item, Symbol, SymbolId, Terminal};
+
+/// The cost of a cheapest derivation: bytes first, then tree height (which breaks ties so that the
+/// chosen alternatives never form a cycle).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Cost {
+    /// Bytes of the derived string.
+    pub bytes: u64,
+    /// Height of the derivation tree.
+    pub height: u32,
+}
+
+impl Cost {
+    /// The cost of a symbol that derives no finite string.
+    pub const INFINITE: Cost = Cost { bytes: u64::MAX, height: u32::MAX };
+
+    /// Whether this is a real (finite) cost.
+    pub fn is_finite(self) -> bool {
+        self != Cost::INFINITE
+    }
+}
+
+/// Facts about every symbol of a grammar; indexed by `SymbolId::index()`.
+#[derive(Clone, Debug)]
+pub struct Analysis {
+    /// Derives the empty string.
+    pub nullable: Vec<bool>,
+    /// Derives at least one finite string.
+    pub productive: Vec<bool>,
+    /// Reachable from the start symbol.
+    pub reachable: Vec<bool>,
+    /// Cost of the cheapest derivation ([`Cost::INFINITE`] if unproductive).
+    pub cheapest: Vec<Cost>,
+    /// For choices: the alternative the cheapest derivation takes (0 for other bodies).
+    pub cheapest_alt: Vec<u32>,
+    /// Bytes of each terminal's cheapest string (a literal's length; a class's representative).
+    pub terminal_cost: Vec<u64>,
+    /// For each symbol A, the sorted symbols B with A ⇒+ B through single-item steps: a choice
+    /// alternative that is exactly `B`, `B?`, or a repetition of `B` that allows one iteration.
+    pub unit_reach: Vec<Vec<SymbolId>>,
+}
+
+impl Analysis {
+    /// Runs every analysis on a lowered grammar.
+    pub fn compute(symbols: &[Symbol], terminals: &[Terminal], start: SymbolId) -> Analysis {
+        let terminal_cost: Vec<u64> = terminals
+            .iter()
+            .map(|t| match t {
+                Terminal::Literal(b) => b.len() as u64,
+                Terminal::Class { class, .. } => class.representative().map_or(1, |c| c.len_utf8() as u64),
+            })
+            .collect();
+        let nullable = fixpoint(symbols, |item, known| match item {
+            Item::Symbol(s) => known[s.index()],
+            Item::Terminal(_) => false,
+        });
+        let productive = fixpoint_productive(symbols);
+        let reachable = reachable(symbols, start);
+        let (cheapest, cheapest_alt) = cheapest(symbols, &terminal_cost);
+        let unit_reach = unit_reach(symbols);
+        Analysis { nullable, productive, reachable, cheapest, cheapest_alt, terminal_cost, unit_reach }
+    }
+
+    /// Reports unproductive rules (errors) and unreachable rules (warnings) for named symbols.
+    pub(crate) fn report(&self, symbols: &[Symbol], sink: &mut Sink) {
+        for (i, s) in symbols.iter().enumerate().filter(|(_, s)| !s.synthetic) {
+            if !self.productive[i] {
+                sink.error(
+                    s.span,
+                    format!("rule `{}` is unproductive: it cannot derive any finite string, because every alternative needs itself or another unproductive rule; add an alternative that ends the recursion", s.name),
+                );
+            } else if !self.reachable[i] {
+                sink.warning(s.span, format!("rule `{}` is unreachable from the start rule `{}`", s.name, symbols[0].name));
+            }
+        }
+    }
+}
+
+/// The least fixpoint of "a symbol has property P if one of its ways to derive has all items P",
+/// used for nullable (items: terminals are never empty).
+fn fixpoint(symbols: &[Symbol], item_has: impl Fn(Item, &[bool]) -> bool) -> Vec<bool> {
+    let mut known = vec![false; symbols.len()];
+    loop {
+        let mut changed = false;
+        for (i, s) in symbols.iter().enumerate() {
+            if known[i] {
+                continue;
+            }
+            let has = match &s.body {
+                Body::Choice(alts) => alts.iter().any(|a| a.items.iter().all(|&it| item_has(it, &known))),
+                Body::Repeat { item, min, .. } => *min == 0 || item_has(*item, &known),
+                Body::Optional(_) => true,
+            };
+            if has {
+                known[i] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return known;
+        }
+    }
+}
+
+fn fixpoint_productive(symbols: &[Symbol]) -> Vec<bool> {
+    fixpoint(symbols, |item, known| match item {
+        Item::Symbol(s) => known[s.index()],
+        Item::Terminal(_) => true,
+    })
+}
+
+fn reachable(symbols: &[Symbol], start: SymbolId) -> Vec<bool> {
+    let mut seen = vec![false; symbols.len()];
+    let mut stack = vec![start];
+    seen[start.index()] = true;
+    while let Some(s) = stack.pop() {
+        for item in body_items(&symbols[s.index()].body) {
+            if let Item::Symbol(t) = item {
+                if !seen[t.index()] {
+                    seen[t.index()] = true;
+                    stack.push(t);
+                }
+            }
+        }
+    }
+    seen
+}
+
+/// Every item mentioned in a body, in order.
+pub(crate) fn body_items(body: &Body) -> Vec<Item> {
+    match body {
+        Body::Choice(alts) => alts.iter().flat_map(|a| a.items.iter().copied()).collect(),
+        Body::Repeat { item, .. } | Body::Optional(item) => vec![*item],
+    }
+}
+
+fn cheapest(symbols: &[Symbol], terminal_cost: &[u64]) -> (Vec<Cost>, Vec<u32>) {
+    let mut cost = vec![Cost::INFINITE; symbols.len()];
+    let mut choice = vec![0u32; symbols.len()];
+    let item_cost = |item: Item, cost: &[Cost]| match item {
+        Item::Symbol(s) => cost[s.index()],
+        Item::Terminal(t) => Cost { bytes: terminal_cost[t.index()], height: 0 },
+    };
+    let seq_cost = |items: &mut dyn Iterator<Item = Cost>| {
+        let mut total = Cost { bytes: 0, height: 0 };
+        for c in items {
+            if !c.is_finite() {
+                return Cost::INFINITE;
+            }
+            total.bytes = total.bytes.saturating_add(c.bytes);
+            total.height = total.height.max(c.height);
+        }
+        total.height = total.height.saturating_add(1);
+        total
+    };
+    // Bellman-Ford style relaxation: costs only decrease, and strictly, so this terminates.
+    loop {
+        let mut changed = false;
+        for (i, s) in symbols.iter().enumerate() {
+            let (best, alt) = match &s.body {
+                Body::Choice(alts) => alts
+                    .iter()
+                    .enumerate()
+                    .map(|(k, a)| (seq_cost(&mut a.items.iter().map(|&it| item_cost(it, &cost))), k as u32))
+                    .min()
+                    .unwrap_or((Cost::INFINITE, 0)),
+                Body::Optional(_) => (Cost { bytes: 0, height: 1 }, 0),
+                Body::Repeat { item, min, .. } => {
+                    let c = item_cost(*item, &cost);
+                    if *min == 0 {
+                        (Cost { bytes: 0, height: 1 }, 0)
+                    } else if !c.is_finite() {
+                        (Cost::INFINITE, 0)
+                    } else {
+                        (Cost { bytes: c.bytes.saturating_mul(*min as u64), height: c.height.saturating_add(1) }, 0)
+                    }
+                }
+            };
+            if best < cost[i] {
+                cost[i] = best;
+                choice[i] = alt;
+                changed = true;
+            }
+        }
+        if !changed {
+            return (cost, choice);
+        }
+    }
+}
+
+fn unit_reach(symbols: &[Symbol]) -> Vec<Vec<SymbolId>> {
+    let direct: Vec<Vec<SymbolId>> = symbols
+        .iter()
+        .map(|s| {
+            let mut out = Vec::new();
+            match &s.body {
+                Body::Choice(alts) => {
+                    for a in alts {
+                        if let [Item::Symbol(b)] = a.items.as_slice() {
+                            out.push(*b);
+                        }
+                    }
+                }
+                Body::Optional(Item::Symbol(b)) => out.push(*b),
+                Body::Repeat { item: Item::Symbol(b), min, max } if *min <= 1 && max.is_none_or(|m| m >= 1) => out.push(*b),
+                _ => {}
+            }
+            out
+        })
+        .collect();
+    (0..symbols.len())
+        .map(|a| {
+            let mut seen = vec![false; symbols.len()];
+            let mut stack: Vec<SymbolId> = direct[a].clone();
+            let mut out = Vec::new();
+            while let Some(b) = stack.pop() {
+                if seen[b.index()] {
+                    continue;
+                }
+                seen[b.index()] = true;
+                out.push(b);
+                stack.extend(direct[b.index()].iter().copied());
+            }
+            out.sort_unstable();
+            out
+        })
+        .collect()
+}

@@ -1,0 +1,323 @@
+//! Grammars: the text format, its loader and diagnostics, the IR, and the analyses built on it.
+//!
+//! A [`Grammar`] is a list of [`Symbol`]s (named rules first, in file order, then synthetic symbols
+//! for groups and repetitions) over [`Terminal`]s (literals and character classes). Load one with
+//! [`Grammar::load`] (a built-in name like `json`, or a path) or [`Grammar::from_text`].
+//!
+//! ```
+//! use hellfuzz::grammar::Grammar;
+//! let g = Grammar::from_text("list = \"[\" (item (\",\" item)*)? \"]\" ; item = [0-9]+ ;", "list.grammar").unwrap();
+//! assert_eq!(g.symbol(g.start()).name, "list");
+//! assert!(!g.is_nullable(g.start()));
+//! assert_eq!(g.cheapest_len(g.start()), 2); // "[]"
+//! ```
+
+mod analysis;
+pub mod builtin;
+pub mod charclass;
+pub mod diag;
+mod lower;
+mod syntax;
+
+use std::fmt;
+use std::path::Path;
+
+pub use analysis::Analysis;
+pub use charclass::CharClass;
+pub use diag::{Diagnostic, GrammarError, Severity, Span};
+
+/// Index of a symbol in [`Grammar::symbols`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SymbolId(pub u32);
+
+/// Index of a terminal in [`Grammar::terminals`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TerminalId(pub u32);
+
+impl SymbolId {
+    /// The index as `usize`, for slices.
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl TerminalId {
+    /// The index as `usize`, for slices.
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A terminal: a byte string, or one code point from a class.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Terminal {
+    /// Exact bytes (never empty: empty literals are dropped when loading).
+    Literal(Vec<u8>),
+    /// One UTF-8 encoded code point from the class; `text` is the class as written (`[a-z]`, `.`).
+    Class { class: CharClass, text: String },
+}
+
+impl fmt::Display for Terminal {
+    /// The terminal as it would be written in a grammar file.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Terminal::Literal(bytes) => write!(f, "\"{}\"", escape_literal(bytes)),
+            Terminal::Class { text, .. } => f.write_str(text),
+        }
+    }
+}
+
+/// Writes `bytes` with the grammar format's escapes, so it can go between double quotes.
+pub fn escape_literal(bytes: &[u8]) -> String {
+    let mut out = String::new();
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        match charclass::decode_utf8(rest) {
+            Some((c, len)) => {
+                match char::from_u32(c).expect("decoded scalar") {
+                    '\\' => out.push_str("\\\\"),
+                    '"' => out.push_str("\\\""),
+                    '\n' => out.push_str("\\n"),
+                    '\r' => out.push_str("\\r"),
+                    '\t' => out.push_str("\\t"),
+                    ch if (ch as u32) < 0x20 || ch as u32 == 0x7F => out.push_str(&format!("\\x{:02X}", ch as u32)),
+                    ch => out.push(ch),
+                }
+                rest = &rest[len..];
+            }
+            None => {
+                out.push_str(&format!("\\x{:02X}", rest[0]));
+                rest = &rest[1..];
+            }
+        }
+    }
+    out
+}
+
+/// One element of an alternative or the body of a repetition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Item {
+    /// A nonterminal.
+    Symbol(SymbolId),
+    /// A terminal.
+    Terminal(TerminalId),
+}
+
+/// One alternative of a choice: a sequence of items and an optional hand-written weight.
+#[derive(Clone, Debug)]
+pub struct Alternative {
+    /// The sequence; empty means the empty string.
+    pub items: Vec<Item>,
+    /// The `N%` prefix, if written (0..=100).
+    pub weight: Option<f64>,
+    /// Where the alternative starts in the grammar file.
+    pub span: Span,
+}
+
+/// What a symbol derives. Every node of a derivation tree corresponds to one of these.
+#[derive(Clone, Debug)]
+pub enum Body {
+    /// Alternatives (`a | b c | ...`); a rule node records which one was taken.
+    Choice(Vec<Alternative>),
+    /// `item{min,max}` (`*` is `{0,}`, `+` is `{1,}`); a repetition node holds the iterations as a
+    /// flat list. Invariant: `max`, if set, is at least `max(min, 1)`.
+    Repeat { item: Item, min: u32, max: Option<u32> },
+    /// `item?`; an optional node has zero or one child.
+    Optional(Item),
+}
+
+/// A nonterminal: a named rule, or a synthetic symbol for a group or repetition inside one.
+#[derive(Clone, Debug)]
+pub struct Symbol {
+    /// The rule name, or for synthetic symbols `rule.N` (N counts the groups of that rule).
+    pub name: String,
+    /// What the symbol derives.
+    pub body: Body,
+    /// Where it is defined.
+    pub span: Span,
+    /// True for groups and repetitions, which have no name in the grammar file.
+    pub synthetic: bool,
+}
+
+impl Symbol {
+    /// The alternatives of a choice (empty for repetitions and optionals).
+    pub fn alternatives(&self) -> &[Alternative] {
+        match &self.body {
+            Body::Choice(alts) => alts,
+            _ => &[],
+        }
+    }
+
+    /// The probability of each alternative from hand-written weights (Eq. 3 of inputs-from-hell):
+    /// alternatives without a weight share what the weighted ones leave of 100% equally; if all are
+    /// weighted the weights are normalized. Empty for non-choices.
+    pub fn alt_probabilities(&self) -> Vec<f64> {
+        let alts = self.alternatives();
+        let given: f64 = alts.iter().filter_map(|a| a.weight).sum();
+        let unweighted = alts.iter().filter(|a| a.weight.is_none()).count();
+        if unweighted == 0 {
+            let total = if given > 0.0 { given } else { 1.0 };
+            return alts.iter().map(|a| a.weight.unwrap_or(0.0) / total).collect();
+        }
+        let rest = ((100.0 - given) / 100.0).max(0.0) / unweighted as f64;
+        alts.iter().map(|a| a.weight.map_or(rest, |w| w / 100.0)).collect()
+    }
+}
+
+/// A loaded, checked grammar with its analyses. Immutable once built.
+#[derive(Clone, Debug)]
+pub struct Grammar {
+    symbols: Vec<Symbol>,
+    terminals: Vec<Terminal>,
+    start: SymbolId,
+    origin: String,
+    warnings: Vec<Diagnostic>,
+    analysis: Analysis,
+}
+
+impl Grammar {
+    /// Loads a built-in grammar by name (`json`, `expr`, `js`) or a grammar file by path.
+    /// A name that is neither built in nor an existing file is an error listing the built-ins.
+    pub fn load(name_or_path: &str) -> Result<Grammar, GrammarError> {
+        if let Some(text) = builtin::grammar_text(name_or_path) {
+            return Grammar::from_text(text, &format!("<builtin:{name_or_path}>"));
+        }
+        let path = Path::new(name_or_path);
+        if !path.exists() {
+            return Err(GrammarError::whole_file(
+                name_or_path,
+                format!(
+                    "no such grammar file, and not a built-in grammar (built-ins: {})",
+                    builtin::names().collect::<Vec<_>>().join(", ")
+                ),
+            ));
+        }
+        Grammar::from_file(path)
+    }
+
+    /// Loads a grammar file.
+    pub fn from_file(path: &Path) -> Result<Grammar, GrammarError> {
+        let shown = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|e| GrammarError::whole_file(&shown, format!("cannot read grammar file: {e}")))?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let (line, col) = diag::line_col(e.as_bytes(), e.utf8_error().valid_up_to());
+            GrammarError::whole_file(&shown, format!("grammar file is not UTF-8 (first bad byte at line {line}, column {col})"))
+        })?;
+        Grammar::from_text(&text, &shown)
+    }
+
+    /// Loads a grammar from text; `origin` names it in diagnostics (a path or `<builtin:json>`).
+    pub fn from_text(text: &str, origin: &str) -> Result<Grammar, GrammarError> {
+        let mut sink = diag::Sink { file: origin.to_string(), items: Vec::new() };
+        let rules = syntax::parse_file(text, &mut sink);
+        if rules.is_empty() && !sink.has_errors() {
+            sink.error(Span::at(text, text.len()), "the grammar has no rules; write at least one `name = ... ;`");
+        }
+        let lowered = lower::lower(&rules, &mut sink);
+        let (symbols, terminals) = match lowered {
+            Some(l) if !sink.has_errors() => l,
+            _ => return Err(GrammarError { diagnostics: sink.sorted() }),
+        };
+        let start = SymbolId(0);
+        let analysis = Analysis::compute(&symbols, &terminals, start);
+        analysis.report(&symbols, &mut sink);
+        if sink.has_errors() {
+            return Err(GrammarError { diagnostics: sink.sorted() });
+        }
+        Ok(Grammar { symbols, terminals, start, origin: origin.to_string(), warnings: sink.sorted(), analysis })
+    }
+
+    /// The start symbol (the first rule of the file).
+    pub fn start(&self) -> SymbolId {
+        self.start
+    }
+
+    /// All symbols: named rules in file order, then synthetic ones.
+    pub fn symbols(&self) -> &[Symbol] {
+        &self.symbols
+    }
+
+    /// One symbol.
+    pub fn symbol(&self, id: SymbolId) -> &Symbol {
+        &self.symbols[id.index()]
+    }
+
+    /// All terminals, deduplicated.
+    pub fn terminals(&self) -> &[Terminal] {
+        &self.terminals
+    }
+
+    /// One terminal.
+    pub fn terminal(&self, id: TerminalId) -> &Terminal {
+        &self.terminals[id.index()]
+    }
+
+    /// The named (non-synthetic) symbol called `name`.
+    pub fn symbol_by_name(&self, name: &str) -> Option<SymbolId> {
+        self.symbols.iter().position(|s| s.name == name && !s.synthetic).map(|i| SymbolId(i as u32))
+    }
+
+    /// Where the grammar came from (a path or `<builtin:NAME>`).
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+
+    /// Warnings found while loading (for example, unreachable rules).
+    pub fn warnings(&self) -> &[Diagnostic] {
+        &self.warnings
+    }
+
+    /// The analyses (nullable, productive, reachable, cheapest derivations, unit chains).
+    pub fn analysis(&self) -> &Analysis {
+        &self.analysis
+    }
+
+    /// Whether `sym` derives the empty string.
+    pub fn is_nullable(&self, sym: SymbolId) -> bool {
+        self.analysis.nullable[sym.index()]
+    }
+
+    /// Whether `item` derives the empty string.
+    pub fn item_nullable(&self, item: Item) -> bool {
+        match item {
+            Item::Symbol(s) => self.is_nullable(s),
+            Item::Terminal(_) => false,
+        }
+    }
+
+    /// The length in bytes of the shortest string `sym` derives.
+    pub fn cheapest_len(&self, sym: SymbolId) -> u64 {
+        self.analysis.cheapest[sym.index()].bytes
+    }
+
+    /// The length in bytes of the shortest string `item` derives.
+    pub fn item_cheapest_len(&self, item: Item) -> u64 {
+        match item {
+            Item::Symbol(s) => self.cheapest_len(s),
+            Item::Terminal(t) => self.analysis.terminal_cost[t.index()],
+        }
+    }
+
+    /// Whether `from` derives exactly `to` through single-item steps (a unit chain, `from ⇒+ to`).
+    pub fn unit_derives(&self, from: SymbolId, to: SymbolId) -> bool {
+        self.analysis.unit_reach[from.index()].binary_search(&to).is_ok()
+    }
+
+    /// How an item is written: a terminal as in the file, a symbol by name.
+    pub fn item_text(&self, item: Item) -> String {
+        match item {
+            Item::Symbol(s) => self.symbol(s).name.clone(),
+            Item::Terminal(t) => self.terminal(t).to_string(),
+        }
+    }
+}
+
+/// The symbols an item list or body mentions, in order (terminals skipped).
+pub(crate) fn body_symbols(body: &Body) -> impl Iterator<Item = SymbolId> + '_ {
+    analysis::body_items(body).into_iter().filter_map(|i| match i {
+        Item::Symbol(s) => Some(s),
+        Item::Terminal(_) => None,
+    })
+}

@@ -1,0 +1,502 @@
+//! The grammar text format, read into a syntax tree with spans (no name resolution yet).
+//!
+//! [`parse_file`] turns text into [`RuleAst`]s, reporting syntax errors (unclosed literals and
+//! classes, bad escapes, bad quantifiers) into a [`Sink`] and recovering at the next `;`.
+
+use super::charclass::CharClass;
+use super::diag::{Sink, Span};
+
+/// The deepest nesting of parentheses accepted; deeper text is an error, not a stack overflow.
+pub const MAX_NESTING: usize = 256;
+/// The largest bound accepted in `{n}`, `{n,m}`, `{n,}`.
+pub const MAX_REPEAT_BOUND: u32 = 10_000;
+
+/// One rule `name = alternatives ;` as written.
+#[derive(Debug)]
+pub(crate) struct RuleAst {
+    pub name: String,
+    pub span: Span,
+    pub alts: Vec<AltAst>,
+}
+
+/// One alternative: an optional `N%` weight and a sequence of items.
+#[derive(Debug)]
+pub(crate) struct AltAst {
+    pub weight: Option<(f64, Span)>,
+    pub items: Vec<ExprAst>,
+    pub span: Span,
+}
+
+/// A repetition bound as written: `?` is `{0,1}`, `*` is `{0,}`, `+` is `{1,}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Quant {
+    pub min: u32,
+    pub max: Option<u32>,
+}
+
+/// One item of an alternative.
+#[derive(Debug)]
+pub(crate) enum ExprAst {
+    Literal(Vec<u8>),
+    Class { class: CharClass, text: String },
+    Ref(String, Span),
+    Group(Vec<AltAst>, Span),
+    Postfix(Box<ExprAst>, Quant, Span),
+}
+
+/// Parses a whole grammar file. Syntax errors go to `sink`; rules with errors are dropped.
+pub(crate) fn parse_file(text: &str, sink: &mut Sink) -> Vec<RuleAst> {
+    let mut p = Parser { text, bytes: text.as_bytes(), pos: 0, depth: 0 };
+    let mut rules = Vec::new();
+    loop {
+        p.skip_trivia();
+        if p.pos >= p.bytes.len() {
+            break;
+        }
+        match p.rule() {
+            Ok(rule) => rules.push(rule),
+            Err(SyntaxError { span, message }) => {
+                sink.error(span, message);
+                p.recover();
+            }
+        }
+    }
+    rules
+}
+
+struct SyntaxError {
+    span: Span,
+    message: String,
+}
+
+type PResult<T> = Result<T, SyntaxError>;
+
+struct Parser<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+    depth: usize,
+}
+
+impl<'a> Parser<'a> {
+    fn span(&self, offset: usize) -> Span {
+        Span::at(self.text, offset)
+    }
+
+    fn err<T>(&self, offset: usize, message: impl Into<String>) -> PResult<T> {
+        Err(SyntaxError { span: self.span(offset), message: message.into() })
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    fn peek_char(&self) -> Option<char> {
+        self.text[self.pos..].chars().next()
+    }
+
+    /// Skips whitespace and `#` comments.
+    fn skip_trivia(&mut self) {
+        while let Some(b) = self.peek() {
+            if b.is_ascii_whitespace() {
+                self.pos += 1;
+            } else if b == b'#' {
+                while let Some(b) = self.peek() {
+                    if b == b'\n' {
+                        break;
+                    }
+                    self.pos += 1;
+                }
+            } else {
+                break;
+            }
+        }
+    }
+
+    /// After an error: skip to just past the next `;` that is not inside a literal or class.
+    fn recover(&mut self) {
+        while let Some(b) = self.peek() {
+            match b {
+                b';' => {
+                    self.pos += 1;
+                    return;
+                }
+                b'"' | b'\'' | b'[' => {
+                    let close = if b == b'[' { b']' } else { b };
+                    self.pos += 1;
+                    while let Some(c) = self.peek() {
+                        if c == b'\n' {
+                            break;
+                        }
+                        self.pos += 1;
+                        if c == b'\\' {
+                            self.pos = (self.pos + 1).min(self.bytes.len());
+                        } else if c == close {
+                            break;
+                        }
+                    }
+                }
+                _ => self.pos += self.peek_char().map_or(1, char::len_utf8),
+            }
+        }
+    }
+
+    fn name(&mut self) -> Option<(String, Span)> {
+        let start = self.pos;
+        match self.peek() {
+            Some(b) if b.is_ascii_alphabetic() || b == b'_' => {}
+            _ => return None,
+        }
+        while matches!(self.peek(), Some(b) if b.is_ascii_alphanumeric() || b == b'_') {
+            self.pos += 1;
+        }
+        Some((self.text[start..self.pos].to_string(), self.span(start)))
+    }
+
+    fn rule(&mut self) -> PResult<RuleAst> {
+        let Some((name, span)) = self.name() else {
+            return self.unexpected("a rule name");
+        };
+        self.skip_trivia();
+        if self.peek() != Some(b'=') {
+            return self.unexpected(&format!("`=` after rule name `{name}`"));
+        }
+        self.pos += 1;
+        let alts = self.alternatives()?;
+        self.skip_trivia();
+        match self.peek() {
+            Some(b';') => {
+                self.pos += 1;
+                Ok(RuleAst { name, span, alts })
+            }
+            None => self.err(self.pos, format!("rule `{name}` is not terminated: expected `;` before the end of the file")),
+            _ => self.unexpected("`;`, `|` or another item"),
+        }
+    }
+
+    fn unexpected<T>(&self, expected: &str) -> PResult<T> {
+        match self.peek_char() {
+            None => self.err(self.pos, format!("expected {expected}, found the end of the file")),
+            Some(c) => self.err(self.pos, format!("expected {expected}, found `{}`", c.escape_debug())),
+        }
+    }
+
+    fn alternatives(&mut self) -> PResult<Vec<AltAst>> {
+        let mut alts = vec![self.alternative()?];
+        loop {
+            self.skip_trivia();
+            if self.peek() == Some(b'|') {
+                self.pos += 1;
+                alts.push(self.alternative()?);
+            } else {
+                return Ok(alts);
+            }
+        }
+    }
+
+    fn alternative(&mut self) -> PResult<AltAst> {
+        self.skip_trivia();
+        let start = self.pos;
+        let weight = self.weight()?;
+        let mut items = Vec::new();
+        loop {
+            self.skip_trivia();
+            // `name =` here means the previous rule lacks its `;`: say so instead of swallowing it.
+            let save = self.pos;
+            if let Some((name, span)) = self.name() {
+                self.skip_trivia();
+                if self.peek() == Some(b'=') {
+                    return Err(SyntaxError {
+                        span,
+                        message: format!("expected `;` before the start of rule `{name}`"),
+                    });
+                }
+                self.pos = save;
+            }
+            match self.item()? {
+                Some(item) => items.push(item),
+                None => break,
+            }
+        }
+        Ok(AltAst { weight, items, span: self.span(start) })
+    }
+
+    /// An optional `N%` or `N.M%` prefix.
+    fn weight(&mut self) -> PResult<Option<(f64, Span)>> {
+        let start = self.pos;
+        if !matches!(self.peek(), Some(b'0'..=b'9')) {
+            return Ok(None);
+        }
+        while matches!(self.peek(), Some(b'0'..=b'9' | b'.')) {
+            self.pos += 1;
+        }
+        let digits = &self.text[start..self.pos];
+        if self.peek() != Some(b'%') {
+            return self.err(start, format!("a number `{digits}` here must be a weight like `{digits}%`"));
+        }
+        self.pos += 1;
+        match digits.parse::<f64>() {
+            Ok(w) if (0.0..=100.0).contains(&w) => Ok(Some((w, self.span(start)))),
+            _ => self.err(start, format!("bad weight `{digits}%`: a weight is a percentage from 0 to 100")),
+        }
+    }
+
+    fn item(&mut self) -> PResult<Option<ExprAst>> {
+        let Some(mut expr) = self.primary()? else {
+            return Ok(None);
+        };
+        loop {
+            // No trivia between an item and its postfix operator is required, but allow it.
+            let save = self.pos;
+            self.skip_trivia();
+            let start = self.pos;
+            let quant = match self.peek() {
+                Some(b'?') => Quant { min: 0, max: Some(1) },
+                Some(b'*') => Quant { min: 0, max: None },
+                Some(b'+') => Quant { min: 1, max: None },
+                Some(b'{') => self.bounds()?,
+                _ => {
+                    self.pos = save;
+                    return Ok(Some(expr));
+                }
+            };
+            // `?`, `*`, `+` are one byte; `bounds` leaves the position on the closing `}`.
+            self.pos += 1;
+            expr = ExprAst::Postfix(Box::new(expr), quant, self.span(start));
+        }
+    }
+
+    /// `{n}`, `{n,m}` or `{n,}`; leaves the position on the closing `}`.
+    fn bounds(&mut self) -> PResult<Quant> {
+        let start = self.pos;
+        self.pos += 1;
+        let min = self.number(start)?;
+        let max = if self.peek() == Some(b',') {
+            self.pos += 1;
+            if self.peek() == Some(b'}') {
+                None
+            } else {
+                Some(self.number(start)?)
+            }
+        } else {
+            Some(min)
+        };
+        if self.peek() != Some(b'}') {
+            return self.err(start, "unclosed repetition bound: expected `{n}`, `{n,m}` or `{n,}`");
+        }
+        if let Some(max) = max {
+            if max < min {
+                return self.err(start, format!("repetition bound `{{{min},{max}}}` has its maximum below its minimum"));
+            }
+            if max == 0 {
+                return self.err(start, "repetition bound `{0}` matches nothing useful; remove the item instead");
+            }
+        }
+        Ok(Quant { min, max })
+    }
+
+    fn number(&mut self, bound_start: usize) -> PResult<u32> {
+        let start = self.pos;
+        while matches!(self.peek(), Some(b'0'..=b'9')) {
+            self.pos += 1;
+        }
+        match self.text[start..self.pos].parse::<u32>() {
+            Ok(n) if n <= MAX_REPEAT_BOUND => Ok(n),
+            Ok(_) | Err(_) if self.pos > start => {
+                self.err(bound_start, format!("repetition bound too large (at most {MAX_REPEAT_BOUND}); use `*` or `+` for unbounded repetition"))
+            }
+            _ => self.err(bound_start, "bad repetition bound: expected `{n}`, `{n,m}` or `{n,}` with decimal numbers"),
+        }
+    }
+
+    fn primary(&mut self) -> PResult<Option<ExprAst>> {
+        let start = self.pos;
+        match self.peek() {
+            Some(q @ (b'"' | b'\'')) => self.literal(q).map(Some),
+            Some(b'[') => self.class().map(Some),
+            Some(b'.') => {
+                self.pos += 1;
+                Ok(Some(ExprAst::Class { class: CharClass::any(), text: ".".into() }))
+            }
+            Some(b'(') => {
+                if self.depth >= MAX_NESTING {
+                    return self.err(start, format!("groups nested more than {MAX_NESTING} deep"));
+                }
+                self.pos += 1;
+                self.depth += 1;
+                let alts = self.alternatives()?;
+                self.depth -= 1;
+                self.skip_trivia();
+                if self.peek() != Some(b')') {
+                    return match self.peek() {
+                        None => self.err(start, "unclosed `(`: expected `)` before the end of the file"),
+                        _ => self.unexpected("`)` to close the group"),
+                    };
+                }
+                self.pos += 1;
+                Ok(Some(ExprAst::Group(alts, self.span(start))))
+            }
+            Some(b) if b.is_ascii_alphabetic() || b == b'_' => {
+                let (name, span) = self.name().expect("checked first byte");
+                Ok(Some(ExprAst::Ref(name, span)))
+            }
+            Some(b'0'..=b'9') => self.err(start, "a weight like `40%` may only start an alternative"),
+            Some(b'?' | b'*' | b'+' | b'{') => {
+                self.err(start, "a repetition operator needs an item before it")
+            }
+            Some(b';' | b'|' | b')') | None => Ok(None),
+            Some(_) => self.unexpected("an item (a \"literal\", a [class], `.`, a rule name or a `(` group)"),
+        }
+    }
+
+    fn literal(&mut self, quote: u8) -> PResult<ExprAst> {
+        let start = self.pos;
+        self.pos += 1;
+        let mut out = Vec::new();
+        loop {
+            match self.peek() {
+                None | Some(b'\n') => {
+                    return self.err(start, "unclosed literal: expected a closing quote on the same line (write \\n for a newline)");
+                }
+                Some(b) if b == quote => {
+                    self.pos += 1;
+                    return Ok(ExprAst::Literal(out));
+                }
+                Some(b'\\') => match self.escape(false)? {
+                    Escaped::Byte(b) => out.push(b),
+                    Escaped::Char(c) => out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
+                },
+                Some(_) => {
+                    let c = self.peek_char().expect("not at end");
+                    out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+                    self.pos += c.len_utf8();
+                }
+            }
+        }
+    }
+
+    /// Reads an escape starting at `\`. In classes `\xHH` is a code point, in literals a raw byte.
+    fn escape(&mut self, in_class: bool) -> PResult<Escaped> {
+        let start = self.pos;
+        self.pos += 1;
+        let Some(c) = self.peek_char() else {
+            return self.err(start, "unfinished escape at the end of the file");
+        };
+        self.pos += c.len_utf8();
+        let simple = match c {
+            '\\' => Some('\\'),
+            '"' => Some('"'),
+            '\'' => Some('\''),
+            'n' => Some('\n'),
+            'r' => Some('\r'),
+            't' => Some('\t'),
+            ']' | '[' | '-' | '^' if in_class => Some(c),
+            _ => None,
+        };
+        if let Some(s) = simple {
+            return Ok(Escaped::Char(s));
+        }
+        match c {
+            'x' => {
+                let hex = self.text.get(self.pos..self.pos + 2).filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
+                let Some(hex) = hex else {
+                    return self.err(start, "bad escape: `\\x` must be followed by exactly two hex digits, as in `\\x0A`");
+                };
+                let value = u8::from_str_radix(hex, 16).expect("two hex digits");
+                self.pos += 2;
+                Ok(if in_class { Escaped::Char(value as char) } else { Escaped::Byte(value) })
+            }
+            'u' => {
+                let rest = &self.text[self.pos..];
+                let close = rest.find('}');
+                let digits = match close {
+                    Some(end) if rest.starts_with('{') => &rest[1..end],
+                    _ => return self.err(start, "bad escape: `\\u` must be written `\\u{H…}` with 1 to 6 hex digits"),
+                };
+                let value = (1..=6)
+                    .contains(&digits.len())
+                    .then(|| u32::from_str_radix(digits, 16).ok())
+                    .flatten()
+                    .and_then(char::from_u32);
+                match value {
+                    Some(ch) => {
+                        self.pos += digits.len() + 2;
+                        Ok(Escaped::Char(ch))
+                    }
+                    None => self.err(start, format!("bad escape `\\u{{{digits}}}`: not a Unicode scalar value")),
+                }
+            }
+            other => {
+                let allowed = if in_class { "\\\\ \\\" \\' \\n \\r \\t \\xHH \\u{H…} \\] \\[ \\- \\^" } else { "\\\\ \\\" \\' \\n \\r \\t \\xHH \\u{H…}" };
+                self.err(start, format!("bad escape `\\{}`: the escapes are {allowed}", other.escape_debug()))
+            }
+        }
+    }
+
+    fn class(&mut self) -> PResult<ExprAst> {
+        let start = self.pos;
+        self.pos += 1;
+        let negate = self.peek() == Some(b'^');
+        if negate {
+            self.pos += 1;
+        }
+        let mut ranges = Vec::new();
+        loop {
+            let member_start = self.pos;
+            let lo = match self.class_char(start)? {
+                None => break,
+                Some(c) => c,
+            };
+            if self.peek() == Some(b'-') && !matches!(self.bytes.get(self.pos + 1), Some(b']')) {
+                self.pos += 1;
+                let Some(hi) = self.class_char(start)? else {
+                    return self.err(start, "unclosed character class: expected `]`");
+                };
+                if hi < lo {
+                    return self.err(member_start, format!("bad range in character class: `{}` comes after `{}`", char_text(lo), char_text(hi)));
+                }
+                ranges.push((lo, hi));
+            } else {
+                ranges.push((lo, lo));
+            }
+        }
+        let text = self.text[start..self.pos].to_string();
+        if ranges.is_empty() && !negate {
+            return self.err(start, "empty character class `[]` matches nothing");
+        }
+        let class = CharClass::new(&ranges, negate);
+        if class.is_empty() {
+            return self.err(start, format!("character class `{text}` matches nothing"));
+        }
+        Ok(ExprAst::Class { class, text })
+    }
+
+    /// One member of a class, or `None` at the closing `]` (which is consumed).
+    fn class_char(&mut self, class_start: usize) -> PResult<Option<u32>> {
+        match self.peek() {
+            None | Some(b'\n') => self.err(class_start, "unclosed character class: expected `]` on the same line"),
+            Some(b']') => {
+                self.pos += 1;
+                Ok(None)
+            }
+            Some(b'\\') => match self.escape(true)? {
+                Escaped::Char(c) => Ok(Some(c as u32)),
+                Escaped::Byte(b) => Ok(Some(b as u32)),
+            },
+            Some(_) => {
+                let c = self.peek_char().expect("not at end");
+                self.pos += c.len_utf8();
+                Ok(Some(c as u32))
+            }
+        }
+    }
+}
+
+enum Escaped {
+    Byte(u8),
+    Char(char),
+}
+
+fn char_text(c: u32) -> String {
+    char::from_u32(c).map_or_else(|| format!("U+{c:04X}"), |ch| ch.escape_debug().to_string())
+}

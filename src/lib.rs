@@ -1,0 +1,23 @@
+//! hellfuzz: grammar-based companion for cargo-fuzz and afl.rs campaigns.
+//!
+//! The library is organized in the order data flows through it:
+//!
+//! | module | owns |
+//! |---|---|
+//! | [`grammar`] | the grammar text format, its loader and diagnostics, the IR, and analyses |
+//! | [`parse`] | an Earley parser over bytes producing one derivation tree |
+//! | [`tree`] | the derivation tree (arena), unparse, sizes, levels, contexts, cheap edits |
+//!
+//! Each module depends only on the modules above it. Start with [`grammar::Grammar::load`] and
+//! [`parse::Parser`]:
+//!
+//! ```
+//! use hellfuzz::{grammar::Grammar, parse::Parser};
+//! let json = Grammar::load("json").unwrap();
+//! let tree = Parser::new(&json).parse(br#"{"a": [1, 2.5e3, "x"]}"#).unwrap();
+//! assert_eq!(tree.unparse(), br#"{"a": [1, 2.5e3, "x"]}"#);
+//! ```
+
+pub mod grammar;
+pub mod parse;
+pub mod tree;

@@ -1,0 +1,277 @@
+//! Grammar → Earley tables: productions, dotted items with their next element, and token symbols.
+//!
+//! Non-recursive symbols ("lexical": strings, numbers, whitespace) are not given to Earley; they
+//! become single `Token` elements matched by `lexical`. Repetitions become left-recursive
+//! productions (unbounded) or chains of tail symbols (bounded), which `forest` flattens again.
+
+use crate::grammar::{Body, Grammar, Item, SymbolId, Terminal, TerminalId};
+
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// One element of a production's right-hand side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Elem {
+    Term(TerminalId),
+    /// A lexical grammar symbol, matched as a whole by the token matcher.
+    Token(SymbolId),
+    /// An Earley nonterminal.
+    Nt(u32),
+}
+
+/// What follows the dot of a dotted item.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Next {
+    End,
+    Term(TerminalId),
+    Token(SymbolId),
+    Nt { esym: u32, nullable: bool },
+}
+
+/// How an Earley nonterminal maps back to the grammar, for building trees.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EKind {
+    /// The grammar symbol of this id (choice: one production per alternative, in order).
+    Choice(SymbolId),
+    /// `X?`: productions `[]` and `[X]`.
+    Optional(SymbolId),
+    /// `X{min,}`: productions `[X; min]` and `[self, X]`.
+    RepeatUnbounded(SymbolId),
+    /// `X{min,max}`: production `[X; min, tail]` (or `[X; min]` if min == max).
+    RepeatBounded(SymbolId),
+    /// A tail of a bounded repetition: productions `[]` and `[X, next tail]` (or `[X]`).
+    Tail,
+    /// The super-start symbol: `[start]`.
+    Start,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Prod {
+    pub lhs: u32,
+    pub rhs_start: u32,
+    pub len: u32,
+    /// The grammar alternative (choices) or production index within its symbol.
+    pub alt: u32,
+    /// First dotted-item id of this production (dot before the first element).
+    pub dot_base: u32,
+}
+
+/// The compiled tables. Invariant: productions of one Earley symbol are contiguous, in order.
+#[derive(Debug)]
+pub(crate) struct Compiled {
+    pub prods: Vec<Prod>,
+    pub elems: Vec<Elem>,
+    /// Per dotted item: its production and what follows the dot.
+    pub dot_prod: Vec<u32>,
+    pub dot_next: Vec<Next>,
+    /// Per Earley symbol: range of its productions.
+    pub prods_of: Vec<(u32, u32)>,
+    pub ekind: Vec<EKind>,
+    pub nullable: Vec<bool>,
+    /// Per grammar symbol: its Earley symbol, or NONE if it is lexical (matched as a token).
+    pub esym_of: Vec<u32>,
+    pub lexical: Vec<bool>,
+    pub start: u32,
+}
+
+impl Compiled {
+    pub fn new(g: &Grammar) -> Compiled {
+        let lexical = lexical_symbols(g);
+        let n = g.symbols().len();
+        let mut c = Compiled {
+            prods: Vec::new(),
+            elems: Vec::new(),
+            dot_prod: Vec::new(),
+            dot_next: Vec::new(),
+            prods_of: Vec::new(),
+            ekind: Vec::new(),
+            nullable: Vec::new(),
+            esym_of: vec![NONE; n],
+            lexical,
+            start: NONE,
+        };
+        // Earley symbols for every non-lexical grammar symbol, then the start, then tails.
+        for (i, s) in g.symbols().iter().enumerate() {
+            if c.lexical[i] {
+                continue;
+            }
+            let sym = SymbolId(i as u32);
+            let kind = match s.body {
+                Body::Choice(_) => EKind::Choice(sym),
+                Body::Optional(_) => EKind::Optional(sym),
+                Body::Repeat { max: None, .. } => EKind::RepeatUnbounded(sym),
+                Body::Repeat { max: Some(_), .. } => EKind::RepeatBounded(sym),
+            };
+            c.esym_of[i] = c.new_esym(kind, g.is_nullable(sym));
+        }
+        c.start = c.new_esym(EKind::Start, g.is_nullable(g.start()));
+        // Productions, grouped by lhs: symbols first (in id order), then the start, then tails as
+        // they are created (each tail's productions are emitted right after it is made).
+        let mut pending_tails: Vec<(u32, Elem, u32)> = Vec::new();
+        for (i, s) in g.symbols().iter().enumerate() {
+            let e = c.esym_of[i];
+            if e == NONE {
+                continue;
+            }
+            let begin = c.prods.len() as u32;
+            match &s.body {
+                Body::Choice(alts) => {
+                    for (k, alt) in alts.iter().enumerate() {
+                        let rhs: Vec<Elem> = alt.items.iter().map(|&it| c.elem(it)).collect();
+                        c.add_prod(e, &rhs, k as u32);
+                    }
+                }
+                Body::Optional(item) => {
+                    c.add_prod(e, &[], 0);
+                    let x = c.elem(*item);
+                    c.add_prod(e, &[x], 1);
+                }
+                Body::Repeat { item, min, max } => {
+                    let x = c.elem(*item);
+                    let mut base = vec![x; *min as usize];
+                    match max {
+                        None => {
+                            c.add_prod(e, &base, 0);
+                            c.add_prod(e, &[Elem::Nt(e), x], 1);
+                        }
+                        Some(max) => {
+                            let extra = max - min;
+                            if extra > 0 {
+                                let tail = c.new_esym(EKind::Tail, true);
+                                base.push(Elem::Nt(tail));
+                                pending_tails.push((tail, x, extra));
+                            }
+                            c.add_prod(e, &base, 0);
+                        }
+                    }
+                }
+            }
+            c.prods_of[e as usize] = (begin, c.prods.len() as u32);
+        }
+        let begin = c.prods.len() as u32;
+        let start_elem = c.elem(Item::Symbol(g.start()));
+        c.add_prod(c.start, &[start_elem], 0);
+        c.prods_of[c.start as usize] = (begin, c.prods.len() as u32);
+        // Tail k allows k more iterations: T_k -> [] | [X, T_{k-1}] and T_1 -> [] | [X].
+        while let Some((tail, x, k)) = pending_tails.pop() {
+            let mut rhs = vec![x];
+            if k > 1 {
+                let next = c.new_esym(EKind::Tail, true);
+                rhs.push(Elem::Nt(next));
+                pending_tails.push((next, x, k - 1));
+            }
+            let begin = c.prods.len() as u32;
+            c.add_prod(tail, &[], 0);
+            c.add_prod(tail, &rhs, 1);
+            c.prods_of[tail as usize] = (begin, c.prods.len() as u32);
+        }
+        c.fill_dots();
+        c
+    }
+
+    fn new_esym(&mut self, kind: EKind, nullable: bool) -> u32 {
+        self.ekind.push(kind);
+        self.nullable.push(nullable);
+        self.prods_of.push((0, 0));
+        (self.ekind.len() - 1) as u32
+    }
+
+    fn elem(&self, item: Item) -> Elem {
+        match item {
+            Item::Terminal(t) => Elem::Term(t),
+            Item::Symbol(s) if self.lexical[s.index()] => Elem::Token(s),
+            Item::Symbol(s) => Elem::Nt(self.esym_of[s.index()]),
+        }
+    }
+
+    fn add_prod(&mut self, lhs: u32, rhs: &[Elem], alt: u32) {
+        let rhs_start = self.elems.len() as u32;
+        self.elems.extend_from_slice(rhs);
+        self.prods.push(Prod { lhs, rhs_start, len: rhs.len() as u32, alt, dot_base: 0 });
+    }
+
+    fn fill_dots(&mut self) {
+        for p in 0..self.prods.len() {
+            let prod = self.prods[p];
+            self.prods[p].dot_base = self.dot_prod.len() as u32;
+            for k in 0..=prod.len {
+                self.dot_prod.push(p as u32);
+                let next = if k == prod.len {
+                    Next::End
+                } else {
+                    match self.elems[(prod.rhs_start + k) as usize] {
+                        Elem::Term(t) => Next::Term(t),
+                        Elem::Token(s) => Next::Token(s),
+                        Elem::Nt(e) => Next::Nt { esym: e, nullable: self.nullable[e as usize] },
+                    }
+                };
+                self.dot_next.push(next);
+            }
+        }
+    }
+
+    /// The right-hand side of production `p`.
+    pub fn rhs(&self, p: u32) -> &[Elem] {
+        let prod = &self.prods[p as usize];
+        &self.elems[prod.rhs_start as usize..(prod.rhs_start + prod.len) as usize]
+    }
+}
+
+/// Symbols from which no recursive symbol is reachable (including themselves): their languages
+/// are regular-like and finite in structure, so a direct matcher handles them as tokens.
+fn lexical_symbols(g: &Grammar) -> Vec<bool> {
+    let n = g.symbols().len();
+    let succ: Vec<Vec<usize>> = g
+        .symbols()
+        .iter()
+        .map(|s| {
+            crate::grammar::body_symbols(&s.body).map(|t| t.index()).collect()
+        })
+        .collect();
+    // A symbol is recursive if it can reach itself.
+    let recursive: Vec<bool> = (0..n)
+        .map(|a| {
+            let mut seen = vec![false; n];
+            let mut stack = succ[a].clone();
+            while let Some(b) = stack.pop() {
+                if b == a {
+                    return true;
+                }
+                if !seen[b] {
+                    seen[b] = true;
+                    stack.extend(&succ[b]);
+                }
+            }
+            false
+        })
+        .collect();
+    // Tainted: recursive, or reaches a recursive symbol. Fixpoint over successors.
+    let mut tainted = recursive;
+    loop {
+        let mut changed = false;
+        for a in 0..n {
+            if !tainted[a] && succ[a].iter().any(|&b| tainted[b]) {
+                tainted[a] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return tainted.into_iter().map(|t| !t).collect();
+        }
+    }
+}
+
+/// Whether terminal `t` matches at the start of `input`; returns the matched length.
+#[inline]
+pub(crate) fn match_terminal(term: &Terminal, input: &[u8]) -> Option<usize> {
+    match term {
+        Terminal::Literal(bytes) => input.starts_with(bytes).then_some(bytes.len()),
+        Terminal::Class { class, .. } => {
+            let &b = input.first()?;
+            if b < 0x80 {
+                return class.contains_ascii(b).then_some(1);
+            }
+            let (c, len) = crate::grammar::charclass::decode_utf8(input)?;
+            class.contains(c).then_some(len)
+        }
+    }
+}

@@ -1,0 +1,279 @@
+//! The token matcher: all end positions of a non-recursive symbol at a position, and its derivation.
+//!
+//! [`Lexer::ends`] answers "where can symbol S starting at byte i end?" directly on the grammar IR
+//! (sets of positions, no backtracking blow-up); [`Lexer::derive`] rebuilds the tree for one span.
+//! It also remembers the furthest byte any terminal test failed at, for error messages.
+
+use rustc_hash::FxHashMap;
+
+use super::compile::match_terminal;
+use crate::grammar::{Body, Grammar, Item, TerminalId};
+use crate::tree::{NodeId, NodeKind, Tree};
+
+pub(crate) struct Lexer<'a> {
+    grammar: &'a Grammar,
+    input: &'a [u8],
+    /// Furthest offset at which a terminal test failed, and the terminals tried there.
+    pub furthest: usize,
+    pub expected: Vec<TerminalId>,
+    track_failures: bool,
+    pool: Vec<Vec<u32>>,
+}
+
+impl<'a> Lexer<'a> {
+    pub fn new(grammar: &'a Grammar, input: &'a [u8]) -> Lexer<'a> {
+        Lexer { grammar, input, furthest: 0, expected: Vec::new(), track_failures: true, pool: Vec::new() }
+    }
+
+    fn buf(&mut self) -> Vec<u32> {
+        self.pool.pop().unwrap_or_default()
+    }
+
+    fn give(&mut self, mut v: Vec<u32>) {
+        v.clear();
+        self.pool.push(v);
+    }
+
+    /// Appends to `out` every end offset of `item` starting at `pos` (unsorted, may repeat).
+    pub fn ends(&mut self, item: Item, pos: u32, out: &mut Vec<u32>) {
+        match item {
+            Item::Terminal(t) => {
+                let rest = &self.input[pos as usize..];
+                match match_terminal(self.grammar.terminal(t), rest) {
+                    Some(len) => out.push(pos + len as u32),
+                    None => self.failed(t, pos as usize),
+                }
+            }
+            Item::Symbol(s) => match &self.grammar.symbol(s).body {
+                Body::Choice(alts) => {
+                    for alt in alts {
+                        self.ends_seq(&alt.items, pos, out);
+                    }
+                }
+                Body::Optional(inner) => {
+                    out.push(pos);
+                    self.ends(*inner, pos, out);
+                }
+                Body::Repeat { item, min, max } => self.ends_repeat(*item, *min, *max, pos, out),
+            },
+        }
+    }
+
+    /// Records that terminal `t` did not match at `pos` (kept only if `pos` is the furthest yet).
+    pub fn note_failure(&mut self, t: TerminalId, pos: usize) {
+        self.failed(t, pos);
+    }
+
+    fn failed(&mut self, t: TerminalId, pos: usize) {
+        if !self.track_failures || pos < self.furthest {
+            return;
+        }
+        if pos > self.furthest {
+            self.furthest = pos;
+            self.expected.clear();
+        }
+        self.expected.push(t);
+    }
+
+    fn ends_seq(&mut self, items: &[Item], pos: u32, out: &mut Vec<u32>) {
+        if let [only] = items {
+            return self.ends(*only, pos, out);
+        }
+        let mut cur = self.buf();
+        cur.push(pos);
+        for &item in items {
+            if cur.is_empty() {
+                break;
+            }
+            sort_dedup(&mut cur);
+            let mut next = self.buf();
+            for &p in &cur {
+                self.ends(item, p, &mut next);
+            }
+            let old = std::mem::replace(&mut cur, next);
+            self.give(old);
+        }
+        out.extend_from_slice(&cur);
+        self.give(cur);
+    }
+
+    fn ends_repeat(&mut self, item: Item, min: u32, max: Option<u32>, pos: u32, out: &mut Vec<u32>) {
+        if min == 0 {
+            out.push(pos);
+        }
+        let mut frontier = self.buf();
+        frontier.push(pos);
+        // Once `min` is reached a position seen before adds nothing new (this also stops nullable
+        // items from looping). Positions only grow, so `seen` stays sorted by pushing.
+        let mut seen = self.buf();
+        let mut count = 0u32;
+        while !frontier.is_empty() && max.is_none_or(|m| count < m) {
+            count += 1;
+            let mut next = self.buf();
+            for &p in &frontier {
+                self.ends(item, p, &mut next);
+            }
+            sort_dedup(&mut next);
+            if count >= min && max.is_none() {
+                next.retain(|p| seen.binary_search(p).is_err());
+                for &p in &next {
+                    match seen.binary_search(&p) {
+                        Err(at) => seen.insert(at, p),
+                        Ok(_) => {}
+                    }
+                }
+            }
+            if count >= min {
+                out.extend_from_slice(&next);
+            }
+            let old = std::mem::replace(&mut frontier, next);
+            self.give(old);
+        }
+        self.give(frontier);
+        self.give(seen);
+    }
+
+    /// Builds, in `tree`, a derivation of `item` spanning exactly `start..end` and returns its
+    /// (detached) root, or `None` if there is none. Deterministic: alternatives in order, fewest
+    /// iterations, and earlier items as short as possible.
+    pub fn derive(&mut self, tree: &mut Tree, item: Item, start: u32, end: u32) -> Option<NodeId> {
+        self.track_failures = false;
+        let result = self.derive_item(tree, item, start, end);
+        self.track_failures = true;
+        result
+    }
+
+    fn derive_item(&mut self, tree: &mut Tree, item: Item, start: u32, end: u32) -> Option<NodeId> {
+        let s = match item {
+            Item::Terminal(t) => {
+                let len = match_terminal(self.grammar.terminal(t), &self.input[start as usize..])?;
+                return (start + len as u32 == end).then(|| tree.add_leaf(t, start as usize, len));
+            }
+            Item::Symbol(s) => s,
+        };
+        match &self.grammar.symbol(s).body {
+            Body::Choice(alts) => {
+                for (k, alt) in alts.iter().enumerate() {
+                    if let Some(splits) = self.seq_splits(&alt.items, start, end) {
+                        let node = tree.add_node(NodeKind::Rule { symbol: s, alt: k as u32 });
+                        self.derive_children(tree, node, &alt.items, &splits)?;
+                        return Some(node);
+                    }
+                }
+                None
+            }
+            Body::Optional(inner) => {
+                let node = tree.add_node(NodeKind::Optional { symbol: s });
+                if start != end {
+                    let child = self.derive_item(tree, *inner, start, end)?;
+                    tree.prepend_child_unsized(node, child);
+                }
+                Some(node)
+            }
+            Body::Repeat { item: inner, min, max } => {
+                let splits = self.repeat_splits(*inner, *min, *max, start, end)?;
+                let node = tree.add_node(NodeKind::Repeat { symbol: s });
+                let items = vec![*inner; splits.len() - 1];
+                self.derive_children(tree, node, &items, &splits)?;
+                Some(node)
+            }
+        }
+    }
+
+    fn derive_children(&mut self, tree: &mut Tree, node: NodeId, items: &[Item], splits: &[u32]) -> Option<()> {
+        for (k, &it) in items.iter().enumerate().rev() {
+            let child = self.derive_item(tree, it, splits[k], splits[k + 1])?;
+            tree.prepend_child_unsized(node, child);
+        }
+        Some(())
+    }
+
+    /// Split points `start = p0 <= p1 <= ... <= pn = end` such that item k spans `pk..pk+1`.
+    fn seq_splits(&mut self, items: &[Item], start: u32, end: u32) -> Option<Vec<u32>> {
+        // Forward: positions reachable after each prefix (bounded by `end`).
+        let mut reach: Vec<Vec<u32>> = vec![vec![start]];
+        for &item in items {
+            let mut next = Vec::new();
+            for &p in reach.last().unwrap() {
+                self.ends(item, p, &mut next);
+            }
+            next.retain(|&p| p <= end);
+            sort_dedup(&mut next);
+            if next.is_empty() {
+                return None;
+            }
+            reach.push(next);
+        }
+        if reach.last().unwrap().binary_search(&end).is_err() {
+            return None;
+        }
+        // Backward: for each item pick the earliest start that reaches the current target.
+        let mut splits = vec![end; items.len() + 1];
+        let mut target = end;
+        let mut ends = Vec::new();
+        for k in (0..items.len()).rev() {
+            let found = reach[k].iter().copied().find(|&p| {
+                ends.clear();
+                self.ends(items[k], p, &mut ends);
+                ends.contains(&target)
+            })?;
+            splits[k] = found;
+            target = found;
+        }
+        Some(splits)
+    }
+
+    /// Iteration boundaries of a repetition spanning `start..end` with the fewest iterations.
+    fn repeat_splits(&mut self, item: Item, min: u32, max: Option<u32>, start: u32, end: u32) -> Option<Vec<u32>> {
+        // Breadth-first search over (position, count) where count is capped at `min` when the
+        // repetition is unbounded (beyond `min` the count no longer matters).
+        let cap = |c: u32| if max.is_none() { c.min(min) } else { c };
+        let goal = |p: u32, c: u32| p == end && c >= min && max.is_none_or(|m| c <= m);
+        let mut pred: FxHashMap<(u32, u32), (u32, u32)> = FxHashMap::default();
+        let mut queue = std::collections::VecDeque::from([(start, 0u32)]);
+        pred.insert((start, 0), (u32::MAX, u32::MAX));
+        let mut ends = Vec::new();
+        let mut found = None;
+        while let Some((p, c)) = queue.pop_front() {
+            if goal(p, c) {
+                found = Some((p, c));
+                break;
+            }
+            if max.is_some_and(|m| c >= m) {
+                continue;
+            }
+            ends.clear();
+            self.ends(item, p, &mut ends);
+            sort_dedup(&mut ends);
+            for &q in &ends {
+                // An empty iteration only helps while the minimum is not yet reached.
+                if q > end || (q == p && c >= min) {
+                    continue;
+                }
+                let state = (q, cap(c + 1));
+                if let std::collections::hash_map::Entry::Vacant(v) = pred.entry(state) {
+                    v.insert((p, c));
+                    queue.push_back(state);
+                }
+            }
+        }
+        let mut state = found?;
+        let mut splits = vec![state.0];
+        while let Some(&prev) = pred.get(&state) {
+            if prev.0 == u32::MAX {
+                break;
+            }
+            splits.push(prev.0);
+            state = prev;
+        }
+        splits.reverse();
+        Some(splits)
+    }
+}
+
+fn sort_dedup(v: &mut Vec<u32>) {
+    if v.len() > 1 {
+        v.sort_unstable();
+        v.dedup();
+    }
+}

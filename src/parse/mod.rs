@@ -1,0 +1,110 @@
+//! Parsing bytes with any grammar: an Earley parser that returns one derivation tree.
+//!
+//! [`Parser::new`] compiles a [`Grammar`] once; [`Parser::parse`] returns a [`Tree`] or a
+//! [`ParseError`] with the furthest offset reached (line:col) and the terminals expected there.
+//!
+//! ```
+//! use hellfuzz::{grammar::Grammar, parse::Parser};
+//! let g = Grammar::from_text(r#"sum = sum "+" num | num ; num = [0-9]+ ;"#, "sum").unwrap();
+//! let parser = Parser::new(&g);
+//! let tree = parser.parse(b"1+22+3").unwrap();
+//! assert_eq!(tree.unparse(), b"1+22+3");
+//! let err = parser.parse(b"1+x").unwrap_err();
+//! assert_eq!((err.offset, err.line, err.col), (2, 1, 3));
+//! assert_eq!(err.expected, vec!["[0-9]".to_string()]);
+//! ```
+//!
+//! How it is fast: non-recursive symbols (numbers, strings, whitespace) are matched as tokens by
+//! a direct matcher (`lexical`) instead of byte-by-byte Earley items; prediction and nullable
+//! handling are precomputed (`compile`); items are 16 bytes (`earley`); the tree is read back
+//! from recorded completions without search (`forest`).
+
+mod compile;
+mod earley;
+mod forest;
+mod lexical;
+
+use std::fmt;
+
+use crate::grammar::{diag::line_col, Grammar};
+use crate::tree::Tree;
+
+/// A parser for one grammar. Cheap to share; parse as many inputs as you like.
+pub struct Parser {
+    grammar: Grammar,
+    compiled: compile::Compiled,
+}
+
+/// Why an input does not parse: the furthest point reached and what was expected there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    /// Byte offset of the furthest point reached.
+    pub offset: usize,
+    /// 1-based line of `offset`.
+    pub line: u32,
+    /// 1-based column (in characters) of `offset`.
+    pub col: u32,
+    /// The terminals that would have been accepted there, as written in the grammar, sorted.
+    /// Empty when only the end of the input would have been accepted.
+    pub expected: Vec<String>,
+    /// What was found there: a character in backquotes, a byte in hex, or "the end of the input".
+    pub found: String,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}, column {} (byte {}): ", self.line, self.col, self.offset)?;
+        match self.expected.as_slice() {
+            [] => write!(f, "expected the end of the input")?,
+            [one] => write!(f, "expected {one}")?,
+            many if many.len() <= 12 => write!(f, "expected one of {}", many.join(", "))?,
+            many => write!(f, "expected one of {}, … ({} in all)", many[..12].join(", "), many.len())?,
+        }
+        write!(f, ", found {}", self.found)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+impl Parser {
+    /// Compiles `grammar` for parsing (the grammar is cloned into the parser).
+    pub fn new(grammar: &Grammar) -> Parser {
+        Parser { compiled: compile::Compiled::new(grammar), grammar: grammar.clone() }
+    }
+
+    /// The grammar this parser parses.
+    pub fn grammar(&self) -> &Grammar {
+        &self.grammar
+    }
+
+    /// Parses `input` as the grammar's start symbol. On ambiguity one derivation is chosen,
+    /// deterministically. Inputs of 4 GiB or more are rejected.
+    pub fn parse(&self, input: &[u8]) -> Result<Tree, ParseError> {
+        if input.len() >= u32::MAX as usize {
+            return Err(self.error(input, 0, vec!["an input smaller than 4 GiB".into()]));
+        }
+        let mut lexer = lexical::Lexer::new(&self.grammar, input);
+        match earley::recognize(&self.compiled, &self.grammar, input, &mut lexer) {
+            Ok(chart) => forest::build(&self.compiled, &self.grammar, input, &chart, &mut lexer)
+                .map_err(|internal| self.error(input, 0, vec![internal])),
+            Err(failure) => {
+                let expected = failure.expected.iter().map(|&t| self.grammar.terminal(t).to_string()).collect();
+                Err(self.error(input, failure.offset, expected))
+            }
+        }
+    }
+
+    fn error(&self, input: &[u8], offset: usize, expected: Vec<String>) -> ParseError {
+        let (line, col) = line_col(input, offset);
+        ParseError { offset, line, col, expected, found: describe_at(input, offset) }
+    }
+}
+
+/// A short description of what is at `offset`: `x`, a byte in hex, or the end of the input.
+fn describe_at(input: &[u8], offset: usize) -> String {
+    match crate::grammar::charclass::decode_utf8(&input[offset.min(input.len())..]) {
+        _ if offset >= input.len() => "the end of the input".to_string(),
+        Some((c, _)) => format!("`{}`", char::from_u32(c).map_or_else(String::new, |ch| ch.escape_debug().to_string())),
+        None => format!("byte 0x{:02X} (not UTF-8)", input[offset]),
+    }
+}

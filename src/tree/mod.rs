@@ -1,0 +1,441 @@
+//! Derivation trees: an arena of nodes with exact unparse, sizes, levels, contexts and cheap edits.
+//!
+//! [`Tree`] owns its nodes and the bytes of its leaves; [`NodeId`] indexes a node. Edits unlink
+//! nodes (the arena keeps them until [`Tree::compact`]); sizes are kept up to date on every edit.
+//! `display` prints trees, `cheapest` builds the cheapest derivation of a symbol.
+
+mod cheapest;
+mod display;
+
+use crate::grammar::{Grammar, SymbolId, TerminalId};
+
+const NONE: u32 = u32::MAX;
+
+/// Index of a node in its [`Tree`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NodeId(pub u32);
+
+impl NodeId {
+    #[inline]
+    fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// What a node is; every node has a grammar symbol, except leaves, which have a terminal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NodeKind {
+    /// A choice symbol and the alternative taken; children are the alternative's items.
+    Rule { symbol: SymbolId, alt: u32 },
+    /// A repetition symbol; children are the iterations, a flat list.
+    Repeat { symbol: SymbolId },
+    /// An optional symbol; zero children (absent) or one (present).
+    Optional { symbol: SymbolId },
+    /// A terminal and the bytes it matched.
+    Leaf { terminal: TerminalId },
+}
+
+impl NodeKind {
+    /// The node's symbol (`None` for leaves).
+    pub fn symbol(self) -> Option<SymbolId> {
+        match self {
+            NodeKind::Rule { symbol, .. } | NodeKind::Repeat { symbol } | NodeKind::Optional { symbol } => Some(symbol),
+            NodeKind::Leaf { .. } => None,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Node {
+    kind: NodeKind,
+    parent: u32,
+    first: u32,
+    last: u32,
+    next: u32,
+    prev: u32,
+    /// Leaves: start of their bytes in `Tree::text`.
+    text_start: u32,
+    /// Bytes in the subtree (for a leaf, its own length).
+    len: u32,
+    /// Nodes in the subtree, itself included.
+    count: u32,
+}
+
+/// Where a node sits: its parent, the parent's kind, and its index among the parent's children.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Context {
+    /// The parent node.
+    pub parent: NodeId,
+    /// The parent's kind (symbol and alternative).
+    pub parent_kind: NodeKind,
+    /// 0-based position among the parent's children.
+    pub position: usize,
+}
+
+/// A derivation tree. Invariant: every reachable node's `len`/`count` equal the sums over its
+/// subtree, and unparsing the root gives the bytes the tree derives.
+#[derive(Clone, Debug)]
+pub struct Tree {
+    nodes: Vec<Node>,
+    text: Vec<u8>,
+    root: NodeId,
+}
+
+impl Tree {
+    /// An empty arena whose leaves will point into `text` (the parsed input).
+    pub(crate) fn with_text(text: Vec<u8>, capacity: usize) -> Tree {
+        Tree { nodes: Vec::with_capacity(capacity), text, root: NodeId(0) }
+    }
+
+    /// Adds a detached inner node.
+    pub(crate) fn add_node(&mut self, kind: NodeKind) -> NodeId {
+        self.push(kind, 0, 0)
+    }
+
+    /// Adds a detached leaf for `text[start..start + len]`.
+    pub(crate) fn add_leaf(&mut self, terminal: TerminalId, start: usize, len: usize) -> NodeId {
+        self.push(NodeKind::Leaf { terminal }, start as u32, len as u32)
+    }
+
+    /// Adds a detached leaf with its own bytes, appended to the tree's text.
+    pub fn new_leaf(&mut self, terminal: TerminalId, bytes: &[u8]) -> NodeId {
+        let start = self.text.len();
+        self.text.extend_from_slice(bytes);
+        self.add_leaf(terminal, start, bytes.len())
+    }
+
+    /// Adds a detached inner node with no children (for building trees by hand).
+    pub fn new_node(&mut self, kind: NodeKind) -> NodeId {
+        assert!(!matches!(kind, NodeKind::Leaf { .. }), "leaves are made with new_leaf");
+        self.add_node(kind)
+    }
+
+    fn push(&mut self, kind: NodeKind, text_start: u32, len: u32) -> NodeId {
+        let id = NodeId(self.nodes.len() as u32);
+        self.nodes.push(Node { kind, parent: NONE, first: NONE, last: NONE, next: NONE, prev: NONE, text_start, len, count: 1 });
+        id
+    }
+
+    /// A tree of a single leaf-less node, to be filled by hand; see [`Tree::append_child`].
+    pub fn new(root_kind: NodeKind) -> Tree {
+        let mut t = Tree::with_text(Vec::new(), 16);
+        let root = t.push(root_kind, 0, 0);
+        t.root = root;
+        t
+    }
+
+    /// Changes a node's kind (the parser fills in a node's alternative after creating it).
+    pub(crate) fn set_kind(&mut self, node: NodeId, kind: NodeKind) {
+        self.nodes[node.index()].kind = kind;
+    }
+
+    /// Makes `root` the root.
+    pub(crate) fn set_root(&mut self, root: NodeId) {
+        self.root = root;
+    }
+
+    /// Links detached `child` as the last child of `parent`, updating sizes up to the root.
+    pub fn append_child(&mut self, parent: NodeId, child: NodeId) {
+        let last = self.nodes[parent.index()].last;
+        self.link(parent, child, last, NONE);
+    }
+
+    /// Links detached `child` as the first child of `parent`, updating sizes up to the root.
+    pub fn prepend_child(&mut self, parent: NodeId, child: NodeId) {
+        let first = self.nodes[parent.index()].first;
+        self.link(parent, child, NONE, first);
+    }
+
+    /// Links detached `child` as the first child of `parent` without updating sizes: for bulk
+    /// construction, which must end with [`Tree::compute_sizes`].
+    pub(crate) fn prepend_child_unsized(&mut self, parent: NodeId, child: NodeId) {
+        let first = self.nodes[parent.index()].first;
+        self.link_unsized(parent, child, NONE, first);
+    }
+
+    /// Recomputes `len` and `count` of every node under `node` (post-order, iteratively).
+    pub(crate) fn compute_sizes(&mut self, node: NodeId) {
+        let mut order = Vec::new();
+        self.pre_order(node, |id| order.push(id));
+        for &id in order.iter().rev() {
+            if let NodeKind::Leaf { .. } = self.kind(id) {
+                continue;
+            }
+            let (mut len, mut count) = (0u32, 1u32);
+            let mut child = self.nodes[id.index()].first;
+            while child != NONE {
+                let c = &self.nodes[child as usize];
+                len += c.len;
+                count += c.count;
+                child = c.next;
+            }
+            let n = &mut self.nodes[id.index()];
+            n.len = len;
+            n.count = count;
+        }
+    }
+
+    /// Links detached `child` under `parent` between `prev` and `next` (either may be NONE).
+    fn link(&mut self, parent: NodeId, child: NodeId, prev: u32, next: u32) {
+        self.link_unsized(parent, child, prev, next);
+        let (len, count) = (self.nodes[child.index()].len as i64, self.nodes[child.index()].count as i64);
+        self.add_sizes(parent, len, count);
+    }
+
+    fn link_unsized(&mut self, parent: NodeId, child: NodeId, prev: u32, next: u32) {
+        debug_assert_eq!(self.nodes[child.index()].parent, NONE, "child must be detached");
+        {
+            let c = &mut self.nodes[child.index()];
+            c.parent = parent.0;
+            c.prev = prev;
+            c.next = next;
+        }
+        if prev == NONE {
+            self.nodes[parent.index()].first = child.0;
+        } else {
+            self.nodes[prev as usize].next = child.0;
+        }
+        if next == NONE {
+            self.nodes[parent.index()].last = child.0;
+        } else {
+            self.nodes[next as usize].prev = child.0;
+        }
+    }
+
+    fn add_sizes(&mut self, from: NodeId, len: i64, count: i64) {
+        let mut at = from.0;
+        while at != NONE {
+            let n = &mut self.nodes[at as usize];
+            n.len = (n.len as i64 + len) as u32;
+            n.count = (n.count as i64 + count) as u32;
+            at = n.parent;
+        }
+    }
+
+    /// Unlinks `node` (and its subtree) from its parent; the root cannot be detached.
+    /// Sizes of the former ancestors are updated. The node stays in the arena, reusable.
+    pub fn detach(&mut self, node: NodeId) {
+        let n = &self.nodes[node.index()];
+        let (parent, prev, next, len, count) = (n.parent, n.prev, n.next, n.len as i64, n.count as i64);
+        if parent == NONE {
+            return;
+        }
+        if prev == NONE {
+            self.nodes[parent as usize].first = next;
+        } else {
+            self.nodes[prev as usize].next = next;
+        }
+        if next == NONE {
+            self.nodes[parent as usize].last = prev;
+        } else {
+            self.nodes[next as usize].prev = prev;
+        }
+        let n = &mut self.nodes[node.index()];
+        n.parent = NONE;
+        n.prev = NONE;
+        n.next = NONE;
+        self.add_sizes(NodeId(parent), -len, -count);
+    }
+
+    /// Removes `node` from the tree (a repetition element, an optional's child, ...).
+    /// Whether the result is still grammatical is the caller's concern.
+    pub fn remove(&mut self, node: NodeId) {
+        self.detach(node);
+    }
+
+    /// Puts detached `replacement` where `node` is, detaching `node`. If `node` is the root,
+    /// `replacement` becomes the root. `replacement` may be a descendant of `node` (hoisting).
+    pub fn replace(&mut self, node: NodeId, replacement: NodeId) {
+        if node == replacement {
+            return;
+        }
+        if self.nodes[replacement.index()].parent != NONE {
+            self.detach(replacement);
+        }
+        let n = &self.nodes[node.index()];
+        let (parent, prev, next) = (n.parent, n.prev, n.next);
+        if parent == NONE {
+            self.root = replacement;
+            return;
+        }
+        self.detach(node);
+        self.link(NodeId(parent), replacement, prev, next);
+    }
+
+    /// Copies the subtree of `other` rooted at `node` into this arena (detached) and returns it.
+    pub fn graft(&mut self, other: &Tree, node: NodeId) -> NodeId {
+        let new_root = self.copy_node(other, node);
+        let mut stack = vec![(node, new_root)];
+        while let Some((src, dst)) = stack.pop() {
+            let mut child = other.nodes[src.index()].last;
+            while child != NONE {
+                let copy = self.copy_node(other, NodeId(child));
+                self.prepend_child_unsized(dst, copy);
+                stack.push((NodeId(child), copy));
+                child = other.nodes[child as usize].prev;
+            }
+        }
+        self.compute_sizes(new_root);
+        new_root
+    }
+
+    fn copy_node(&mut self, other: &Tree, node: NodeId) -> NodeId {
+        match other.kind(node) {
+            NodeKind::Leaf { terminal } => self.new_leaf(terminal, other.leaf_bytes(node)),
+            kind => self.add_node(kind),
+        }
+    }
+
+    /// A fresh tree holding only the live nodes, in pre-order (node ids change).
+    pub fn compact(&self) -> Tree {
+        let mut t = Tree::with_text(Vec::with_capacity(self.len()), self.count());
+        let root = t.graft(self, self.root);
+        t.root = root;
+        t
+    }
+
+    /// The root.
+    pub fn root(&self) -> NodeId {
+        self.root
+    }
+
+    /// The node's kind.
+    #[inline]
+    pub fn kind(&self, node: NodeId) -> NodeKind {
+        self.nodes[node.index()].kind
+    }
+
+    /// The parent, or `None` for the root and detached nodes.
+    pub fn parent(&self, node: NodeId) -> Option<NodeId> {
+        let p = self.nodes[node.index()].parent;
+        (p != NONE).then_some(NodeId(p))
+    }
+
+    /// The children in order.
+    pub fn children(&self, node: NodeId) -> Children<'_> {
+        Children { tree: self, next: self.nodes[node.index()].first }
+    }
+
+    /// The number of children.
+    pub fn child_count(&self, node: NodeId) -> usize {
+        self.children(node).count()
+    }
+
+    /// The bytes of a leaf (empty for inner nodes).
+    pub fn leaf_bytes(&self, node: NodeId) -> &[u8] {
+        let n = &self.nodes[node.index()];
+        match n.kind {
+            NodeKind::Leaf { .. } => &self.text[n.text_start as usize..(n.text_start + n.len) as usize],
+            _ => &[],
+        }
+    }
+
+    /// Bytes derived by the subtree of `node`.
+    pub fn len_of(&self, node: NodeId) -> usize {
+        self.nodes[node.index()].len as usize
+    }
+
+    /// Nodes in the subtree of `node`, itself included.
+    pub fn count_of(&self, node: NodeId) -> usize {
+        self.nodes[node.index()].count as usize
+    }
+
+    /// Bytes derived by the whole tree (the length of [`Tree::unparse`]).
+    pub fn len(&self) -> usize {
+        self.len_of(self.root)
+    }
+
+    /// True if the tree derives the empty string.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Nodes in the whole tree.
+    pub fn count(&self) -> usize {
+        self.count_of(self.root)
+    }
+
+    /// The bytes the subtree of `node` derives.
+    pub fn unparse_node(&self, node: NodeId) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.len_of(node));
+        self.pre_order(node, |id| out.extend_from_slice(self.leaf_bytes(id)));
+        out
+    }
+
+    /// The bytes the tree derives: for a parsed tree, exactly the input.
+    pub fn unparse(&self) -> Vec<u8> {
+        self.unparse_node(self.root)
+    }
+
+    /// Calls `visit` on every node of the subtree of `node` in pre-order (iteratively: deep trees
+    /// do not overflow the stack).
+    pub fn pre_order(&self, node: NodeId, mut visit: impl FnMut(NodeId)) {
+        let mut stack = vec![node.0];
+        while let Some(id) = stack.pop() {
+            visit(NodeId(id));
+            let mut child = self.nodes[id as usize].last;
+            while child != NONE {
+                stack.push(child);
+                child = self.nodes[child as usize].prev;
+            }
+        }
+    }
+
+    /// The nodes grouped by depth: level 0 is the root, level k the nodes k edges below it,
+    /// each level in left-to-right order (GTR walks the tree this way).
+    pub fn levels(&self) -> Vec<Vec<NodeId>> {
+        let mut levels = vec![vec![self.root]];
+        loop {
+            let next: Vec<NodeId> = levels.last().unwrap().iter().flat_map(|&n| self.children(n)).collect();
+            if next.is_empty() {
+                return levels;
+            }
+            levels.push(next);
+        }
+    }
+
+    /// The depth of `node` (root: 0).
+    pub fn depth(&self, node: NodeId) -> usize {
+        let mut d = 0;
+        let mut at = node;
+        while let Some(p) = self.parent(at) {
+            d += 1;
+            at = p;
+        }
+        d
+    }
+
+    /// Where `node` sits in its parent, or `None` for the root.
+    pub fn context(&self, node: NodeId) -> Option<Context> {
+        let parent = self.parent(node)?;
+        let position = self.children(parent).position(|c| c == node).expect("a child is among its parent's children");
+        Some(Context { parent, parent_kind: self.kind(parent), position })
+    }
+
+    /// The name of a node's label: its symbol's name, or a leaf's terminal as written.
+    pub fn label(&self, grammar: &Grammar, node: NodeId) -> String {
+        match self.kind(node) {
+            NodeKind::Leaf { terminal } => grammar.terminal(terminal).to_string(),
+            kind => grammar.symbol(kind.symbol().expect("inner nodes have symbols")).name.clone(),
+        }
+    }
+}
+
+/// Iterator over a node's children, left to right.
+pub struct Children<'a> {
+    tree: &'a Tree,
+    next: u32,
+}
+
+impl Iterator for Children<'_> {
+    type Item = NodeId;
+
+    fn next(&mut self) -> Option<NodeId> {
+        if self.next == NONE {
+            return None;
+        }
+        let id = NodeId(self.next);
+        self.next = self.tree.nodes[id.index()].next;
+        Some(id)
+    }
+}
