@@ -264,7 +264,8 @@ fn lexical_symbols(g: &Grammar) -> Vec<bool> {
 #[inline]
 pub(crate) fn match_terminal(term: &Terminal, input: &[u8]) -> Option<usize> {
     match term {
-        Terminal::Literal(bytes) => input.starts_with(bytes).then_some(bytes.len()),
+        // Most literals fail on their first byte; check it before calling memcmp.
+        Terminal::Literal(bytes) => (input.first() == bytes.first() && input.starts_with(bytes)).then_some(bytes.len()),
         Terminal::Class { class, .. } => {
             let &b = input.first()?;
             if b < 0x80 {

@@ -1,30 +1,86 @@
 //! The Earley recognizer: builds the chart of dotted items, one set per byte offset.
 //!
-//! Items are 16 bytes (dotted-item id, origin, predecessor item, split offset). Nullable symbols
-//! are handled at prediction time (Aycock–Horspool); tokens may jump ahead many bytes at once.
-//! The chart keeps, per set, the first completion of each (symbol, origin): `forest` reads it back.
+//! Items are 20 bytes (dotted-item id, origin, predecessor item, split offset, completed child).
+//! Nullable symbols are handled at prediction time (Aycock–Horspool); tokens may jump ahead many
+//! bytes at once. Each item remembers the first way it was derived, which `forest` follows back.
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::BinaryHeap;
+
+use rustc_hash::FxHashSet;
 
 use super::compile::{match_terminal, Compiled, Next, NONE};
 use super::lexical::Lexer;
 use crate::grammar::{Grammar, Item, SymbolId, TerminalId};
 
 /// A dotted item in a set. `pred` is the item before the dot moved (same production, dot - 1),
-/// `split` the offset where the element just passed over starts.
+/// `split` the offset where the element just passed over starts, and `child` the completed item
+/// of that element when it is a nonterminal with a non-empty span (else NONE).
+///
+/// Invariant (what makes reading a tree back well-founded): `pred` and `child` were added to the
+/// chart before this item, and only the first derivation of an item is kept.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct EItem {
     pub dot: u32,
     pub origin: u32,
     pub pred: u32,
     pub split: u32,
+    pub child: u32,
 }
 
-/// The result of recognition.
+/// The result of recognition: every item, and the completed start item.
 pub(crate) struct Chart {
     pub items: Vec<EItem>,
-    /// First completion of (set, Earley symbol, origin) → item index (origin < set only).
-    pub completions: FxHashMap<(u32, u32, u32), u32>,
+    pub accept: u32,
+}
+
+/// An item waiting for the set at `target`. Ordered so that the heap pops the smallest target
+/// first, and items of one target in the order they were scanned (which keeps results stable).
+struct Pending {
+    target: u32,
+    seq: u64,
+    item: EItem,
+}
+
+
+impl PartialEq for Pending {
+    fn eq(&self, other: &Self) -> bool {
+        (self.target, self.seq) == (other.target, other.seq)
+    }
+}
+impl Eq for Pending {}
+impl PartialOrd for Pending {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Pending {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (other.target, other.seq).cmp(&(self.target, self.seq))
+    }
+}
+
+/// Sets up to this size are deduplicated by a linear scan; larger ones by a hash set.
+const SMALL_SET: usize = 24;
+
+/// Adds `it` to the current set (which starts at `set_start`) unless an item with the same dot
+/// and origin is already there.
+#[inline]
+fn add(items: &mut Vec<EItem>, seen: &mut FxHashSet<u64>, set_start: usize, it: EItem) {
+    let key = ((it.dot as u64) << 32) | it.origin as u64;
+    let size = items.len() - set_start;
+    if size < SMALL_SET {
+        if items[set_start..].iter().any(|x| x.dot == it.dot && x.origin == it.origin) {
+            return;
+        }
+    } else {
+        if size == SMALL_SET {
+            seen.extend(items[set_start..].iter().map(|x| ((x.dot as u64) << 32) | x.origin as u64));
+        }
+        if !seen.insert(key) {
+            return;
+        }
+    }
+    items.push(it);
 }
 
 /// Where recognition failed: the furthest offset reached and what was expected there.
@@ -36,8 +92,13 @@ pub(crate) struct Failure {
 pub(crate) fn recognize(c: &Compiled, g: &Grammar, input: &[u8], lexer: &mut Lexer<'_>) -> Result<Chart, Failure> {
     let n = input.len();
     let mut items: Vec<EItem> = Vec::new();
-    let mut completions: FxHashMap<(u32, u32, u32), u32> = FxHashMap::default();
-    let mut pending: Vec<Vec<EItem>> = vec![Vec::new(); n + 1];
+    // Items scanned ahead (terminals and tokens end past the current set), by target offset.
+    let mut pending: BinaryHeap<Pending> = BinaryHeap::new();
+    let mut seq = 0u64;
+    let mut scan_ahead = |pending: &mut BinaryHeap<Pending>, target: u32, item: EItem| {
+        seq += 1;
+        pending.push(Pending { target, seq, item });
+    };
     // Per finished set: (Earley symbol after the dot, item index), sorted, for completion.
     let mut waiting: Vec<(u32, u32)> = Vec::new();
     let mut waiting_range: Vec<(u32, u32)> = vec![(0, 0); n + 1];
@@ -46,7 +107,7 @@ pub(crate) fn recognize(c: &Compiled, g: &Grammar, input: &[u8], lexer: &mut Lex
     let mut predicted_list: Vec<u32> = Vec::new();
     let mut token_cache: Vec<(SymbolId, Vec<u32>)> = Vec::new();
     let mut last_nonempty = 0usize;
-    let mut accepted = false;
+    let mut accept = NONE;
 
     for i in 0..=n {
         let set_start = items.len();
@@ -55,19 +116,15 @@ pub(crate) fn recognize(c: &Compiled, g: &Grammar, input: &[u8], lexer: &mut Lex
             predicted[e as usize] = false;
         }
         token_cache.clear();
-        let add = |items: &mut Vec<EItem>, seen: &mut FxHashSet<u64>, it: EItem| {
-            if seen.insert(((it.dot as u64) << 32) | it.origin as u64) {
-                items.push(it);
-            }
-        };
         if i == 0 {
             let (b, e) = c.prods_of[c.start as usize];
             for p in b..e {
-                add(&mut items, &mut seen, EItem { dot: c.prods[p as usize].dot_base, origin: 0, pred: NONE, split: 0 });
+                add(&mut items, &mut seen, set_start, EItem { dot: c.prods[p as usize].dot_base, origin: 0, pred: NONE, split: 0, child: NONE });
             }
         }
-        for it in std::mem::take(&mut pending[i]) {
-            add(&mut items, &mut seen, it);
+        while pending.peek().is_some_and(|p| p.target == i as u32) {
+            let p = pending.pop().expect("peeked");
+            add(&mut items, &mut seen, set_start, p.item);
         }
         if items.len() == set_start {
             continue;
@@ -80,16 +137,12 @@ pub(crate) fn recognize(c: &Compiled, g: &Grammar, input: &[u8], lexer: &mut Lex
             match c.dot_next[it.dot as usize] {
                 Next::End => {
                     let lhs = c.prods[c.dot_prod[it.dot as usize] as usize].lhs;
-                    if lhs == c.start && it.origin == 0 && i == n {
-                        accepted = true;
+                    if lhs == c.start && it.origin == 0 && i == n && accept == NONE {
+                        accept = k as u32;
                     }
-                    // Empty completions were already advanced over at prediction time.
-                    if it.origin == iu {
-                        k += 1;
-                        continue;
-                    }
-                    if let std::collections::hash_map::Entry::Vacant(v) = completions.entry((iu, lhs, it.origin)) {
-                        v.insert(k as u32);
+                    // Empty completions were already advanced over at prediction time. Later
+                    // completions of the same (symbol, origin) only re-derive items `add` drops.
+                    if it.origin != iu {
                         let (wb, we) = waiting_range[it.origin as usize];
                         let slice = &waiting[wb as usize..we as usize];
                         let from = slice.partition_point(|&(e, _)| e < lhs);
@@ -98,7 +151,7 @@ pub(crate) fn recognize(c: &Compiled, g: &Grammar, input: &[u8], lexer: &mut Lex
                                 break;
                             }
                             let wi = items[w as usize];
-                            add(&mut items, &mut seen, EItem { dot: wi.dot + 1, origin: wi.origin, pred: w, split: it.origin });
+                            add(&mut items, &mut seen, set_start, EItem { dot: wi.dot + 1, origin: wi.origin, pred: w, split: it.origin, child: k as u32 });
                         }
                     }
                 }
@@ -108,15 +161,15 @@ pub(crate) fn recognize(c: &Compiled, g: &Grammar, input: &[u8], lexer: &mut Lex
                         predicted_list.push(esym);
                         let (b, e) = c.prods_of[esym as usize];
                         for p in b..e {
-                            add(&mut items, &mut seen, EItem { dot: c.prods[p as usize].dot_base, origin: iu, pred: NONE, split: iu });
+                            add(&mut items, &mut seen, set_start, EItem { dot: c.prods[p as usize].dot_base, origin: iu, pred: NONE, split: iu, child: NONE });
                         }
                     }
                     if nullable {
-                        add(&mut items, &mut seen, EItem { dot: it.dot + 1, origin: it.origin, pred: k as u32, split: iu });
+                        add(&mut items, &mut seen, set_start, EItem { dot: it.dot + 1, origin: it.origin, pred: k as u32, split: iu, child: NONE });
                     }
                 }
                 Next::Term(t) => match match_terminal(g.terminal(t), &input[i..]) {
-                    Some(len) => pending[i + len].push(EItem { dot: it.dot + 1, origin: it.origin, pred: k as u32, split: iu }),
+                    Some(len) => scan_ahead(&mut pending, (i + len) as u32, EItem { dot: it.dot + 1, origin: it.origin, pred: k as u32, split: iu, child: NONE }),
                     None => lexer.note_failure(t, i),
                 },
                 Next::Token(sym) => {
@@ -131,12 +184,12 @@ pub(crate) fn recognize(c: &Compiled, g: &Grammar, input: &[u8], lexer: &mut Lex
                             token_cache.len() - 1
                         }
                     };
-                    let advanced = EItem { dot: it.dot + 1, origin: it.origin, pred: k as u32, split: iu };
+                    let advanced = EItem { dot: it.dot + 1, origin: it.origin, pred: k as u32, split: iu, child: NONE };
                     for &e in &token_cache[at].1 {
                         if e == iu {
-                            add(&mut items, &mut seen, advanced);
+                            add(&mut items, &mut seen, set_start, advanced);
                         } else {
-                            pending[e as usize].push(advanced);
+                            scan_ahead(&mut pending, e, advanced);
                         }
                     }
                 }
@@ -154,8 +207,8 @@ pub(crate) fn recognize(c: &Compiled, g: &Grammar, input: &[u8], lexer: &mut Lex
         waiting_range[i] = (wb, waiting.len() as u32);
     }
 
-    if accepted {
-        return Ok(Chart { items, completions });
+    if accept != NONE {
+        return Ok(Chart { items, accept });
     }
     // Every failed terminal test, in Earley sets or inside tokens, went through the lexer's
     // failure tracking; if the last live set lies beyond it, nothing more was expected there.

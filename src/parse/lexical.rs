@@ -41,7 +41,8 @@ impl<'a> Lexer<'a> {
                 let rest = &self.input[pos as usize..];
                 match match_terminal(self.grammar.terminal(t), rest) {
                     Some(len) => out.push(pos + len as u32),
-                    None => self.failed(t, pos as usize),
+                    None if self.track_failures && pos as usize >= self.furthest => self.failed(t, pos as usize),
+                    None => {}
                 }
             }
             Item::Symbol(s) => match &self.grammar.symbol(s).body {
@@ -115,12 +116,19 @@ impl<'a> Lexer<'a> {
             }
             sort_dedup(&mut next);
             if count >= min && max.is_none() {
-                next.retain(|p| seen.binary_search(p).is_err());
-                for &p in &next {
-                    match seen.binary_search(&p) {
-                        Err(at) => seen.insert(at, p),
-                        Ok(_) => {}
-                    }
+                // Positions past everything seen are new (the common, deterministic case);
+                // only the others need a lookup.
+                let seen_max = seen.last().copied();
+                if next.first().is_some_and(|&q| seen_max.is_none_or(|m| q > m)) {
+                    seen.extend_from_slice(&next);
+                } else {
+                    next.retain(|q| match seen.binary_search(q) {
+                        Ok(_) => false,
+                        Err(at) => {
+                            seen.insert(at, *q);
+                            true
+                        }
+                    });
                 }
             }
             if count >= min {
@@ -190,6 +198,11 @@ impl<'a> Lexer<'a> {
 
     /// Split points `start = p0 <= p1 <= ... <= pn = end` such that item k spans `pk..pk+1`.
     fn seq_splits(&mut self, items: &[Item], start: u32, end: u32) -> Option<Vec<u32>> {
+        match items {
+            [] => return (start == end).then(|| vec![start]),
+            [only] => return self.can_span(*only, start, end).then(|| vec![start, end]),
+            _ => {}
+        }
         // Forward: positions reachable after each prefix (bounded by `end`).
         let mut reach: Vec<Vec<u32>> = vec![vec![start]];
         for &item in items {
@@ -212,27 +225,74 @@ impl<'a> Lexer<'a> {
         let mut target = end;
         let mut ends = Vec::new();
         for k in (0..items.len()).rev() {
-            let found = reach[k].iter().copied().find(|&p| {
-                ends.clear();
-                self.ends(items[k], p, &mut ends);
-                ends.contains(&target)
-            })?;
+            let found = match self.terminal_start(items[k], target) {
+                // A terminal's start follows from its end: no search needed.
+                Some(p) => reach[k].binary_search(&p).is_ok().then_some(p),
+                // `target` is reachable from some start in reach[k]; if there is one, it is it.
+                None if reach[k].len() == 1 => Some(reach[k][0]),
+                None => reach[k].iter().copied().find(|&p| {
+                    ends.clear();
+                    self.ends(items[k], p, &mut ends);
+                    ends.contains(&target)
+                }),
+            }?;
             splits[k] = found;
             target = found;
         }
         Some(splits)
     }
 
+    /// Whether `item` derives exactly `start..end`.
+    fn can_span(&mut self, item: Item, start: u32, end: u32) -> bool {
+        if let Item::Terminal(t) = item {
+            return match_terminal(self.grammar.terminal(t), &self.input[start as usize..]) == Some((end - start) as usize);
+        }
+        let mut ends = self.buf();
+        self.ends(item, start, &mut ends);
+        let found = ends.contains(&end);
+        self.give(ends);
+        found
+    }
+
+    /// If `item` is a terminal that can end at `end`, where it starts.
+    fn terminal_start(&self, item: Item, end: u32) -> Option<u32> {
+        let Item::Terminal(t) = item else { return None };
+        let before = &self.input[..end as usize];
+        let start = match self.grammar.terminal(t) {
+            crate::grammar::Terminal::Literal(bytes) => before.len().checked_sub(bytes.len())?,
+            crate::grammar::Terminal::Class { .. } => {
+                // The code point ending at `end`: back up over at most three continuation bytes.
+                let mut p = before.len().checked_sub(1)?;
+                while p > 0 && before.len() - p < 4 && before[p] & 0xC0 == 0x80 {
+                    p -= 1;
+                }
+                p
+            }
+        };
+        (match_terminal(self.grammar.terminal(t), &self.input[start..]) == Some(end as usize - start)).then_some(start as u32)
+    }
+
     /// Iteration boundaries of a repetition spanning `start..end` with the fewest iterations.
     fn repeat_splits(&mut self, item: Item, min: u32, max: Option<u32>, start: u32, end: u32) -> Option<Vec<u32>> {
-        // Breadth-first search over (position, count) where count is capped at `min` when the
-        // repetition is unbounded (beyond `min` the count no longer matters).
+        // Breadth-first search over states (position, count); the count is capped at `min` when
+        // the repetition is unbounded (past `min` it no longer matters). Predecessors live in a
+        // dense table indexed by (count layer, position - start).
+        let layers = match max {
+            None => min as usize + 1,
+            Some(m) => m as usize + 1,
+        };
+        let width = (end - start) as usize + 1;
         let cap = |c: u32| if max.is_none() { c.min(min) } else { c };
         let goal = |p: u32, c: u32| p == end && c >= min && max.is_none_or(|m| c <= m);
-        let mut pred: FxHashMap<(u32, u32), (u32, u32)> = FxHashMap::default();
+        let mut pred: PredTable = if layers.saturating_mul(width) <= 1 << 22 {
+            PredTable::Dense(vec![u32::MAX; layers * width])
+        } else {
+            PredTable::Sparse(FxHashMap::default())
+        };
+        let key = |p: u32, c: u32| c as usize * width + (p - start) as usize;
         let mut queue = std::collections::VecDeque::from([(start, 0u32)]);
-        pred.insert((start, 0), (u32::MAX, u32::MAX));
-        let mut ends = Vec::new();
+        pred.set(key(start, 0), u32::MAX - 1);
+        let mut ends = self.buf();
         let mut found = None;
         while let Some((p, c)) = queue.pop_front() {
             if goal(p, c) {
@@ -250,24 +310,51 @@ impl<'a> Lexer<'a> {
                 if q > end || (q == p && c >= min) {
                     continue;
                 }
-                let state = (q, cap(c + 1));
-                if let std::collections::hash_map::Entry::Vacant(v) = pred.entry(state) {
-                    v.insert((p, c));
-                    queue.push_back(state);
+                let next = (q, cap(c + 1));
+                if pred.get(key(next.0, next.1)) == u32::MAX {
+                    pred.set(key(next.0, next.1), key(p, c) as u32);
+                    queue.push_back(next);
                 }
             }
         }
-        let mut state = found?;
-        let mut splits = vec![state.0];
-        while let Some(&prev) = pred.get(&state) {
-            if prev.0 == u32::MAX {
+        self.give(ends);
+        let (p, c) = found?;
+        let mut at = key(p, c);
+        let mut splits = vec![p];
+        loop {
+            let prev = pred.get(at);
+            if prev == u32::MAX - 1 {
                 break;
             }
-            splits.push(prev.0);
-            state = prev;
+            at = prev as usize;
+            splits.push(start + (at % width) as u32);
         }
         splits.reverse();
         Some(splits)
+    }
+}
+
+/// Predecessor links of the repetition search: dense when small enough, else a hash map.
+enum PredTable {
+    Dense(Vec<u32>),
+    Sparse(FxHashMap<usize, u32>),
+}
+
+impl PredTable {
+    fn get(&self, k: usize) -> u32 {
+        match self {
+            PredTable::Dense(v) => v[k],
+            PredTable::Sparse(m) => m.get(&k).copied().unwrap_or(u32::MAX),
+        }
+    }
+
+    fn set(&mut self, k: usize, v: u32) {
+        match self {
+            PredTable::Dense(t) => t[k] = v,
+            PredTable::Sparse(m) => {
+                m.insert(k, v);
+            }
+        }
     }
 }
 

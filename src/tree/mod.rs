@@ -175,6 +175,27 @@ impl Tree {
         }
     }
 
+    /// Recomputes `len` and `count` of the nodes with index >= `first`, in one pass from the
+    /// back. Precondition: among those nodes every parent has a smaller index than its children
+    /// (true for trees built top-down, as the parser and `graft` do) and none has a parent below
+    /// `first` except through a detached root.
+    pub(crate) fn recompute_sizes_from(&mut self, first: usize) {
+        for n in &mut self.nodes[first..] {
+            if !matches!(n.kind, NodeKind::Leaf { .. }) {
+                n.len = 0;
+            }
+            n.count = 1;
+        }
+        for i in (first..self.nodes.len()).rev() {
+            let (parent, len, count) = (self.nodes[i].parent, self.nodes[i].len, self.nodes[i].count);
+            if parent != NONE && parent as usize >= first {
+                let p = &mut self.nodes[parent as usize];
+                p.len += len;
+                p.count += count;
+            }
+        }
+    }
+
     /// Links detached `child` under `parent` between `prev` and `next` (either may be NONE).
     fn link(&mut self, parent: NodeId, child: NodeId, prev: u32, next: u32) {
         self.link_unsized(parent, child, prev, next);
