@@ -215,6 +215,10 @@ impl Grammar {
         if rules.is_empty() && !sink.has_errors() {
             sink.error(Span::at(text, text.len()), "the grammar has no rules; write at least one `name = ... ;`");
         }
+        // Names and analyses of a text with syntax errors would only add follow-on errors.
+        if sink.has_errors() {
+            return Err(GrammarError { diagnostics: sink.sorted() });
+        }
         let lowered = lower::lower(&rules, &mut sink);
         let (symbols, terminals) = match lowered {
             Some(l) if !sink.has_errors() => l,
@@ -321,3 +325,6 @@ pub(crate) fn body_symbols(body: &Body) -> impl Iterator<Item = SymbolId> + '_ {
         Item::Terminal(_) => None,
     })
 }
+
+#[cfg(test)]
+mod tests;

@@ -53,11 +53,20 @@ pub(crate) fn parse_file(text: &str, sink: &mut Sink) -> Vec<RuleAst> {
         if p.pos >= p.bytes.len() {
             break;
         }
+        let rule_start = p.pos;
         match p.rule() {
             Ok(rule) => rules.push(rule),
-            Err(SyntaxError { span, message }) => {
+            Err(SyntaxError { span, message, resume }) => {
                 sink.error(span, message);
-                p.recover();
+                // Rescan the failed rule from its start, so literals and classes are skipped
+                // whole, unless the error knows where the next rule begins.
+                match resume {
+                    Some(at) => p.pos = at,
+                    None => {
+                        p.pos = rule_start;
+                        p.recover();
+                    }
+                }
             }
         }
     }
@@ -67,6 +76,8 @@ pub(crate) fn parse_file(text: &str, sink: &mut Sink) -> Vec<RuleAst> {
 struct SyntaxError {
     span: Span,
     message: String,
+    /// Where parsing can resume, when the error itself knows (a missing `;` before a rule).
+    resume: Option<usize>,
 }
 
 type PResult<T> = Result<T, SyntaxError>;
@@ -84,7 +95,7 @@ impl<'a> Parser<'a> {
     }
 
     fn err<T>(&self, offset: usize, message: impl Into<String>) -> PResult<T> {
-        Err(SyntaxError { span: self.span(offset), message: message.into() })
+        Err(SyntaxError { span: self.span(offset), message: message.into(), resume: None })
     }
 
     fn peek(&self) -> Option<u8> {
@@ -177,7 +188,7 @@ impl<'a> Parser<'a> {
     fn unexpected<T>(&self, expected: &str) -> PResult<T> {
         match self.peek_char() {
             None => self.err(self.pos, format!("expected {expected}, found the end of the file")),
-            Some(c) => self.err(self.pos, format!("expected {expected}, found `{}`", c.escape_debug())),
+            Some(c) => self.err(self.pos, format!("expected {expected}, found `{}`", shown(c))),
         }
     }
 
@@ -209,6 +220,7 @@ impl<'a> Parser<'a> {
                     return Err(SyntaxError {
                         span,
                         message: format!("expected `;` before the start of rule `{name}`"),
+                        resume: Some(save),
                     });
                 }
                 self.pos = save;
@@ -495,6 +507,11 @@ impl<'a> Parser<'a> {
 enum Escaped {
     Byte(u8),
     Char(char),
+}
+
+/// A character for a message: printable ones as they are, others escaped.
+fn shown(c: char) -> String {
+    if c.is_control() { c.escape_debug().to_string() } else { c.to_string() }
 }
 
 fn char_text(c: u32) -> String {

@@ -108,3 +108,6 @@ fn describe_at(input: &[u8], offset: usize) -> String {
         None => format!("byte 0x{:02X} (not UTF-8)", input[offset]),
     }
 }
+
+#[cfg(test)]
+mod tests;

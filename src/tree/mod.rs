@@ -460,3 +460,6 @@ impl Iterator for Children<'_> {
         Some(id)
     }
 }
+
+#[cfg(test)]
+mod tests;

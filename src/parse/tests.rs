@@ -1,0 +1,206 @@
+//! Tests of the Earley parser: recursion, nullable rules, ambiguity, repetitions, tokens, failures.
+
+use super::*;
+use crate::tree::{NodeId, NodeKind};
+
+fn parser(text: &str) -> Parser {
+    Parser::new(&Grammar::from_text(text, "t.grammar").unwrap_or_else(|e| panic!("{e}")))
+}
+
+/// Parses and checks the round trip; returns the tree.
+fn ok(p: &Parser, input: &str) -> Tree {
+    let tree = p.parse(input.as_bytes()).unwrap_or_else(|e| panic!("{input:?}: {e}"));
+    assert_eq!(tree.unparse(), input.as_bytes());
+    assert_eq!(tree.len(), input.len());
+    tree
+}
+
+/// The tree as a bracketed string of named symbols and leaf text, e.g. `e(e(n(1)) + n(2))`.
+fn shape(p: &Parser, t: &Tree, node: NodeId) -> String {
+    let g = p.grammar();
+    match t.kind(node) {
+        NodeKind::Leaf { .. } => String::from_utf8_lossy(t.leaf_bytes(node)).into_owned(),
+        kind => {
+            let inner: Vec<String> = t.children(node).map(|c| shape(p, t, c)).collect();
+            let name = &g.symbol(kind.symbol().unwrap()).name;
+            format!("{name}({})", inner.join(" "))
+        }
+    }
+}
+
+#[test]
+fn left_recursion_nests_to_the_left() {
+    let p = parser(r#"e = e "+" n | n ; n = [0-9] ;"#);
+    let t = ok(&p, "1+2+3");
+    assert_eq!(shape(&p, &t, t.root()), "e(e(e(n(1)) + n(2)) + n(3))");
+}
+
+#[test]
+fn right_recursion_nests_to_the_right() {
+    let p = parser(r#"e = n "+" e | n ; n = [0-9] ;"#);
+    let t = ok(&p, "1+2+3");
+    assert_eq!(shape(&p, &t, t.root()), "e(n(1) + e(n(2) + e(n(3))))");
+}
+
+#[test]
+fn long_left_and_right_recursion() {
+    let left = parser(r#"e = e "+" n | n ; n = [0-9] ;"#);
+    let right = parser(r#"e = n "+" e | n ; n = [0-9] ;"#);
+    let input = vec!["1"; 5000].join("+");
+    ok(&left, &input);
+    ok(&right, &input);
+}
+
+#[test]
+fn nullable_rules_everywhere() {
+    let p = parser(r#"s = a b "x" c ; a = "a"? ; b = ; c = (d e)* ; d = "d"? ; e = a ;"#);
+    for input in ["x", "ax", "axd", "xdada", "axaaa"] {
+        ok(&p, input);
+    }
+    assert!(p.parse(b"xx").is_err());
+}
+
+#[test]
+fn nullable_start_and_empty_input() {
+    let p = parser(r#"s = item* ; item = "a" | "b" ;"#);
+    let t = ok(&p, "");
+    assert_eq!(t.child_count(t.root()), 0);
+    assert_eq!(ok(&p, "abba").child_count(t.root()), 4);
+}
+
+#[test]
+fn repetitions_are_flat_lists() {
+    let p = parser(r#"list = "[" (item ("," item)*)? "]" ; item = "x" | list ;"#);
+    let t = ok(&p, "[x,x,[x],x]");
+    let reps: Vec<NodeId> = {
+        let mut v = Vec::new();
+        t.pre_order(t.root(), |n| {
+            if matches!(t.kind(n), NodeKind::Repeat { .. }) {
+                v.push(n)
+            }
+        });
+        v
+    };
+    // The outer list's tail has three iterations, the inner one none.
+    assert_eq!(reps.iter().map(|&r| t.child_count(r)).collect::<Vec<_>>(), [3, 0]);
+}
+
+#[test]
+fn bounded_repetitions_respect_their_bounds() {
+    let p = parser(r#"s = "a"{2,4} "b"{3} "c"{1,} ;"#);
+    for good in ["aabbbc", "aaaabbbccc", "aaabbbc"] {
+        let t = ok(&p, good);
+        let counts: Vec<usize> = t.children(t.root()).map(|c| t.child_count(c)).collect();
+        let a = good.matches('a').count();
+        assert_eq!(counts, [a, 3, good.matches('c').count()]);
+    }
+    for bad in ["abbbc", "aaaaabbbc", "aabbc", "aabbb"] {
+        assert!(p.parse(bad.as_bytes()).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn bounded_repetitions_inside_recursion_use_tail_symbols() {
+    // `item` is recursive, so the repetition is parsed by Earley (not as a token).
+    let p = parser(r#"s = item{1,3} ; item = "(" s ")" | "x" ;"#);
+    let t = ok(&p, "x(xx)(x(x)x)");
+    assert_eq!(t.child_count(t.root()), 3);
+    assert!(p.parse(b"xxxx").is_err());
+}
+
+#[test]
+fn ambiguity_is_resolved_deterministically() {
+    let p = parser(r#"e = e "+" e | "1" ;"#);
+    let a = ok(&p, "1+1+1+1");
+    let b = ok(&p, "1+1+1+1");
+    assert_eq!(a.to_text(p.grammar()), b.to_text(p.grammar()));
+    // Exactly one of the derivations, with all seven leaves.
+    let mut leaves = 0;
+    a.pre_order(a.root(), |n| leaves += usize::from(matches!(a.kind(n), NodeKind::Leaf { .. })));
+    assert_eq!(leaves, 7);
+}
+
+#[test]
+fn tokens_with_several_possible_ends() {
+    // `word` is non-recursive, so it is matched as a token that may end at any 'a' or 'b'.
+    let p = parser(r#"s = word "b" ; word = [ab]* ;"#);
+    let t = ok(&p, "abab");
+    let word = t.children(t.root()).next().unwrap();
+    assert_eq!(t.unparse_node(word), b"aba");
+}
+
+#[test]
+fn nested_nullable_repetitions_terminate() {
+    let p = parser(r#"s = ("a"? ("b"*)?)* "c" ;"#);
+    for input in ["c", "abc", "bbbac", "aabbc"] {
+        ok(&p, input);
+    }
+}
+
+#[test]
+fn lexical_start_symbol() {
+    let p = parser(r#"num = "-"? [0-9]+ ("." [0-9]+)? ;"#);
+    ok(&p, "-12.5");
+    let e = p.parse(b"12.").unwrap_err();
+    assert_eq!((e.offset, e.expected.clone()), (3, vec!["[0-9]".to_string()]));
+}
+
+#[test]
+fn unicode_classes_match_code_points() {
+    let p = parser(r#"s = [^a]+ ;"#);
+    let t = ok(&p, "é😀中");
+    assert_eq!(t.child_count(t.root()), 3);
+    let e = p.parse(b"x\xFFy").unwrap_err();
+    assert_eq!(e.offset, 1);
+    assert_eq!(e.found, "byte 0xFF (not UTF-8)");
+}
+
+#[test]
+fn failure_reports_furthest_offset_line_col_and_expected() {
+    let json = Parser::new(&Grammar::load("json").unwrap());
+    let e = json.parse(b"{\n  \"a\": [1, 2,, 3]\n}").unwrap_err();
+    assert_eq!((e.offset, e.line, e.col), (15, 2, 14));
+    assert_eq!(e.found, "`,`");
+    for t in ["\"{\"", "\"[\"", "\"true\"", "\"-\"", "[1-9]", "\"\\\"\""] {
+        assert!(e.expected.contains(&t.to_string()), "{t} in {:?}", e.expected);
+    }
+    // Inside a token: the furthest point is inside the string, not at its start.
+    let e = json.parse(b"[\"abc\\q\"]").unwrap_err();
+    assert_eq!(e.offset, 6);
+    assert!(e.expected.contains(&"\"u\"".to_string()), "{:?}", e.expected);
+    // At the end of the input.
+    let e = json.parse(b"[1, 2").unwrap_err();
+    assert_eq!((e.offset, e.found.as_str()), (5, "the end of the input"));
+    assert!(e.expected.contains(&"\"]\"".to_string()) && e.expected.contains(&"\",\"".to_string()));
+}
+
+#[test]
+fn failure_expecting_only_the_end() {
+    let p = parser(r#"s = "ab" ;"#);
+    let e = p.parse(b"abc").unwrap_err();
+    assert_eq!((e.offset, e.expected.len()), (2, 0));
+    assert_eq!(e.to_string(), "line 1, column 3 (byte 2): expected the end of the input, found `c`");
+}
+
+#[test]
+fn expr_failure_lists_what_may_follow() {
+    let expr = Parser::new(&Grammar::load("expr").unwrap());
+    let e = expr.parse(b"1 + (2 * )").unwrap_err();
+    assert_eq!(e.offset, 9);
+    for t in ["\"(\"", "\"-\"", "\"+\"", "\"0\"", "\"9\""] {
+        assert!(e.expected.contains(&t.to_string()), "{t} in {:?}", e.expected);
+    }
+}
+
+#[test]
+fn deep_nesting_does_not_overflow_the_stack() {
+    let json = Parser::new(&Grammar::load("json").unwrap());
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let t = json.parse(deep.as_bytes()).unwrap();
+    assert_eq!(t.unparse(), deep.as_bytes());
+    // Printing walks iteratively too (JSON: indented text of this depth would be quadratic).
+    assert!(t.to_json(json.grammar()).len() > 1_000_000);
+    let expr = Parser::new(&Grammar::load("expr").unwrap());
+    let parens = format!("{}1{}", "(".repeat(20_000), ")".repeat(20_000));
+    assert_eq!(expr.parse(parens.as_bytes()).unwrap().unparse(), parens.as_bytes());
+}

@@ -1,0 +1,156 @@
+//! Tests of the tree arena: sizes under edits, levels, contexts, grafting, cheapest derivations.
+
+use super::*;
+use crate::parse::Parser;
+
+fn json(input: &str) -> (Grammar, Tree) {
+    let g = Grammar::load("json").unwrap();
+    let t = Parser::new(&g).parse(input.as_bytes()).unwrap();
+    (g, t)
+}
+
+fn nodes_of(g: &Grammar, t: &Tree, name: &str) -> Vec<NodeId> {
+    let mut out = Vec::new();
+    t.pre_order(t.root(), |n| {
+        if t.kind(n).symbol().is_some_and(|s| g.symbol(s).name == name) {
+            out.push(n);
+        }
+    });
+    out
+}
+
+/// Sizes kept by edits equal sizes recomputed from scratch.
+fn assert_sizes_consistent(t: &Tree) {
+    let mut count = 0;
+    t.pre_order(t.root(), |n| {
+        count += 1;
+        assert_eq!(t.len_of(n), t.unparse_node(n).len());
+    });
+    assert_eq!(count, t.count());
+    assert_eq!(t.len(), t.unparse().len());
+}
+
+/// The repetition nodes (flat lists) of the tree, in pre-order.
+fn repetitions(t: &Tree) -> Vec<NodeId> {
+    let mut out = Vec::new();
+    t.pre_order(t.root(), |n| {
+        if matches!(t.kind(n), NodeKind::Repeat { .. }) && t.child_count(n) > 0 {
+            out.push(n);
+        }
+    });
+    out
+}
+
+#[test]
+fn removing_a_list_element_keeps_sizes_right() {
+    let (g, mut t) = json("[1, 22, 333]");
+    assert_sizes_consistent(&t);
+    // The array's tail (", 22" and ", 333") is the first non-empty repetition.
+    let tail = repetitions(&t)[0];
+    assert_eq!(t.child_count(tail), 2);
+    let first = t.children(tail).next().unwrap();
+    t.remove(first);
+    assert_eq!(t.unparse(), b"[1, 333]");
+    assert_sizes_consistent(&t);
+    // The edited tree is still a valid derivation: it parses to the same bytes.
+    assert_eq!(Parser::new(&g).parse(&t.unparse()).unwrap().unparse(), t.unparse());
+}
+
+#[test]
+fn hoisting_a_descendant_replaces_its_ancestor() {
+    let (g, mut t) = json(r#"{"a": {"b": [true]}}"#);
+    let values = nodes_of(&g, &t, "value");
+    let outer_object_value = values[1]; // {"b": [true]}
+    let innermost = *values.last().unwrap(); // true
+    t.replace(outer_object_value, innermost);
+    assert_eq!(t.unparse(), br#"{"a": true}"#);
+    assert_sizes_consistent(&t);
+}
+
+#[test]
+fn replacing_the_root_makes_a_new_root() {
+    let (g, mut t) = json(" [1] ");
+    let value = nodes_of(&g, &t, "value")[0];
+    let root = t.root();
+    t.replace(root, value);
+    assert_eq!(t.root(), value);
+    assert_eq!(t.unparse(), b"[1]");
+    assert_sizes_consistent(&t);
+}
+
+#[test]
+fn grafting_copies_a_subtree_from_another_tree() {
+    let (g, mut t) = json("[1, 2]");
+    let (_, other) = json(r#"{"k": "v"}"#);
+    let donor = nodes_of(&g, &other, "value")[0];
+    let target = nodes_of(&g, &t, "value")[2]; // `2` (0 is the array itself)
+    let copy = t.graft(&other, donor);
+    t.replace(target, copy);
+    assert_eq!(t.unparse(), br#"[1, {"k": "v"}]"#);
+    assert_sizes_consistent(&t);
+    let compact = t.compact();
+    assert_eq!(compact.unparse(), t.unparse());
+    assert_eq!(compact.count(), t.count());
+    assert_sizes_consistent(&compact);
+}
+
+#[test]
+fn levels_partition_the_nodes_by_depth() {
+    let (_, t) = json(r#"{"a": [1, {"b": null}]}"#);
+    let levels = t.levels();
+    assert_eq!(levels[0], [t.root()]);
+    assert_eq!(levels.iter().map(Vec::len).sum::<usize>(), t.count());
+    for (depth, level) in levels.iter().enumerate() {
+        for &n in level {
+            assert_eq!(t.depth(n), depth);
+        }
+    }
+}
+
+#[test]
+fn context_names_parent_alternative_and_position() {
+    let (g, t) = json(r#"[true]"#);
+    let member = nodes_of(&g, &t, "value")[1]; // `true` inside the array
+    let leaf = t.children(member).next().unwrap();
+    let ctx = t.context(leaf).unwrap();
+    assert_eq!(ctx.parent, member);
+    assert_eq!(ctx.position, 0);
+    let value = g.symbol_by_name("value").unwrap();
+    assert_eq!(ctx.parent_kind, NodeKind::Rule { symbol: value, alt: 4 }); // "true" is alternative 5
+    assert!(t.context(t.root()).is_none());
+}
+
+#[test]
+fn cheapest_derivations_have_the_cheapest_length_and_parse() {
+    for name in crate::grammar::builtin::names() {
+        let g = Grammar::load(name).unwrap();
+        for (i, s) in g.symbols().iter().enumerate() {
+            let sym = crate::grammar::SymbolId(i as u32);
+            let t = Tree::cheapest(&g, sym).unwrap();
+            assert_eq!(t.len() as u64, g.cheapest_len(sym), "{name}: {}", s.name);
+            assert_sizes_consistent(&t);
+        }
+        let start = Tree::cheapest(&g, g.start()).unwrap().unparse();
+        Parser::new(&g).parse(&start).unwrap_or_else(|e| panic!("{name}: cheapest {:?}: {e}", String::from_utf8_lossy(&start)));
+    }
+}
+
+#[test]
+fn json_dump_has_offsets_and_round_trips_text() {
+    let (g, t) = json(r#"{"é": [1]}"#);
+    let v: serde_json::Value = serde_json::from_str(&t.to_json(&g)).unwrap();
+    assert_eq!(v["symbol"], "json");
+    assert_eq!(v["end"], t.len());
+    // Concatenating the leaves' text gives the input back.
+    fn leaves(v: &serde_json::Value, out: &mut String) {
+        if let Some(text) = v.get("text").and_then(|t| t.as_str()) {
+            out.push_str(text);
+        }
+        for c in v.get("children").and_then(|c| c.as_array()).into_iter().flatten() {
+            leaves(c, out);
+        }
+    }
+    let mut text = String::new();
+    leaves(&v, &mut text);
+    assert_eq!(text, r#"{"é": [1]}"#);
+}
