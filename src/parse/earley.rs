@@ -91,7 +91,8 @@ pub(crate) struct Failure {
 
 pub(crate) fn recognize(c: &Compiled, g: &Grammar, input: &[u8], lexer: &mut Lexer<'_>) -> Result<Chart, Failure> {
     let n = input.len();
-    let mut items: Vec<EItem> = Vec::new();
+    // JSON-like inputs need about one item per input byte; reserving avoids regrowing copies.
+    let mut items: Vec<EItem> = Vec::with_capacity(n + 64);
     // Items scanned ahead (terminals and tokens end past the current set), by target offset.
     let mut pending: BinaryHeap<Pending> = BinaryHeap::new();
     let mut seq = 0u64;
@@ -100,12 +101,14 @@ pub(crate) fn recognize(c: &Compiled, g: &Grammar, input: &[u8], lexer: &mut Lex
         pending.push(Pending { target, seq, item });
     };
     // Per finished set: (Earley symbol after the dot, item index), sorted, for completion.
-    let mut waiting: Vec<(u32, u32)> = Vec::new();
+    let mut waiting: Vec<(u32, u32)> = Vec::with_capacity(n / 2 + 64);
     let mut waiting_range: Vec<(u32, u32)> = vec![(0, 0); n + 1];
     let mut seen: FxHashSet<u64> = FxHashSet::default();
     let mut predicted = vec![false; c.ekind.len()];
     let mut predicted_list: Vec<u32> = Vec::new();
-    let mut token_cache: Vec<(SymbolId, Vec<u32>)> = Vec::new();
+    // Ends of each token tried in the current set: (symbol, range in `token_ends`).
+    let mut token_cache: Vec<(SymbolId, u32, u32)> = Vec::new();
+    let mut token_ends: Vec<u32> = Vec::new();
     let mut last_nonempty = 0usize;
     let mut accept = NONE;
 
@@ -116,6 +119,7 @@ pub(crate) fn recognize(c: &Compiled, g: &Grammar, input: &[u8], lexer: &mut Lex
             predicted[e as usize] = false;
         }
         token_cache.clear();
+        token_ends.clear();
         if i == 0 {
             let (b, e) = c.prods_of[c.start as usize];
             for p in b..e {
@@ -173,19 +177,26 @@ pub(crate) fn recognize(c: &Compiled, g: &Grammar, input: &[u8], lexer: &mut Lex
                     None => lexer.note_failure(t, i),
                 },
                 Next::Token(sym) => {
-                    let at = match token_cache.iter().position(|(s, _)| *s == sym) {
-                        Some(at) => at,
+                    let (from, to) = match token_cache.iter().find(|(s, _, _)| *s == sym) {
+                        Some(&(_, from, to)) => (from, to),
                         None => {
-                            let mut ends = Vec::new();
-                            lexer.ends(Item::Symbol(sym), iu, &mut ends);
-                            ends.sort_unstable();
-                            ends.dedup();
-                            token_cache.push((sym, ends));
-                            token_cache.len() - 1
+                            let from = token_ends.len();
+                            lexer.ends(Item::Symbol(sym), iu, &mut token_ends);
+                            token_ends[from..].sort_unstable();
+                            let mut kept = from;
+                            for r in from..token_ends.len() {
+                                if r == from || token_ends[r] != token_ends[kept - 1] {
+                                    token_ends[kept] = token_ends[r];
+                                    kept += 1;
+                                }
+                            }
+                            token_ends.truncate(kept);
+                            token_cache.push((sym, from as u32, kept as u32));
+                            (from as u32, kept as u32)
                         }
                     };
                     let advanced = EItem { dot: it.dot + 1, origin: it.origin, pred: k as u32, split: iu, child: NONE };
-                    for &e in &token_cache[at].1 {
+                    for &e in &token_ends[from as usize..to as usize] {
                         if e == iu {
                             add(&mut items, &mut seen, set_start, advanced);
                         } else {

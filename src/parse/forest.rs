@@ -29,7 +29,7 @@ struct Span {
 }
 
 pub(crate) fn build(c: &Compiled, g: &Grammar, input: &[u8], chart: &Chart, lexer: &mut Lexer<'_>) -> Result<Tree, String> {
-    let mut b = Builder { c, g, chart, lexer, tree: Tree::with_text(input.to_vec(), input.len() / 2 + 16), tasks: Vec::new() };
+    let mut b = Builder { c, g, chart, lexer, tree: Tree::with_text(input.to_vec(), input.len() + 16), tasks: Vec::new() };
     let (_, start) = b.spans(chart.accept, input.len() as u32);
     let root = b.child(start[0])?;
     while let Some(task) = b.tasks.pop() {
@@ -37,7 +37,6 @@ pub(crate) fn build(c: &Compiled, g: &Grammar, input: &[u8], chart: &Chart, lexe
     }
     let mut tree = b.tree;
     tree.set_root(root);
-    tree.recompute_sizes_from(0);
     Ok(tree)
 }
 
@@ -71,7 +70,7 @@ impl Builder<'_, '_> {
                         .add_cheapest(self.g, Item::Symbol(sym))
                         .ok_or_else(|| "internal error: empty span of an unproductive symbol".into());
                 }
-                let node = self.tree.add_node(NodeKind::Rule { symbol: sym, alt: 0 });
+                let node = self.tree.add_node(NodeKind::Rule { symbol: sym, alt: 0 }, (end - start) as usize);
                 self.tasks.push(Task { node, esym, item: child, end });
                 Ok(node)
             }

@@ -102,12 +102,57 @@ impl<'a> Lexer<'a> {
         if min == 0 {
             out.push(pos);
         }
+        // Fast path while each iteration has exactly one end, past the previous one (`char*`
+        // inside a string): no sets, no sorting. Anything else continues in the general loop.
         let mut frontier = self.buf();
-        frontier.push(pos);
+        let mut step = self.buf();
+        let mut p = pos;
+        let mut count = 0u32;
+        loop {
+            if max.is_some_and(|m| count >= m) {
+                self.give(step);
+                self.give(frontier);
+                return;
+            }
+            step.clear();
+            self.ends(item, p, &mut step);
+            match step[..] {
+                [q] if q > p => {
+                    count += 1;
+                    if count >= min {
+                        out.push(q);
+                    }
+                    p = q;
+                }
+                [] => {
+                    self.give(step);
+                    self.give(frontier);
+                    return;
+                }
+                _ => break,
+            }
+        }
+        // The general case: sets of positions per iteration count, from the `count` forced
+        // iterations done so far (their positions are all below `p`, so they need no seen-check).
+        sort_dedup(&mut step);
+        count += 1;
+        if count >= min {
+            out.extend_from_slice(&step);
+        }
+        frontier.extend_from_slice(&step);
+        self.give(step);
+        self.general_repeat(item, min, max, count, frontier, out);
+    }
+
+    /// Iterations `count + 1, ...` of a repetition whose positions after `count` iterations are
+    /// `frontier`.
+    fn general_repeat(&mut self, item: Item, min: u32, max: Option<u32>, mut count: u32, mut frontier: Vec<u32>, out: &mut Vec<u32>) {
         // Once `min` is reached a position seen before adds nothing new (this also stops nullable
         // items from looping). Positions only grow, so `seen` stays sorted by pushing.
         let mut seen = self.buf();
-        let mut count = 0u32;
+        if count >= min {
+            seen.extend_from_slice(&frontier);
+        }
         while !frontier.is_empty() && max.is_none_or(|m| count < m) {
             count += 1;
             let mut next = self.buf();
@@ -162,8 +207,11 @@ impl<'a> Lexer<'a> {
         match &self.grammar.symbol(s).body {
             Body::Choice(alts) => {
                 for (k, alt) in alts.iter().enumerate() {
-                    if let Some(splits) = self.seq_splits(&alt.items, start, end) {
-                        let node = tree.add_node(NodeKind::Rule { symbol: s, alt: k as u32 });
+                    // The span is known to be derivable, so if every earlier alternative failed,
+                    // the last one derives it and needs no verification.
+                    let trusted = k == alts.len() - 1;
+                    if let Some(splits) = self.seq_splits(&alt.items, start, end, trusted) {
+                        let node = tree.add_node(NodeKind::Rule { symbol: s, alt: k as u32 }, (end - start) as usize);
                         self.derive_children(tree, node, &alt.items, &splits)?;
                         return Some(node);
                     }
@@ -171,7 +219,7 @@ impl<'a> Lexer<'a> {
                 None
             }
             Body::Optional(inner) => {
-                let node = tree.add_node(NodeKind::Optional { symbol: s });
+                let node = tree.add_node(NodeKind::Optional { symbol: s }, (end - start) as usize);
                 if start != end {
                     let child = self.derive_item(tree, *inner, start, end)?;
                     tree.prepend_child_unsized(node, child);
@@ -180,9 +228,11 @@ impl<'a> Lexer<'a> {
             }
             Body::Repeat { item: inner, min, max } => {
                 let splits = self.repeat_splits(*inner, *min, *max, start, end)?;
-                let node = tree.add_node(NodeKind::Repeat { symbol: s });
-                let items = vec![*inner; splits.len() - 1];
-                self.derive_children(tree, node, &items, &splits)?;
+                let node = tree.add_node(NodeKind::Repeat { symbol: s }, (end - start) as usize);
+                for w in splits.windows(2).rev() {
+                    let child = self.derive_item(tree, *inner, w[0], w[1])?;
+                    tree.prepend_child_unsized(node, child);
+                }
                 Some(node)
             }
         }
@@ -197,13 +247,49 @@ impl<'a> Lexer<'a> {
     }
 
     /// Split points `start = p0 <= p1 <= ... <= pn = end` such that item k spans `pk..pk+1`.
-    fn seq_splits(&mut self, items: &[Item], start: u32, end: u32) -> Option<Vec<u32>> {
-        match items {
-            [] => return (start == end).then(|| vec![start]),
-            [only] => return self.can_span(*only, start, end).then(|| vec![start, end]),
-            _ => {}
+    /// Terminals at either end have fixed spans and are peeled off directly; a single item left
+    /// in the middle gets the rest (verified unless `trusted`, i.e. the caller knows the sequence
+    /// derives the span); only two or more middle items need a search.
+    fn seq_splits(&mut self, items: &[Item], start: u32, end: u32, trusted: bool) -> Option<Vec<u32>> {
+        let (mut lo, mut hi, mut a, mut b) = (0, items.len(), start, end);
+        let mut left = vec![start];
+        let mut right = Vec::new();
+        while lo < hi {
+            let Item::Terminal(t) = items[lo] else { break };
+            a += match_terminal(self.grammar.terminal(t), &self.input[a as usize..b as usize])? as u32;
+            left.push(a);
+            lo += 1;
         }
-        // Forward: positions reachable after each prefix (bounded by `end`).
+        while lo < hi {
+            if !matches!(items[hi - 1], Item::Terminal(_)) {
+                break;
+            }
+            right.push(b);
+            b = self.terminal_start(items[hi - 1], b).filter(|&p| p >= a)?;
+            hi -= 1;
+        }
+        let middle = &items[lo..hi];
+        match middle {
+            [] if a != b => return None,
+            [] => {}
+            [only] => {
+                if !trusted && !self.can_span(*only, a, b) {
+                    return None;
+                }
+                left.push(b);
+            }
+            _ => {
+                let inner = self.searched_seq_splits(middle, a, b)?;
+                left.extend_from_slice(&inner[1..]);
+            }
+        }
+        left.extend(right.into_iter().rev());
+        Some(left)
+    }
+
+    /// Split points by search: positions reachable after each prefix, then backwards from `end`,
+    /// for each item the earliest start that reaches the current target.
+    fn searched_seq_splits(&mut self, items: &[Item], start: u32, end: u32) -> Option<Vec<u32>> {
         let mut reach: Vec<Vec<u32>> = vec![vec![start]];
         for &item in items {
             let mut next = Vec::new();
@@ -220,7 +306,6 @@ impl<'a> Lexer<'a> {
         if reach.last().unwrap().binary_search(&end).is_err() {
             return None;
         }
-        // Backward: for each item pick the earliest start that reaches the current target.
         let mut splits = vec![end; items.len() + 1];
         let mut target = end;
         let mut ends = Vec::new();
@@ -274,6 +359,32 @@ impl<'a> Lexer<'a> {
 
     /// Iteration boundaries of a repetition spanning `start..end` with the fewest iterations.
     fn repeat_splits(&mut self, item: Item, min: u32, max: Option<u32>, start: u32, end: u32) -> Option<Vec<u32>> {
+        self.forced_repeat_splits(item, min, max, start, end).or_else(|| self.searched_repeat_splits(item, min, max, start, end))
+    }
+
+    /// The common case: from every position the item has exactly one non-empty end, so the
+    /// iterations are forced. `None` if that does not hold or does not reach `end` within bounds.
+    fn forced_repeat_splits(&mut self, item: Item, min: u32, max: Option<u32>, start: u32, end: u32) -> Option<Vec<u32>> {
+        let mut splits = vec![start];
+        let mut ends = self.buf();
+        let mut p = start;
+        while p < end {
+            ends.clear();
+            self.ends(item, p, &mut ends);
+            let next = match ends[..] {
+                [q] if q > p && q <= end => q,
+                _ => break,
+            };
+            splits.push(next);
+            p = next;
+        }
+        self.give(ends);
+        let iterations = (splits.len() - 1) as u32;
+        (p == end && iterations >= min && max.is_none_or(|m| iterations <= m)).then_some(splits)
+    }
+
+    /// Breadth-first search for the fewest iterations, for repetitions with choices at each step.
+    fn searched_repeat_splits(&mut self, item: Item, min: u32, max: Option<u32>, start: u32, end: u32) -> Option<Vec<u32>> {
         // Breadth-first search over states (position, count); the count is capped at `min` when
         // the repetition is unbounded (past `min` it no longer matters). Predecessors live in a
         // dense table indexed by (count layer, position - start).

@@ -38,7 +38,6 @@ impl Tree {
                 stack.push((id, child));
             }
         }
-        self.compute_sizes(root);
         Some(root)
     }
 
@@ -52,7 +51,9 @@ impl Tree {
                     self.new_leaf(t, c.encode_utf8(&mut [0; 4]).as_bytes())
                 }
             },
-            Item::Symbol(s) => self.add_node(node_kind(grammar, s, grammar.analysis().cheapest_alt[s.index()])),
+            Item::Symbol(s) => {
+                self.add_node(node_kind(grammar, s, grammar.analysis().cheapest_alt[s.index()]), grammar.cheapest_len(s) as usize)
+            }
         }
     }
 }

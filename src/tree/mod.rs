@@ -55,10 +55,9 @@ struct Node {
     prev: u32,
     /// Leaves: start of their bytes in `Tree::text`.
     text_start: u32,
-    /// Bytes in the subtree (for a leaf, its own length).
+    /// Bytes in the subtree (for a leaf, its own length). Set when the node is made (builders
+    /// know every span) and kept up to date by linking edits.
     len: u32,
-    /// Nodes in the subtree, itself included.
-    count: u32,
 }
 
 /// Where a node sits: its parent, the parent's kind, and its index among the parent's children.
@@ -72,8 +71,8 @@ pub struct Context {
     pub position: usize,
 }
 
-/// A derivation tree. Invariant: every reachable node's `len`/`count` equal the sums over its
-/// subtree, and unparsing the root gives the bytes the tree derives.
+/// A derivation tree. Invariant: every reachable node's `len` equals the bytes its subtree
+/// derives, and unparsing the root gives the bytes the tree derives.
 #[derive(Clone, Debug)]
 pub struct Tree {
     nodes: Vec<Node>,
@@ -87,9 +86,11 @@ impl Tree {
         Tree { nodes: Vec::with_capacity(capacity), text, root: NodeId(0) }
     }
 
-    /// Adds a detached inner node.
-    pub(crate) fn add_node(&mut self, kind: NodeKind) -> NodeId {
-        self.push(kind, 0, 0)
+    /// Adds a detached inner node whose subtree will derive `len` bytes once its children are
+    /// linked without size updates (bulk construction); pass 0 when children are linked with
+    /// [`Tree::append_child`]/[`Tree::prepend_child`], which add their sizes.
+    pub(crate) fn add_node(&mut self, kind: NodeKind, len: usize) -> NodeId {
+        self.push(kind, 0, len as u32)
     }
 
     /// Adds a detached leaf for `text[start..start + len]`.
@@ -107,12 +108,12 @@ impl Tree {
     /// Adds a detached inner node with no children (for building trees by hand).
     pub fn new_node(&mut self, kind: NodeKind) -> NodeId {
         assert!(!matches!(kind, NodeKind::Leaf { .. }), "leaves are made with new_leaf");
-        self.add_node(kind)
+        self.add_node(kind, 0)
     }
 
     fn push(&mut self, kind: NodeKind, text_start: u32, len: u32) -> NodeId {
         let id = NodeId(self.nodes.len() as u32);
-        self.nodes.push(Node { kind, parent: NONE, first: NONE, last: NONE, next: NONE, prev: NONE, text_start, len, count: 1 });
+        self.nodes.push(Node { kind, parent: NONE, first: NONE, last: NONE, next: NONE, prev: NONE, text_start, len });
         id
     }
 
@@ -147,60 +148,17 @@ impl Tree {
     }
 
     /// Links detached `child` as the first child of `parent` without updating sizes: for bulk
-    /// construction, which must end with [`Tree::compute_sizes`].
+    /// construction, where every node was made with its final length.
     pub(crate) fn prepend_child_unsized(&mut self, parent: NodeId, child: NodeId) {
         let first = self.nodes[parent.index()].first;
         self.link_unsized(parent, child, NONE, first);
     }
 
-    /// Recomputes `len` and `count` of every node under `node` (post-order, iteratively).
-    pub(crate) fn compute_sizes(&mut self, node: NodeId) {
-        let mut order = Vec::new();
-        self.pre_order(node, |id| order.push(id));
-        for &id in order.iter().rev() {
-            if let NodeKind::Leaf { .. } = self.kind(id) {
-                continue;
-            }
-            let (mut len, mut count) = (0u32, 1u32);
-            let mut child = self.nodes[id.index()].first;
-            while child != NONE {
-                let c = &self.nodes[child as usize];
-                len += c.len;
-                count += c.count;
-                child = c.next;
-            }
-            let n = &mut self.nodes[id.index()];
-            n.len = len;
-            n.count = count;
-        }
-    }
-
-    /// Recomputes `len` and `count` of the nodes with index >= `first`, in one pass from the
-    /// back. Precondition: among those nodes every parent has a smaller index than its children
-    /// (true for trees built top-down, as the parser and `graft` do) and none has a parent below
-    /// `first` except through a detached root.
-    pub(crate) fn recompute_sizes_from(&mut self, first: usize) {
-        for n in &mut self.nodes[first..] {
-            if !matches!(n.kind, NodeKind::Leaf { .. }) {
-                n.len = 0;
-            }
-            n.count = 1;
-        }
-        for i in (first..self.nodes.len()).rev() {
-            let (parent, len, count) = (self.nodes[i].parent, self.nodes[i].len, self.nodes[i].count);
-            if parent != NONE && parent as usize >= first {
-                let p = &mut self.nodes[parent as usize];
-                p.len += len;
-                p.count += count;
-            }
-        }
-    }
-
     /// Links detached `child` under `parent` between `prev` and `next` (either may be NONE).
     fn link(&mut self, parent: NodeId, child: NodeId, prev: u32, next: u32) {
         self.link_unsized(parent, child, prev, next);
-        let (len, count) = (self.nodes[child.index()].len as i64, self.nodes[child.index()].count as i64);
-        self.add_sizes(parent, len, count);
+        let len = self.nodes[child.index()].len as i64;
+        self.add_len(parent, len);
     }
 
     fn link_unsized(&mut self, parent: NodeId, child: NodeId, prev: u32, next: u32) {
@@ -223,12 +181,11 @@ impl Tree {
         }
     }
 
-    fn add_sizes(&mut self, from: NodeId, len: i64, count: i64) {
+    fn add_len(&mut self, from: NodeId, len: i64) {
         let mut at = from.0;
         while at != NONE {
             let n = &mut self.nodes[at as usize];
             n.len = (n.len as i64 + len) as u32;
-            n.count = (n.count as i64 + count) as u32;
             at = n.parent;
         }
     }
@@ -237,7 +194,7 @@ impl Tree {
     /// Sizes of the former ancestors are updated. The node stays in the arena, reusable.
     pub fn detach(&mut self, node: NodeId) {
         let n = &self.nodes[node.index()];
-        let (parent, prev, next, len, count) = (n.parent, n.prev, n.next, n.len as i64, n.count as i64);
+        let (parent, prev, next, len) = (n.parent, n.prev, n.next, n.len as i64);
         if parent == NONE {
             return;
         }
@@ -255,7 +212,7 @@ impl Tree {
         n.parent = NONE;
         n.prev = NONE;
         n.next = NONE;
-        self.add_sizes(NodeId(parent), -len, -count);
+        self.add_len(NodeId(parent), -len);
     }
 
     /// Removes `node` from the tree (a repetition element, an optional's child, ...).
@@ -296,20 +253,19 @@ impl Tree {
                 child = other.nodes[child as usize].prev;
             }
         }
-        self.compute_sizes(new_root);
         new_root
     }
 
     fn copy_node(&mut self, other: &Tree, node: NodeId) -> NodeId {
         match other.kind(node) {
             NodeKind::Leaf { terminal } => self.new_leaf(terminal, other.leaf_bytes(node)),
-            kind => self.add_node(kind),
+            kind => self.add_node(kind, other.len_of(node)),
         }
     }
 
     /// A fresh tree holding only the live nodes, in pre-order (node ids change).
     pub fn compact(&self) -> Tree {
-        let mut t = Tree::with_text(Vec::with_capacity(self.len()), self.count());
+        let mut t = Tree::with_text(Vec::with_capacity(self.len()), self.nodes.len());
         let root = t.graft(self, self.root);
         t.root = root;
         t
@@ -356,9 +312,11 @@ impl Tree {
         self.nodes[node.index()].len as usize
     }
 
-    /// Nodes in the subtree of `node`, itself included.
+    /// Nodes in the subtree of `node`, itself included (a walk over the subtree).
     pub fn count_of(&self, node: NodeId) -> usize {
-        self.nodes[node.index()].count as usize
+        let mut count = 0;
+        self.pre_order(node, |_| count += 1);
+        count
     }
 
     /// Bytes derived by the whole tree (the length of [`Tree::unparse`]).
