@@ -65,7 +65,7 @@ fn parse_prints_a_tree_or_a_located_error() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         text(&out.stderr).trim(),
-        "-:2:3: parse error: line 2, column 3 (byte 8): expected one of \"true\", \"false\", \"null\", \"{\", \"[\", \"\\\"\", \"-\", \"0\", [1-9], [ \\t\\n\\r], found `t`"
+        "-:2:3: parse error: line 2, column 3 (byte 8): expected one of \"true\", \"false\", \"null\", \"{\", \"[\", \"\\\"\", \"-\", \"0\", [1-9], found `t`"
     );
 }
 

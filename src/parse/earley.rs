@@ -10,7 +10,7 @@ use rustc_hash::FxHashSet;
 
 use super::compile::{match_terminal, Compiled, Next, NONE};
 use super::lexical::Lexer;
-use crate::grammar::{Grammar, Item, SymbolId, TerminalId};
+use crate::grammar::{Grammar, SymbolId, TerminalId};
 
 /// A dotted item in a set. `pred` is the item before the dot moved (same production, dot - 1),
 /// `split` the offset where the element just passed over starts, and `child` the completed item
@@ -181,7 +181,7 @@ pub(crate) fn recognize(c: &Compiled, g: &Grammar, input: &[u8], lexer: &mut Lex
                         Some(&(_, from, to)) => (from, to),
                         None => {
                             let from = token_ends.len();
-                            lexer.ends(Item::Symbol(sym), iu, &mut token_ends);
+                            lexer.token_ends(sym, iu, &mut token_ends);
                             token_ends[from..].sort_unstable();
                             let mut kept = from;
                             for r in from..token_ends.len() {

@@ -17,12 +17,14 @@ pub(crate) struct Lexer<'a> {
     pub furthest: usize,
     pub expected: Vec<TerminalId>,
     track_failures: bool,
+    /// The outer failure list while a token runs (see [`Lexer::token_ends`]).
+    outer_expected: Vec<TerminalId>,
     pool: Vec<Vec<u32>>,
 }
 
 impl<'a> Lexer<'a> {
     pub fn new(grammar: &'a Grammar, input: &'a [u8]) -> Lexer<'a> {
-        Lexer { grammar, input, furthest: 0, expected: Vec::new(), track_failures: true, pool: Vec::new() }
+        Lexer { grammar, input, furthest: 0, expected: Vec::new(), track_failures: true, outer_expected: Vec::new(), pool: Vec::new() }
     }
 
     fn buf(&mut self) -> Vec<u32> {
@@ -58,6 +60,30 @@ impl<'a> Lexer<'a> {
                 Body::Repeat { item, min, max } => self.ends_repeat(*item, *min, *max, pos, out),
             },
         }
+    }
+
+    /// Appends the end offsets of token `sym` at `pos` to `out`, like [`Lexer::ends`], but keeps
+    /// the token's inner failures only where they explain something: if the token matched
+    /// nothing, or if they lie beyond every end it reached (`12.` stops at `.`, expecting a
+    /// digit). A token that matched leaves no trace of where its repetitions stopped, or error
+    /// messages would point into the middle of the last comment or string before the real error.
+    pub fn token_ends(&mut self, sym: crate::grammar::SymbolId, pos: u32, out: &mut Vec<u32>) {
+        let first = out.len();
+        let outer_furthest = std::mem::replace(&mut self.furthest, pos as usize);
+        std::mem::swap(&mut self.expected, &mut self.outer_expected);
+        self.expected.clear();
+        self.ends(Item::Symbol(sym), pos, out);
+        let inner_furthest = std::mem::replace(&mut self.furthest, outer_furthest);
+        std::mem::swap(&mut self.expected, &mut self.outer_expected);
+        let explains = out[first..].iter().all(|&end| inner_furthest > end as usize);
+        if explains && !self.outer_expected.is_empty() && inner_furthest >= self.furthest {
+            if inner_furthest > self.furthest {
+                self.furthest = inner_furthest;
+                self.expected.clear();
+            }
+            self.expected.extend_from_slice(&self.outer_expected);
+        }
+        self.outer_expected.clear();
     }
 
     /// Records that terminal `t` did not match at `pos` (kept only if `pos` is the furthest yet).

@@ -175,6 +175,14 @@ fn failure_reports_furthest_offset_line_col_and_expected() {
 }
 
 #[test]
+fn where_a_matched_token_stopped_is_not_an_error() {
+    // `word` matched "abc" and stopped at `?`; that is not what went wrong: the `!` is missing.
+    let p = parser(r#"s = word "!" | "(" s ")" ; word = [a-z]+ ;"#);
+    let e = p.parse(b"abc?").unwrap_err();
+    assert_eq!((e.offset, e.expected.clone()), (3, vec!["\"!\"".to_string()]));
+}
+
+#[test]
 fn failure_expecting_only_the_end() {
     let p = parser(r#"s = "ab" ;"#);
     let e = p.parse(b"abc").unwrap_err();
