@@ -7,6 +7,8 @@
 //! | [`grammar`] | the grammar text format, its loader and diagnostics, the IR, and analyses |
 //! | [`parse`] | an Earley parser over bytes producing one derivation tree |
 //! | [`tree`] | the derivation tree (arena), unparse, sizes, levels, contexts, cheap edits |
+//! | [`mine`] | counts of every choice in parsed samples → a model; mined, inverted, uniform probabilities |
+//! | [`generate`] | size-bounded probabilistic generation, seeded and reproducible; corpus output |
 //!
 //! Each module depends only on the modules above it. Start with [`grammar::Grammar::load`] and
 //! [`parse::Parser`]:
@@ -21,3 +23,5 @@
 pub mod grammar;
 pub mod parse;
 pub mod tree;
+pub mod mine;
+pub mod generate;

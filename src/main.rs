@@ -5,7 +5,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser as ClapParser, Subcommand};
+use hellfuzz::generate::{Corpus, Generator, Limits, Written};
 use hellfuzz::grammar::{builtin, Body, Grammar, Severity};
+use hellfuzz::mine::{samples, Mode, Model, Probabilities};
 use hellfuzz::parse::Parser;
 use hellfuzz::tree::Tree;
 
@@ -41,6 +43,67 @@ enum Command {
         #[arg(long, short)]
         quiet: bool,
     },
+    /// Mine samples: count every choice their derivations make, into a model (JSON).
+    Mine {
+        /// A built-in grammar name (json, expr, js) or a path to a grammar file.
+        grammar: String,
+        /// Sample files, folders (searched recursively) or glob patterns.
+        #[arg(required = true)]
+        samples: Vec<String>,
+        /// Write the model here.
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+        /// Add the counts of existing models (mined with the same grammar).
+        #[arg(long)]
+        merge: Vec<PathBuf>,
+        /// Print the grammar annotated with the mined probabilities (a valid grammar file).
+        #[arg(long)]
+        show: bool,
+        /// With --show: print the inverted probabilities instead.
+        #[arg(long)]
+        invert: bool,
+    },
+    /// Generate inputs: "more of the same" as the samples, or with --invert "inputs from hell".
+    Gen {
+        /// A built-in grammar name (json, expr, js) or a path to a grammar file.
+        grammar: String,
+        /// Models to generate from (default: mine --samples, or a built-in grammar's samples).
+        #[arg(long)]
+        model: Vec<PathBuf>,
+        /// Sample files, folders or globs to mine first (instead of --model).
+        #[arg(long)]
+        samples: Vec<String>,
+        /// Invert the mined probabilities: prefer what the samples rarely or never use.
+        #[arg(long, conflicts_with = "uniform")]
+        invert: bool,
+        /// Ignore models and weights: every choice equally likely.
+        #[arg(long)]
+        uniform: bool,
+        /// How many inputs to generate (duplicates are skipped and counted).
+        #[arg(long, short = 'n', default_value_t = 100)]
+        count: usize,
+        /// Seed of the random choices; the same seed gives the same inputs.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Largest input in bytes.
+        #[arg(long, default_value_t = 1000)]
+        max_size: usize,
+        /// Grow phase: keep inputs growing until they have this many bytes (default: half of
+        /// --max-size).
+        #[arg(long)]
+        min_size: Option<usize>,
+        /// Write each input into this folder, named by the SHA-1 of its content (a libFuzzer corpus).
+        #[arg(long, short)]
+        out: Option<PathBuf>,
+        /// On standard output, end each input with a NUL byte instead of a newline.
+        #[arg(long)]
+        nul: bool,
+    },
+    /// Print a libFuzzer/AFL dictionary of the grammar's literals (use with -dict=FILE or -x FILE).
+    Dict {
+        /// A built-in grammar name (json, expr, js) or a path to a grammar file.
+        grammar: String,
+    },
 }
 
 fn main() -> ExitCode {
@@ -48,6 +111,16 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check { grammar, samples } => check(&grammar, samples),
         Command::Parse { grammar, files, json, quiet } => parse(&grammar, &files, json, quiet),
+        Command::Mine { grammar, samples, output, merge, show, invert } => mine(&grammar, &samples, output, &merge, show, invert),
+        Command::Gen { grammar, model, samples, invert, uniform, count, seed, max_size, min_size, out, nul } => {
+            let mode = if invert { Mode::Inverted } else if uniform { Mode::Uniform } else { Mode::Mined };
+            let limits = Limits { min_size: min_size.unwrap_or(max_size / 2), ..Limits::up_to(max_size) };
+            gen(&grammar, &model, &samples, mode, count, seed, limits, out, nul)
+        }
+        Command::Dict { grammar } => load_grammar(&grammar).map(|g| {
+            print!("{}", g.dictionary());
+            ExitCode::SUCCESS
+        }),
     };
     match result {
         Ok(code) => code,
@@ -172,4 +245,116 @@ fn parse(name: &str, files: &[PathBuf], json: bool, quiet: bool) -> Result<ExitC
         }
     }
     Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}
+
+fn report_skipped(skipped: &[samples::Skipped]) {
+    for s in skipped {
+        match &s.parse_error {
+            Some(e) => eprintln!("skipped {}:{}:{}: does not parse: {e}", s.name, e.line, e.col),
+            None => eprintln!("skipped {}: {}", s.name, s.reason),
+        }
+    }
+}
+
+fn mine(name: &str, args: &[String], output: Option<PathBuf>, merge: &[PathBuf], show: bool, invert: bool) -> Result<ExitCode, String> {
+    let g = load_grammar(name)?;
+    let files = samples::collect(args)?;
+    let (mut model, skipped) = samples::mine_files(&g, &files);
+    report_skipped(&skipped);
+    for path in merge {
+        let other = Model::load(path, &g).map_err(|e| e.to_string())?;
+        model.merge(&other).map_err(|e| e.to_string())?;
+    }
+    eprintln!("mined {} of {} samples ({} skipped){}", files.len() - skipped.len(), files.len(), skipped.len(), if merge.is_empty() { String::new() } else { format!(", merged {} model(s): {} samples in all", merge.len(), model.samples) });
+    if model.samples == 0 {
+        return Err("no sample could be mined".into());
+    }
+    if let Some(path) = &output {
+        model.save(path).map_err(|e| e.to_string())?;
+        eprintln!("model written to {}", path.display());
+    }
+    if show || output.is_none() {
+        let mode = if invert { Mode::Inverted } else { Mode::Mined };
+        print!("{}", Probabilities::new(&g, Some(&model), mode).annotate(&g));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The model `gen` uses: the given models merged, else the given samples mined, else the
+/// built-in samples of a built-in grammar; `None` if there is nothing to mine.
+fn gen_model(g: &Grammar, name: &str, models: &[PathBuf], sample_args: &[String]) -> Result<Option<Model>, String> {
+    if let Some((first, rest)) = models.split_first() {
+        let mut model = Model::load(first, g).map_err(|e| e.to_string())?;
+        for path in rest {
+            model.merge(&Model::load(path, g).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+        }
+        return Ok(Some(model));
+    }
+    let (model, skipped) = if !sample_args.is_empty() {
+        samples::mine_files(g, &samples::collect(sample_args)?)
+    } else if builtin::grammar_text(name).is_some() {
+        samples::mine_builtin(g, name)
+    } else {
+        return Ok(None);
+    };
+    report_skipped(&skipped);
+    Ok((model.samples > 0).then_some(model))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn gen(name: &str, models: &[PathBuf], sample_args: &[String], mode: Mode, count: usize, seed: u64, limits: Limits, out: Option<PathBuf>, nul: bool) -> Result<ExitCode, String> {
+    let g = load_grammar(name)?;
+    let model = gen_model(&g, name, models, sample_args)?;
+    if model.is_none() && mode != Mode::Uniform {
+        eprintln!("note: no samples or model for {}: using the grammar's own weights (give --samples or --model)", g.origin());
+    }
+    let probs = Probabilities::new(&g, model.as_ref(), mode);
+    let mut generator = Generator::new(&g, &probs, limits, seed);
+    let mut corpus = match &out {
+        Some(dir) => Some(Corpus::open(dir).map_err(|e| format!("cannot use corpus folder {}: {e}", dir.display()))?),
+        None => None,
+    };
+    let bar = indicatif::ProgressBar::new(count as u64);
+    bar.set_style(indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} inputs, {elapsed} ({eta} left)").expect("valid template"));
+    if count < 200 {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    let mut seen = std::collections::HashSet::new();
+    let (mut written, mut duplicates, mut bytes, mut largest) = (0usize, 0usize, 0usize, 0usize);
+    let stdout = std::io::stdout();
+    let mut stdout = std::io::BufWriter::new(stdout.lock());
+    for _ in 0..count {
+        let input = generator.input();
+        bar.inc(1);
+        let new = match &mut corpus {
+            Some(c) => matches!(c.add(&input).map_err(|e| format!("cannot write into {}: {e}", out.as_ref().unwrap().display()))?, Written::New(_)),
+            None => {
+                let new = seen.insert(input.clone());
+                if new {
+                    stdout.write_all(&input).and_then(|_| stdout.write_all(if nul { b"\0" } else { b"\n" })).map_err(|e| format!("cannot write output: {e}"))?;
+                }
+                new
+            }
+        };
+        if new {
+            written += 1;
+            bytes += input.len();
+            largest = largest.max(input.len());
+        } else {
+            duplicates += 1;
+        }
+    }
+    bar.finish_and_clear();
+    stdout.flush().map_err(|e| format!("cannot write output: {e}"))?;
+    let mode_name = match mode {
+        Mode::Mined => "more of the same",
+        Mode::Inverted => "inverted",
+        Mode::Uniform => "uniform",
+    };
+    eprintln!(
+        "generated {count} inputs ({mode_name}, seed {seed}): {written} distinct, {duplicates} duplicates skipped; mean size {:.1} bytes, largest {largest}{}",
+        if written > 0 { bytes as f64 / written as f64 } else { 0.0 },
+        out.map(|d| format!("; written to {}", d.display())).unwrap_or_default()
+    );
+    Ok(ExitCode::SUCCESS)
 }

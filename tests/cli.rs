@@ -23,7 +23,7 @@ fn check_builtin_grammar_parses_its_samples() {
     let out = hellfuzz(&["check", "json"], None);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
-    assert!(stdout.contains("<builtin:json>: ok, 15 rules"), "{stdout}");
+    assert!(stdout.contains("<builtin:json>: ok, 16 rules"), "{stdout}");
     assert!(stdout.lines().any(|l| l.starts_with("value ") && l.contains("object array string number")), "{stdout}");
     let samples = hellfuzz::grammar::builtin::samples("json").len();
     assert!(stdout.contains(&format!("samples: {samples} of {samples} parse and unparse exactly")), "{stdout}");
@@ -76,4 +76,77 @@ fn parse_json_output_is_json() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["symbol"], "json");
     assert_eq!(v["end"], 3);
+}
+
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("hellfuzz-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn gen_writes_a_libfuzzer_corpus_and_skips_duplicates() {
+    let dir = temp_dir("gen");
+    let corpus = dir.join("corpus");
+    let args = ["gen", "json", "--invert", "--count", "300", "--seed", "5", "--out", corpus.to_str().unwrap()];
+    let out = hellfuzz(&args, None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("generated 300 inputs (inverted, seed 5): 300 distinct, 0 duplicates skipped"), "{stderr}");
+    let files: Vec<_> = std::fs::read_dir(&corpus).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(files.len(), 300);
+    for f in &files {
+        // Named by the SHA-1 of the content, as libFuzzer names corpus files.
+        let bytes = std::fs::read(f).unwrap();
+        assert_eq!(f.file_name().unwrap().to_str().unwrap(), sha1_smol::Sha1::from(&bytes).digest().to_string());
+    }
+    // The same seed again: every input is already there.
+    let out = hellfuzz(&args, None);
+    assert!(text(&out.stderr).contains("0 distinct, 300 duplicates skipped"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn gen_to_stdout_separates_inputs() {
+    let out = hellfuzz(&["gen", "expr", "--count", "20", "--nul", "--max-size", "50"], None);
+    assert!(out.status.success());
+    let inputs: Vec<&[u8]> = out.stdout.split(|&b| b == 0).filter(|s| !s.is_empty()).collect();
+    assert!(!inputs.is_empty() && inputs.iter().all(|i| i.len() <= 50));
+    let g = hellfuzz::grammar::Grammar::load("expr").unwrap();
+    let parser = hellfuzz::parse::Parser::new(&g);
+    assert!(inputs.iter().all(|i| parser.parse(i).is_ok()));
+}
+
+#[test]
+fn mine_writes_a_model_that_gen_uses_and_shows_probabilities() {
+    let dir = temp_dir("mine");
+    let samples = dir.join("samples");
+    std::fs::create_dir_all(&samples).unwrap();
+    std::fs::write(samples.join("a.expr"), "1 + (2 * 3)").unwrap();
+    std::fs::write(samples.join("broken.expr"), "1 + + ").unwrap();
+    let model = dir.join("model.json");
+    let out = hellfuzz(&["mine", "expr", samples.to_str().unwrap(), "-o", model.to_str().unwrap(), "--show"], None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("broken.expr:1:7: does not parse"), "{stderr}");
+    assert!(stderr.contains("mined 1 of 2 samples (1 skipped)"), "{stderr}");
+    assert!(text(&out.stdout).contains(r#"digit = 0% "0" | 33.3% "1" | 33.3% "2" | 33.3% "3" | 0% "4""#), "{}", text(&out.stdout));
+    let out = hellfuzz(&["gen", "expr", "--model", model.to_str().unwrap(), "--count", "10"], None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // More of the same from `1 + (2 * 3)`: only the digits 1, 2 and 3 appear.
+    assert!(out.stdout.iter().filter(|b| b.is_ascii_digit()).all(|b| b"123".contains(b)), "{}", text(&out.stdout));
+    // A model mined with another grammar is refused with a clear message.
+    let out = hellfuzz(&["gen", "json", "--model", model.to_str().unwrap(), "--count", "1"], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("the model was mined with another grammar (<builtin:expr>)"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn dict_lists_the_literals() {
+    let out = hellfuzz(&["dict", "json"], None);
+    assert!(out.status.success());
+    let stdout = text(&out.stdout);
+    for entry in ["\"true\"", "\"null\"", "\"{\"", "\"\\\"\"", "\"\\\\u\""] {
+        assert!(stdout.lines().any(|l| l == entry), "{entry} in\n{stdout}");
+    }
 }

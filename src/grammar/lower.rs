@@ -9,8 +9,11 @@ use super::diag::{Sink, Span};
 use super::syntax::{AltAst, ExprAst, Quant, RuleAst};
 use super::{Alternative, Body, Item, Symbol, SymbolId, Terminal, TerminalId};
 
-/// Weights may be printed rounded (33.3% three times); sums within this of 100% are accepted.
-const WEIGHT_TOLERANCE: f64 = 0.5;
+/// Weights may be printed rounded to 0.1% (33.3% three times): sums within 0.5% plus 0.05% per
+/// weighted alternative of 100% are accepted.
+fn weight_tolerance(weighted: usize) -> f64 {
+    0.5 + 0.05 * weighted as f64
+}
 
 /// Lowers `rules` into symbols and terminals. Returns `None` only when nothing usable remains;
 /// callers must still check `sink` for errors.
@@ -96,9 +99,10 @@ impl Lowerer<'_, '_> {
         let Some(first) = alts.iter().find_map(|a| a.weight.map(|(_, s)| s)) else {
             return;
         };
-        if given > 100.0 + WEIGHT_TOLERANCE {
+        let tolerance = weight_tolerance(alts.iter().filter(|a| a.weight.is_some()).count());
+        if given > 100.0 + tolerance {
             self.sink.error(first, format!("the weights of these alternatives add up to {given}%, more than 100%"));
-        } else if alts.iter().all(|a| a.weight.is_some()) && given < 100.0 - WEIGHT_TOLERANCE {
+        } else if alts.iter().all(|a| a.weight.is_some()) && given < 100.0 - tolerance {
             self.sink.warning(first, format!("the weights of these alternatives add up to {given}%, not 100%; they are used as relative weights"));
         }
     }

@@ -17,6 +17,7 @@ pub mod builtin;
 pub mod charclass;
 pub mod diag;
 mod lower;
+pub mod print;
 mod syntax;
 
 use std::fmt;

@@ -7,6 +7,8 @@
 mod cheapest;
 mod display;
 
+pub use cheapest::node_kind;
+
 use crate::grammar::{Grammar, SymbolId, TerminalId};
 
 const NONE: u32 = u32::MAX;

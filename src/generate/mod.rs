@@ -1,0 +1,247 @@
+//! Size-bounded probabilistic generation from a grammar and choice probabilities; seeded.
+//!
+//! [`Generator`] builds derivation trees the way PTC2 does (*Inputs from Hell* §3.4): it expands
+//! randomly picked open nodes by the probabilities while the budget lasts, then closes every open
+//! node by its cheapest derivation, so generation always terminates. `corpus` writes the results.
+//!
+//! Budget and grow phase: the generator keeps an exact lower bound of the final size (bytes so
+//! far plus the cheapest completion of every open node). No expansion may push it past
+//! `max_size`. While it is below `min_size`, the last open node that can still grow structurally
+//! (reach a recursive symbol) may only take choices that keep such a node open (PTC2's grow
+//! phase). Inverted probabilities favour stopping when the samples had long lists; the grow phase
+//! makes inversion change what is generated rather than how little, and it grows structure (more
+//! values, statements, terms), never padding such as whitespace runs.
+
+mod corpus;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+pub use corpus::{write_atomically, Corpus, Written};
+
+use crate::grammar::{Body, CharClass, Grammar, Item, SymbolId, Terminal};
+use crate::mine::{Mode, Probabilities};
+use crate::tree::{NodeId, NodeKind, Tree};
+
+/// Size limits for one generated input.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Never generate more bytes than this (unless the start symbol's cheapest derivation is
+    /// longer).
+    pub max_size: usize,
+    /// Grow phase: below this many bytes, the last open node keeps growing.
+    pub min_size: usize,
+    /// Expansions (choices made by probability) before everything is closed.
+    pub max_expansions: usize,
+}
+
+impl Limits {
+    /// Limits for inputs of at most `max_size` bytes: the grow phase lasts to half of it.
+    pub fn up_to(max_size: usize) -> Limits {
+        Limits { max_size, min_size: max_size / 2, max_expansions: max_size.saturating_mul(8).max(1000) }
+    }
+}
+
+/// Generates derivation trees; the same seed gives the same sequence of trees.
+pub struct Generator<'a> {
+    grammar: &'a Grammar,
+    probs: &'a Probabilities,
+    limits: Limits,
+    rng: ChaCha8Rng,
+    /// Per symbol: whether some derivation of it contains a recursive symbol (can grow).
+    grows: Vec<bool>,
+}
+
+/// A node waiting to be expanded.
+#[derive(Clone, Copy)]
+struct Open {
+    node: NodeId,
+    sym: SymbolId,
+    /// For repetitions already started: iterations so far (`None`: not expanded yet).
+    iterations: Option<u32>,
+}
+
+impl<'a> Generator<'a> {
+    /// A generator for `grammar` choosing by `probs`, seeded with `seed`.
+    pub fn new(grammar: &'a Grammar, probs: &'a Probabilities, limits: Limits, seed: u64) -> Generator<'a> {
+        Generator { grammar, probs, limits, rng: ChaCha8Rng::seed_from_u64(seed), grows: growing_symbols(grammar) }
+    }
+
+    /// One derivation tree of the start symbol.
+    pub fn tree(&mut self) -> Tree {
+        self.tree_of(self.grammar.start())
+    }
+
+    /// One input (the unparsed tree of the start symbol).
+    pub fn input(&mut self) -> Vec<u8> {
+        self.tree().unparse()
+    }
+
+    /// One derivation tree of `sym`.
+    pub fn tree_of(&mut self, sym: SymbolId) -> Tree {
+        let g = self.grammar;
+        let mut tree = Tree::new(crate::tree::node_kind(g, sym, 0));
+        let mut open = vec![Open { node: tree.root(), sym, iterations: None }];
+        // Bytes of the input if every open node were closed now (exact lower bound of the result).
+        let mut estimate = g.cheapest_len(sym) as usize;
+        let mut expansions = 0;
+        while !open.is_empty() && expansions < self.limits.max_expansions {
+            let o = open.swap_remove(self.rng.random_range(0..open.len()));
+            let grow = estimate < self.limits.min_size && self.grows[o.sym.index()] && !open.iter().any(|n| self.grows[n.sym.index()]);
+            expansions += 1;
+            match &g.symbol(o.sym).body {
+                Body::Choice(alts) => {
+                    let base = estimate - g.cheapest_len(o.sym) as usize;
+                    let options: Vec<(f64, bool, bool)> = alts
+                        .iter()
+                        .enumerate()
+                        .map(|(k, a)| {
+                            let cost: u64 = a.items.iter().map(|&it| g.item_cheapest_len(it)).sum();
+                            let p = self.probs.of(o.sym).get(k).copied().unwrap_or(1.0);
+                            (p, base + cost as usize <= self.limits.max_size, a.items.iter().any(|it| self.item_grows(*it)))
+                        })
+                        .collect();
+                    let alt = self.pick(&options, grow);
+                    tree.set_kind(o.node, NodeKind::Rule { symbol: o.sym, alt: alt as u32 });
+                    estimate = base;
+                    for &item in &alts[alt].items {
+                        estimate += self.add_child(&mut tree, o.node, item, estimate, &mut open);
+                    }
+                }
+                Body::Optional(item) => {
+                    let cost = g.item_cheapest_len(*item) as usize;
+                    let p = self.probs.of(o.sym);
+                    let options = [(p[0], true, false), (p[1], estimate + cost <= self.limits.max_size, self.item_grows(*item))];
+                    if self.pick(&options, grow) == 1 {
+                        estimate += self.add_child(&mut tree, o.node, *item, estimate, &mut open);
+                    }
+                }
+                Body::Repeat { item, min, max } => {
+                    let mut done = o.iterations.unwrap_or(0);
+                    if o.iterations.is_none() {
+                        // The minimum is not a choice; their cost is already in the estimate.
+                        estimate -= g.cheapest_len(o.sym) as usize;
+                        for _ in 0..*min {
+                            estimate += self.add_child(&mut tree, o.node, *item, estimate, &mut open);
+                        }
+                        done = *min;
+                    }
+                    if max.is_some_and(|m| done >= m) {
+                        continue;
+                    }
+                    let cost = g.item_cheapest_len(*item) as usize;
+                    let p = self.probs.of(o.sym);
+                    let (stop, more) = if p.len() == 2 { (p[0], p[1]) } else { (0.5, 0.5) };
+                    let options = [(stop, true, false), (more, estimate + cost <= self.limits.max_size, self.item_grows(*item))];
+                    if self.pick(&options, grow) == 1 {
+                        estimate += self.add_child(&mut tree, o.node, *item, estimate, &mut open);
+                        open.push(Open { iterations: Some(done + 1), ..o });
+                    }
+                }
+            }
+        }
+        // Budget spent: close what is still open by its cheapest derivation.
+        for o in open {
+            if o.iterations.is_none() {
+                let closed = tree.add_cheapest(g, Item::Symbol(o.sym)).expect("loaded grammars are productive");
+                tree.replace(o.node, closed);
+            }
+        }
+        tree
+    }
+
+    /// Whether expanding `item` can keep the input growing (a recursive symbol is reachable).
+    fn item_grows(&self, item: Item) -> bool {
+        matches!(item, Item::Symbol(s) if self.grows[s.index()])
+    }
+
+    /// Picks an option index by probability among feasible ones; in the grow phase only among
+    /// growing ones if any is feasible. Zero total weight falls back to a uniform pick, and if no
+    /// option is feasible, to the first (cheapest by construction for stop/absent).
+    fn pick(&mut self, options: &[(f64, bool, bool)], grow: bool) -> usize {
+        let grow = grow && options.iter().any(|&(_, fits, grows)| fits && grows);
+        let allowed: Vec<usize> = (0..options.len()).filter(|&i| options[i].1 && (!grow || options[i].2)).collect();
+        if allowed.is_empty() {
+            return 0;
+        }
+        let total: f64 = allowed.iter().map(|&i| options[i].0).sum();
+        if total <= 0.0 {
+            return allowed[self.rng.random_range(0..allowed.len())];
+        }
+        let mut r = self.rng.random::<f64>() * total;
+        for &i in &allowed {
+            r -= options[i].0;
+            if r < 0.0 {
+                return i;
+            }
+        }
+        *allowed.last().expect("not empty")
+    }
+
+    /// Appends a child for `item` under `parent`: terminals get their bytes now, symbols become
+    /// open nodes. Returns the bytes it adds to the estimate.
+    fn add_child(&mut self, tree: &mut Tree, parent: NodeId, item: Item, estimate: usize, open: &mut Vec<Open>) -> usize {
+        match item {
+            Item::Terminal(t) => {
+                let bytes = match self.grammar.terminal(t) {
+                    Terminal::Literal(b) => b.clone(),
+                    Terminal::Class { class, .. } => {
+                        let c = sample_class(class, ascii_share(self.probs.mode), &mut self.rng);
+                        // A multi-byte character must not break the size limit.
+                        let c = if estimate + c.len_utf8() > self.limits.max_size { class.representative().unwrap_or(c) } else { c };
+                        c.to_string().into_bytes()
+                    }
+                };
+                let leaf = tree.new_leaf(t, &bytes);
+                tree.append_child(parent, leaf);
+                bytes.len()
+            }
+            Item::Symbol(s) => {
+                let node = tree.new_node(crate::tree::node_kind(self.grammar, s, 0));
+                tree.append_child(parent, node);
+                open.push(Open { node, sym: s, iterations: None });
+                self.grammar.cheapest_len(s) as usize
+            }
+        }
+    }
+}
+
+/// How often a character class yields an ASCII member (when it has any). Classes are not choice
+/// points, so samples say nothing about them: "more of the same" stays mostly readable, inverted
+/// output reaches into all of Unicode half of the time.
+fn ascii_share(mode: Mode) -> f64 {
+    match mode {
+        Mode::Mined => 0.95,
+        Mode::Uniform => 0.75,
+        Mode::Inverted => 0.5,
+    }
+}
+
+/// A random member of a class: with probability `ascii_share` a uniform pick from its ASCII part
+/// (if it has one), otherwise a uniform pick from all its members.
+pub fn sample_class(class: &CharClass, ascii_share: f64, rng: &mut impl Rng) -> char {
+    let ascii: u64 = class.ranges().iter().filter(|r| r.0 < 128).map(|&(lo, hi)| (hi.min(127) - lo) as u64 + 1).sum();
+    let n = if ascii > 0 && rng.random_bool(ascii_share) { rng.random_range(0..ascii) } else { rng.random_range(0..class.len()) };
+    class.nth(n).or_else(|| class.representative()).unwrap_or('?')
+}
+
+/// Symbols from which a recursive symbol is reachable (their derivations can be arbitrarily big).
+fn growing_symbols(g: &Grammar) -> Vec<bool> {
+    let n = g.symbols().len();
+    let succ: Vec<Vec<usize>> = g.symbols().iter().map(|s| crate::grammar::body_symbols(&s.body).map(|t| t.index()).collect()).collect();
+    let reaches = |from: usize| {
+        let mut seen = vec![false; n];
+        let mut stack = succ[from].clone();
+        let mut found = Vec::new();
+        while let Some(b) = stack.pop() {
+            if !seen[b] {
+                seen[b] = true;
+                found.push(b);
+                stack.extend(&succ[b]);
+            }
+        }
+        (seen, found)
+    };
+    let recursive: Vec<bool> = (0..n).map(|a| reaches(a).0[a]).collect();
+    (0..n).map(|a| recursive[a] || reaches(a).1.iter().any(|&b| recursive[b])).collect()
+}

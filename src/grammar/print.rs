@@ -1,0 +1,188 @@
+//! Printing a grammar back to the text format, optionally with a probability per alternative.
+//!
+//! Synthetic symbols are printed inline (as groups and postfix operators) under their named rule,
+//! so the output loads as a grammar again; [`Grammar::fingerprint`] hashes the plain printout.
+
+use std::fmt::Write as _;
+
+use super::{Body, Grammar, Item, SymbolId};
+
+/// What to print beside a choice point: a weight per alternative, or a comment for `?` and
+/// repetitions (whose probabilities the format has no syntax for).
+pub trait Annotations {
+    /// The weight (a percentage, 0..=100) of alternative `alt` of choice symbol `sym`.
+    fn alt_weight(&self, sym: SymbolId, alt: usize) -> Option<f64>;
+    /// A note on a `?` or repetition symbol, printed as a trailing comment of its rule.
+    fn note(&self, sym: SymbolId) -> Option<String>;
+    /// Whether weights written in the grammar are printed where `alt_weight` gives none.
+    fn written_weights(&self) -> bool {
+        true
+    }
+}
+
+/// The structure only: no weights at all (what [`Grammar::fingerprint`] hashes).
+struct Structure;
+
+impl Annotations for Structure {
+    fn alt_weight(&self, _: SymbolId, _: usize) -> Option<f64> {
+        None
+    }
+    fn note(&self, _: SymbolId) -> Option<String> {
+        None
+    }
+    fn written_weights(&self) -> bool {
+        false
+    }
+}
+
+/// No annotations: the plain grammar.
+pub struct Plain;
+
+impl Annotations for Plain {
+    fn alt_weight(&self, _: SymbolId, _: usize) -> Option<f64> {
+        None
+    }
+    fn note(&self, _: SymbolId) -> Option<String> {
+        None
+    }
+}
+
+impl Grammar {
+    /// The grammar as text in the grammar format, one rule per line, with `notes` applied.
+    /// Loading the result gives a grammar with the same symbols (and the same fingerprint).
+    pub fn to_text_with(&self, notes: &dyn Annotations) -> String {
+        let mut out = String::new();
+        for (i, s) in self.symbols().iter().enumerate().filter(|(_, s)| !s.synthetic) {
+            let sym = SymbolId(i as u32);
+            let mut comments = Vec::new();
+            let body = match &s.body {
+                Body::Choice(_) => self.alternatives_text(sym, notes, &mut comments),
+                _ => self.postfix_text(sym, notes, &mut comments),
+            };
+            let _ = write!(out, "{} = {} ;", s.name, body);
+            if !comments.is_empty() {
+                let _ = write!(out, "  # {}", comments.join("; "));
+            }
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The plain grammar text (no weights, no comments).
+    pub fn to_text(&self) -> String {
+        self.to_text_with(&Plain)
+    }
+
+    /// A libFuzzer/AFL dictionary of the grammar's literal terminals: one `"..."` entry per line,
+    /// non-printable bytes as `\xHH`, in grammar order. Single characters are included: for
+    /// a grammar they are the punctuation that matters.
+    pub fn dictionary(&self) -> String {
+        let mut out = format!("# libFuzzer/AFL dictionary: the literal terminals of {}\n", self.origin());
+        for t in self.terminals() {
+            if let super::Terminal::Literal(bytes) = t {
+                out.push('"');
+                for &b in bytes {
+                    match b {
+                        b'"' | b'\\' => out.push_str(&format!("\\{}", b as char)),
+                        0x20..=0x7E => out.push(b as char),
+                        _ => out.push_str(&format!("\\x{b:02X}")),
+                    }
+                }
+                out.push_str("\"\n");
+            }
+        }
+        out
+    }
+
+    /// A fingerprint of the grammar's structure (SHA-1 of its printout without weights): equal
+    /// for the same rules written with other spacing, comments or weights, different for any
+    /// other grammar. Models are tied to it.
+    pub fn fingerprint(&self) -> String {
+        sha1_smol::Sha1::from(self.to_text_with(&Structure)).digest().to_string()
+    }
+
+    fn alternatives_text(&self, sym: SymbolId, notes: &dyn Annotations, comments: &mut Vec<String>) -> String {
+        let alts = self.symbol(sym).alternatives();
+        let parts: Vec<String> = alts
+            .iter()
+            .enumerate()
+            .map(|(k, alt)| {
+                let items: Vec<String> = alt.items.iter().map(|&it| self.item_source(it, notes, comments)).collect();
+                let weight = notes.alt_weight(sym, k).or(alt.weight.filter(|_| notes.written_weights()));
+                let body = if items.is_empty() { "\"\"".to_string() } else { items.join(" ") };
+                match weight {
+                    Some(w) => format!("{} {body}", format_weight(w)),
+                    None => body,
+                }
+            })
+            .collect();
+        parts.join(" | ")
+    }
+
+    fn postfix_text(&self, sym: SymbolId, notes: &dyn Annotations, comments: &mut Vec<String>) -> String {
+        let s = self.symbol(sym);
+        if let Some(note) = notes.note(sym) {
+            comments.push(format!("{}: {note}", self.postfix_label(sym, notes)));
+        }
+        match &s.body {
+            Body::Optional(item) => format!("{}?", self.operand(*item, notes, comments)),
+            Body::Repeat { item, min, max } => {
+                let op = match (min, max) {
+                    (0, None) => "*".to_string(),
+                    (1, None) => "+".to_string(),
+                    (n, None) => format!("{{{n},}}"),
+                    (n, Some(m)) if n == m => format!("{{{n}}}"),
+                    (n, Some(m)) => format!("{{{n},{m}}}"),
+                };
+                format!("{}{op}", self.operand(*item, notes, comments))
+            }
+            Body::Choice(_) => format!("( {} )", self.alternatives_text(sym, notes, comments)),
+        }
+    }
+
+    /// How a postfix symbol is named in a comment: the operator text without its annotations.
+    fn postfix_label(&self, sym: SymbolId, _notes: &dyn Annotations) -> String {
+        let mut ignored = Vec::new();
+        let s = self.symbol(sym);
+        let inner = match &s.body {
+            Body::Optional(item) | Body::Repeat { item, .. } => self.operand(*item, &Plain, &mut ignored),
+            Body::Choice(_) => return s.name.clone(),
+        };
+        let op = match &s.body {
+            Body::Optional(_) => "?".to_string(),
+            Body::Repeat { min: 0, max: None, .. } => "*".into(),
+            Body::Repeat { min: 1, max: None, .. } => "+".into(),
+            Body::Repeat { min, max, .. } => format!("{{{min},{}}}", max.map_or(String::new(), |m| m.to_string())),
+            Body::Choice(_) => unreachable!(),
+        };
+        format!("{inner}{op}")
+    }
+
+    /// An item as it appears inside an alternative.
+    fn item_source(&self, item: Item, notes: &dyn Annotations, comments: &mut Vec<String>) -> String {
+        match item {
+            Item::Terminal(t) => self.terminal(t).to_string(),
+            Item::Symbol(s) if !self.symbol(s).synthetic => self.symbol(s).name.clone(),
+            Item::Symbol(s) => self.postfix_text(s, notes, comments),
+        }
+    }
+
+    /// An item as the operand of a postfix operator: groups in parentheses.
+    fn operand(&self, item: Item, notes: &dyn Annotations, comments: &mut Vec<String>) -> String {
+        let text = self.item_source(item, notes, comments);
+        match item {
+            Item::Symbol(s) if self.symbol(s).synthetic && !text.starts_with('(') => format!("( {text} )"),
+            _ => text,
+        }
+    }
+}
+
+/// A weight as the format writes it: `33.3%`, `50%`, `0%`.
+pub fn format_weight(w: f64) -> String {
+    let rounded = (w * 10.0).round() / 10.0;
+    if rounded.fract() == 0.0 {
+        format!("{rounded:.0}%")
+    } else {
+        format!("{rounded:.1}%")
+    }
+}

@@ -1,0 +1,167 @@
+//! Mining: counts of every choice made in parsed samples, kept as a [`Model`]; probabilities from it.
+//!
+//! A choice point is a rule's alternatives, a `?` (absent/present), or a repetition (stop/one more
+//! iteration beyond the minimum). [`Model`] holds raw counts (so models merge by adding) and the
+//! grammar's fingerprint; `probs` turns counts into mined, inverted or uniform probabilities.
+
+mod probs;
+pub mod samples;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::grammar::{Body, Grammar, SymbolId};
+use crate::tree::{NodeKind, Tree};
+
+pub use probs::{Mode, Probabilities};
+
+/// The format tag written into model files.
+pub const MODEL_FORMAT: &str = "hellfuzz-model/1";
+
+/// Counts of the choices made in a set of samples, per choice point.
+///
+/// Invariant: `counts[name]` has one entry per alternative for a choice symbol, and two entries
+/// (`[absent, present]` or `[stop, continue]`) for optionals and repetitions.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Model {
+    /// Always [`MODEL_FORMAT`].
+    pub format: String,
+    /// Where the grammar came from, for people.
+    pub grammar: String,
+    /// [`Grammar::fingerprint`] of the grammar the counts belong to.
+    pub fingerprint: String,
+    /// How many samples were mined.
+    pub samples: u64,
+    /// Counts per choice point, keyed by symbol name (synthetic symbols: `rule.N`).
+    pub counts: BTreeMap<String, Vec<u64>>,
+}
+
+/// Why a model cannot be used or read.
+#[derive(Debug)]
+pub enum ModelError {
+    /// The model was mined with a different grammar.
+    WrongGrammar { model_grammar: String, expected: String },
+    /// The file could not be read or written.
+    Io(String),
+    /// The file is not a model.
+    Format(String),
+}
+
+impl std::fmt::Display for ModelError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ModelError::WrongGrammar { model_grammar, expected } => write!(
+                f,
+                "the model was mined with another grammar ({model_grammar}), not {expected}; mine the samples again with this grammar"
+            ),
+            ModelError::Io(m) | ModelError::Format(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for ModelError {}
+
+/// The number of ways a choice point can go: alternatives, or 2 for `?` and repetitions.
+/// Zero for symbols that are not choice points (a single alternative, a fixed repetition).
+pub fn arity(grammar: &Grammar, sym: SymbolId) -> usize {
+    match &grammar.symbol(sym).body {
+        Body::Choice(alts) if alts.len() > 1 => alts.len(),
+        Body::Choice(_) => 0,
+        Body::Optional(_) => 2,
+        Body::Repeat { min, max, .. } if *max == Some(*min) => 0,
+        Body::Repeat { .. } => 2,
+    }
+}
+
+impl Model {
+    /// An empty model for `grammar`.
+    pub fn new(grammar: &Grammar) -> Model {
+        Model { format: MODEL_FORMAT.into(), grammar: grammar.origin().into(), fingerprint: grammar.fingerprint(), samples: 0, counts: BTreeMap::new() }
+    }
+
+    /// Adds the choices made in `tree` (a derivation of `grammar`).
+    pub fn add_tree(&mut self, grammar: &Grammar, tree: &Tree) {
+        self.samples += 1;
+        tree.pre_order(tree.root(), |node| {
+            let Some(sym) = tree.kind(node).symbol() else { return };
+            let n = arity(grammar, sym);
+            if n == 0 {
+                return;
+            }
+            let counts = self.counts.entry(grammar.symbol(sym).name.clone()).or_insert_with(|| vec![0; n]);
+            match (tree.kind(node), &grammar.symbol(sym).body) {
+                (NodeKind::Rule { alt, .. }, _) => counts[alt as usize] += 1,
+                (NodeKind::Optional { .. }, _) => counts[usize::from(tree.child_count(node) > 0)] += 1,
+                (NodeKind::Repeat { .. }, Body::Repeat { min, max, .. }) => {
+                    let k = tree.child_count(node) as u64;
+                    // Each iteration beyond the minimum was a "continue"; stopping was a choice
+                    // unless the maximum forced it.
+                    counts[1] += k.saturating_sub(*min as u64);
+                    if max.is_none_or(|m| k < m as u64) {
+                        counts[0] += 1;
+                    }
+                }
+                _ => {}
+            }
+        });
+    }
+
+    /// Adds another model's counts to this one (same grammar required).
+    pub fn merge(&mut self, other: &Model) -> Result<(), ModelError> {
+        if other.fingerprint != self.fingerprint {
+            return Err(ModelError::WrongGrammar { model_grammar: other.grammar.clone(), expected: self.grammar.clone() });
+        }
+        self.samples += other.samples;
+        for (name, counts) in &other.counts {
+            let mine = self.counts.entry(name.clone()).or_insert_with(|| vec![0; counts.len()]);
+            if mine.len() != counts.len() {
+                return Err(ModelError::Format(format!("choice point `{name}` has {} counts in one model and {} in the other", mine.len(), counts.len())));
+            }
+            for (a, b) in mine.iter_mut().zip(counts) {
+                *a += b;
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks that the model belongs to `grammar` and that its counts fit the grammar's symbols.
+    pub fn check(&self, grammar: &Grammar) -> Result<(), ModelError> {
+        if self.fingerprint != grammar.fingerprint() {
+            return Err(ModelError::WrongGrammar { model_grammar: self.grammar.clone(), expected: grammar.origin().to_string() });
+        }
+        for (name, counts) in &self.counts {
+            let fits = grammar.symbols().iter().position(|s| &s.name == name).is_some_and(|i| arity(grammar, SymbolId(i as u32)) == counts.len());
+            if !fits {
+                return Err(ModelError::Format(format!("the model counts a choice point `{name}` that the grammar does not have")));
+            }
+        }
+        Ok(())
+    }
+
+    /// The counts of `sym`'s choice point, if it was ever reached.
+    pub fn counts_of(&self, grammar: &Grammar, sym: SymbolId) -> Option<&[u64]> {
+        self.counts.get(&grammar.symbol(sym).name).map(Vec::as_slice)
+    }
+
+    /// Reads a model file and checks it against `grammar`.
+    pub fn load(path: &Path, grammar: &Grammar) -> Result<Model, ModelError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ModelError::Io(format!("cannot read model {}: {e}", path.display())))?;
+        let model: Model = serde_json::from_str(&text).map_err(|e| ModelError::Format(format!("{}: not a hellfuzz model: {e}", path.display())))?;
+        if model.format != MODEL_FORMAT {
+            return Err(ModelError::Format(format!("{}: unknown model format `{}` (expected `{MODEL_FORMAT}`)", path.display(), model.format)));
+        }
+        model.check(grammar)?;
+        Ok(model)
+    }
+
+    /// Writes the model as JSON, atomically (a temporary file renamed into place).
+    pub fn save(&self, path: &Path) -> Result<(), ModelError> {
+        let text = serde_json::to_string_pretty(self).expect("models always serialize");
+        crate::generate::write_atomically(path, text.as_bytes()).map_err(|e| ModelError::Io(format!("cannot write model {}: {e}", path.display())))
+    }
+}
+
+#[cfg(test)]
+mod tests;

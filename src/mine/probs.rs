@@ -1,0 +1,113 @@
+//! Probabilities of every choice point: mined (Eq. 4), inverted (Eq. 5–7) or uniform.
+//!
+//! A choice point never reached by the samples keeps the grammar's own weights (Eq. 3: uniform
+//! unless hand-written), in every mode. [`Probabilities`] also prints a grammar annotated with them.
+
+use super::{arity, Model};
+use crate::grammar::print::{format_weight, Annotations};
+use crate::grammar::{Body, Grammar, SymbolId};
+
+/// How counts become probabilities.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// "More of the same": count / total (Eq. 4).
+    Mined,
+    /// "Inputs from hell": reciprocal counts, normalized (Eq. 6–7); choices never seen share all
+    /// the probability and seen ones drop to zero.
+    Inverted,
+    /// Every way of every choice point equally likely (hand-written weights ignored).
+    Uniform,
+}
+
+/// The probability of each way of each choice point, indexed by symbol.
+#[derive(Clone, Debug)]
+pub struct Probabilities {
+    /// How they were made.
+    pub mode: Mode,
+    /// Per symbol: one probability per alternative (choices) or `[absent/stop, present/continue]`
+    /// (optionals, repetitions); empty for symbols that are not choice points. Each sums to 1.
+    pub by_symbol: Vec<Vec<f64>>,
+}
+
+impl Probabilities {
+    /// Probabilities for `grammar` from `model` (or from the grammar's own weights if `None`).
+    pub fn new(grammar: &Grammar, model: Option<&Model>, mode: Mode) -> Probabilities {
+        let by_symbol = (0..grammar.symbols().len())
+            .map(|i| {
+                let sym = SymbolId(i as u32);
+                let n = arity(grammar, sym);
+                if n == 0 {
+                    return Vec::new();
+                }
+                let counts = model.and_then(|m| m.counts_of(grammar, sym)).filter(|c| c.iter().sum::<u64>() > 0);
+                match (mode, counts) {
+                    (Mode::Uniform, _) => vec![1.0 / n as f64; n],
+                    (_, None) => unspecified(grammar, sym, n),
+                    (Mode::Mined, Some(c)) => mined(c),
+                    (Mode::Inverted, Some(c)) => inverted(c),
+                }
+            })
+            .collect();
+        Probabilities { mode, by_symbol }
+    }
+
+    /// The probabilities of `sym`'s choice point (empty if it is not one).
+    pub fn of(&self, sym: SymbolId) -> &[f64] {
+        &self.by_symbol[sym.index()]
+    }
+
+    /// The grammar annotated with these probabilities, in the style of *Inputs from Hell*'s
+    /// Fig. 3: `expr = 66.7% term | 33.3% expr "+" term | 0% expr "-" term ;`. The text loads as a
+    /// grammar again; `?` and repetition probabilities go into comments.
+    pub fn annotate(&self, grammar: &Grammar) -> String {
+        grammar.to_text_with(&Annotated { probs: self, grammar })
+    }
+}
+
+struct Annotated<'a> {
+    probs: &'a Probabilities,
+    grammar: &'a Grammar,
+}
+
+impl Annotations for Annotated<'_> {
+    fn alt_weight(&self, sym: SymbolId, alt: usize) -> Option<f64> {
+        self.probs.of(sym).get(alt).map(|p| p * 100.0)
+    }
+
+    fn note(&self, sym: SymbolId) -> Option<String> {
+        let p = self.probs.of(sym);
+        if p.len() != 2 {
+            return None;
+        }
+        Some(match self.grammar.symbol(sym).body {
+            Body::Optional(_) => format!("present {}, absent {}", format_weight(p[1] * 100.0), format_weight(p[0] * 100.0)),
+            _ => format!("one more {}, stop {}", format_weight(p[1] * 100.0), format_weight(p[0] * 100.0)),
+        })
+    }
+}
+
+/// Eq. 4: each way's share of the expansions.
+fn mined(counts: &[u64]) -> Vec<f64> {
+    let total: u64 = counts.iter().sum();
+    counts.iter().map(|&c| c as f64 / total as f64).collect()
+}
+
+/// Eq. 6–7: weights 1/count normalized; if some ways were never seen (infinite weight), they
+/// share everything equally and the seen ones get zero.
+fn inverted(counts: &[u64]) -> Vec<f64> {
+    let unseen = counts.iter().filter(|&&c| c == 0).count();
+    if unseen > 0 {
+        return counts.iter().map(|&c| if c == 0 { 1.0 / unseen as f64 } else { 0.0 }).collect();
+    }
+    let weights: Vec<f64> = counts.iter().map(|&c| 1.0 / c as f64).collect();
+    let total: f64 = weights.iter().sum();
+    weights.iter().map(|w| w / total).collect()
+}
+
+/// A choice point the samples never reached: the grammar's weights (Eq. 3), uniform by default.
+fn unspecified(grammar: &Grammar, sym: SymbolId, n: usize) -> Vec<f64> {
+    match grammar.symbol(sym).body {
+        Body::Choice(_) => grammar.symbol(sym).alt_probabilities(),
+        _ => vec![1.0 / n as f64; n],
+    }
+}

@@ -1,0 +1,103 @@
+//! Finding and mining sample inputs: files, folders (recursively) and glob patterns.
+//!
+//! [`collect`] resolves the arguments to a sorted list of files; [`mine`] parses each one, counts
+//! its choices into a [`Model`] and reports (rather than fails on) the samples that do not parse.
+
+use std::path::{Path, PathBuf};
+
+use super::Model;
+use crate::grammar::Grammar;
+use crate::parse::{ParseError, Parser};
+
+/// A sample that could not be mined, and why.
+#[derive(Debug)]
+pub struct Skipped {
+    /// The sample's name (its path, or `<builtin:NAME>/file`).
+    pub name: String,
+    /// What was wrong: a parse error or an I/O error, as a message.
+    pub reason: String,
+    /// The parse error, if it was one.
+    pub parse_error: Option<ParseError>,
+}
+
+/// The files named by `args`: files as they are, folders walked recursively, anything else as a
+/// glob pattern. Sorted and without duplicates. An argument that names nothing is an error.
+pub fn collect(args: &[String]) -> Result<Vec<PathBuf>, String> {
+    let mut files = Vec::new();
+    for arg in args {
+        let path = Path::new(arg);
+        if path.is_file() {
+            files.push(path.to_path_buf());
+        } else if path.is_dir() {
+            walk(path, &mut files).map_err(|e| format!("cannot read folder {arg}: {e}"))?;
+        } else {
+            let matches = glob::glob(arg).map_err(|e| format!("`{arg}` is no file, folder or valid glob pattern: {e}"))?;
+            let before = files.len();
+            for m in matches {
+                let m = m.map_err(|e| format!("{arg}: {e}"))?;
+                if m.is_file() {
+                    files.push(m);
+                } else if m.is_dir() {
+                    walk(&m, &mut files).map_err(|e| format!("cannot read folder {}: {e}", m.display()))?;
+                }
+            }
+            if files.len() == before {
+                return Err(format!("no samples found at `{arg}` (no such file or folder, and no glob match)"));
+            }
+        }
+    }
+    files.sort();
+    files.dedup();
+    Ok(files)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            walk(&path, out)?;
+        } else if path.is_file() {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Mines `samples` (name, bytes) into a new model; samples that do not parse are skipped and
+/// returned with their errors.
+pub fn mine<'s>(grammar: &Grammar, samples: impl IntoIterator<Item = (String, std::borrow::Cow<'s, [u8]>)>) -> (Model, Vec<Skipped>) {
+    let parser = Parser::new(grammar);
+    let mut model = Model::new(grammar);
+    let mut skipped = Vec::new();
+    for (name, bytes) in samples {
+        match parser.parse(&bytes) {
+            Ok(tree) => model.add_tree(grammar, &tree),
+            Err(e) => skipped.push(Skipped { name, reason: e.to_string(), parse_error: Some(e) }),
+        }
+    }
+    (model, skipped)
+}
+
+/// Reads the files and mines them; unreadable files are skipped like unparseable ones.
+pub fn mine_files(grammar: &Grammar, files: &[PathBuf]) -> (Model, Vec<Skipped>) {
+    let mut unreadable = Vec::new();
+    let readable: Vec<(String, std::borrow::Cow<'static, [u8]>)> = files
+        .iter()
+        .filter_map(|f| match std::fs::read(f) {
+            Ok(bytes) => Some((f.display().to_string(), std::borrow::Cow::Owned(bytes))),
+            Err(e) => {
+                unreadable.push(Skipped { name: f.display().to_string(), reason: format!("cannot read: {e}"), parse_error: None });
+                None
+            }
+        })
+        .collect();
+    let (model, mut skipped) = mine(grammar, readable);
+    skipped.extend(unreadable);
+    (model, skipped)
+}
+
+/// Mines the built-in samples of the built-in grammar `name` (an empty model if there are none).
+pub fn mine_builtin(grammar: &Grammar, name: &str) -> (Model, Vec<Skipped>) {
+    let samples = crate::grammar::builtin::samples(name);
+    mine(grammar, samples.iter().map(|(file, bytes)| (format!("<builtin:{name}>/{file}"), std::borrow::Cow::Borrowed(*bytes))))
+}

@@ -1,0 +1,184 @@
+//! Tests of mining and inversion against *Inputs from Hell*'s own example: Fig. 3 and Fig. 5.
+
+use super::*;
+use crate::grammar::Grammar;
+use crate::parse::Parser;
+
+/// The paper's arithmetic grammar in its BNF form (§2). Spaces (`_`) are added only between
+/// tokens so that the paper's sample parses; they change no rule's alternatives.
+const PAPER_GRAMMAR: &str = r#"
+expr   = term | expr _ "+" _ term | expr _ "-" _ term ;
+term   = factor | term _ "*" _ factor | term _ "/" _ factor ;
+factor = int | "+" factor | "-" factor | "(" _ expr _ ")" ;
+int    = digit int | digit ;
+digit  = "0" | "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9" ;
+_      = " "* ;
+"#;
+
+fn paper_model() -> (Grammar, Model) {
+    let g = Grammar::from_text(PAPER_GRAMMAR, "paper.grammar").unwrap();
+    let tree = Parser::new(&g).parse(b"1 + (2 * 3)").unwrap();
+    let mut model = Model::new(&g);
+    model.add_tree(&g, &tree);
+    (g, model)
+}
+
+fn assert_probs(g: &Grammar, p: &Probabilities, name: &str, expected: &[f64]) {
+    let got = p.of(g.symbol_by_name(name).unwrap());
+    assert_eq!(got.len(), expected.len(), "{name}");
+    for (k, (a, b)) in got.iter().zip(expected).enumerate() {
+        assert!((a - b).abs() < 1e-9, "{name} alternative {}: {a} != {b} (all: {got:?})", k + 1);
+    }
+}
+
+#[test]
+fn counts_of_the_papers_sample() {
+    let (g, model) = paper_model();
+    let counts = |n: &str| model.counts_of(&g, g.symbol_by_name(n).unwrap()).unwrap().to_vec();
+    assert_eq!(counts("expr"), [2, 1, 0]);
+    assert_eq!(counts("term"), [3, 1, 0]);
+    assert_eq!(counts("factor"), [3, 0, 0, 1]);
+    assert_eq!(counts("int"), [0, 3]);
+    assert_eq!(counts("digit"), [0, 1, 1, 1, 0, 0, 0, 0, 0, 0]);
+}
+
+#[test]
+fn figure_3_mined_probabilities() {
+    let (g, model) = paper_model();
+    let p = Probabilities::new(&g, Some(&model), Mode::Mined);
+    let third = 1.0 / 3.0;
+    assert_probs(&g, &p, "expr", &[2.0 / 3.0, third, 0.0]);
+    assert_probs(&g, &p, "term", &[0.75, 0.25, 0.0]);
+    assert_probs(&g, &p, "factor", &[0.75, 0.0, 0.0, 0.25]);
+    assert_probs(&g, &p, "int", &[0.0, 1.0]);
+    assert_probs(&g, &p, "digit", &[0.0, third, third, third, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+    // The annotated grammar reads like the figure, with explicit 0% for what was never seen.
+    let text = p.annotate(&g);
+    for line in [
+        r#"expr = 66.7% term | 33.3% expr _ "+" _ term | 0% expr _ "-" _ term ;"#,
+        r#"term = 75% factor | 25% term _ "*" _ factor | 0% term _ "/" _ factor ;"#,
+        r#"factor = 75% int | 0% "+" factor | 0% "-" factor | 25% "(" _ expr _ ")" ;"#,
+        r#"int = 0% digit int | 100% digit ;"#,
+        r#"digit = 0% "0" | 33.3% "1" | 33.3% "2" | 33.3% "3" | 0% "4" | 0% "5" | 0% "6" | 0% "7" | 0% "8" | 0% "9" ;"#,
+    ] {
+        assert!(text.lines().any(|l| l == line), "missing line\n{line}\nin\n{text}");
+    }
+}
+
+#[test]
+fn figure_5_inverted_probabilities() {
+    let (g, model) = paper_model();
+    let p = Probabilities::new(&g, Some(&model), Mode::Inverted);
+    let seventh = 1.0 / 7.0;
+    assert_probs(&g, &p, "expr", &[0.0, 0.0, 1.0]);
+    assert_probs(&g, &p, "term", &[0.0, 0.0, 1.0]);
+    assert_probs(&g, &p, "factor", &[0.0, 0.5, 0.5, 0.0]);
+    assert_probs(&g, &p, "int", &[1.0, 0.0]);
+    assert_probs(&g, &p, "digit", &[seventh, 0.0, 0.0, 0.0, seventh, seventh, seventh, seventh, seventh, seventh]);
+    let text = p.annotate(&g);
+    assert!(text.contains(r#"digit = 14.3% "0" | 0% "1" | 0% "2" | 0% "3" | 14.3% "4" |"#), "{text}");
+}
+
+#[test]
+fn inversion_of_all_seen_is_plain_reciprocals() {
+    // Eq. 6-7 without unseen alternatives: weights 1/3 and 1/1 normalize to 1/4 and 3/4.
+    assert_eq!(probs_inverted_for(&[3, 1]), vec![0.25, 0.75]);
+}
+
+fn probs_inverted_for(counts: &[u64]) -> Vec<f64> {
+    let g = Grammar::from_text(r#"s = "a" | "b" ;"#, "t").unwrap();
+    let mut model = Model::new(&g);
+    model.counts.insert("s".into(), counts.to_vec());
+    Probabilities::new(&g, Some(&model), Mode::Inverted).of(g.start()).to_vec()
+}
+
+#[test]
+fn unreached_choice_points_stay_uniform_or_hand_weighted() {
+    let g = Grammar::from_text(r#"s = a | b ; a = "x" | "y" | "z" ; b = 60% "p" | "q" ;"#, "t").unwrap();
+    let tree = Parser::new(&g).parse(b"x").unwrap();
+    let mut model = Model::new(&g);
+    model.add_tree(&g, &tree);
+    for mode in [Mode::Mined, Mode::Inverted] {
+        let p = Probabilities::new(&g, Some(&model), mode);
+        assert_probs(&g, &p, "b", &[0.6, 0.4]);
+    }
+    assert_probs(&g, &Probabilities::new(&g, Some(&model), Mode::Uniform), "b", &[0.5, 0.5]);
+}
+
+#[test]
+fn empty_alternatives_zero_iterations_and_absent_optionals_are_counted() {
+    let g = Grammar::from_text(r#"s = "<" item* ">" opt? ; item = "i" | ; opt = "o" ;"#, "t").unwrap();
+    let tree = Parser::new(&g).parse(b"<>").unwrap();
+    let mut model = Model::new(&g);
+    model.add_tree(&g, &tree);
+    assert_eq!(model.counts["s.1"], [1, 0]); // item*: stopped at once
+    assert_eq!(model.counts["s.2"], [1, 0]); // opt?: absent
+    let tree = Parser::new(&g).parse(b"<ii>o").unwrap();
+    model.add_tree(&g, &tree);
+    assert_eq!(model.counts["s.1"], [2, 2]);
+    assert_eq!(model.counts["s.2"], [1, 1]);
+    assert_eq!(model.counts["item"], [2, 0]);
+}
+
+#[test]
+fn bounded_repetitions_count_only_real_choices() {
+    let g = Grammar::from_text(r#"s = "a"{1,3} ;"#, "t").unwrap();
+    let mut model = Model::new(&g);
+    for input in ["a", "aa", "aaa"] {
+        model.add_tree(&g, &Parser::new(&g).parse(input.as_bytes()).unwrap());
+    }
+    // Continues beyond the minimum: 0 + 1 + 2; stops: at 1 and 2 (at 3 the maximum stopped it).
+    assert_eq!(model.counts["s"], [2, 3]);
+}
+
+#[test]
+fn models_merge_and_refuse_other_grammars() {
+    let (g, a) = paper_model();
+    let mut b = a.clone();
+    b.merge(&a).unwrap();
+    assert_eq!(b.samples, 2);
+    assert_eq!(b.counts["expr"], [4, 2, 0]);
+    let other = Grammar::from_text(r#"s = "x" ;"#, "other.grammar").unwrap();
+    let err = Model::new(&other).merge(&a).unwrap_err();
+    assert!(err.to_string().contains("mined with another grammar (paper.grammar)"), "{err}");
+    assert!(a.check(&g).is_ok());
+    assert!(a.check(&other).is_err());
+}
+
+#[test]
+fn models_round_trip_through_json_files() {
+    let (g, model) = paper_model();
+    let dir = std::env::temp_dir().join(format!("hellfuzz-model-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("m.json");
+    model.save(&path).unwrap();
+    assert_eq!(Model::load(&path, &g).unwrap(), model);
+    std::fs::write(&path, "{\"format\": \"nope\"}").unwrap();
+    assert!(Model::load(&path, &g).unwrap_err().to_string().contains("not a hellfuzz model"));
+}
+
+#[test]
+fn annotated_grammar_loads_with_the_same_structure_and_probabilities() {
+    for name in crate::grammar::builtin::names() {
+        let g = Grammar::load(name).unwrap();
+        let (model, skipped) = samples::mine_builtin(&g, name);
+        assert!(skipped.is_empty(), "{name}: {skipped:?}");
+        for mode in [Mode::Mined, Mode::Inverted] {
+            let p = Probabilities::new(&g, Some(&model), mode);
+            let text = p.annotate(&g);
+            let again = Grammar::from_text(&text, "annotated").unwrap_or_else(|e| panic!("{name}: {e}\n{text}"));
+            assert_eq!(again.fingerprint(), g.fingerprint(), "{name}");
+            for (i, s) in g.symbols().iter().enumerate() {
+                if let crate::grammar::Body::Choice(alts) = &s.body {
+                    if alts.len() > 1 {
+                        let written = again.symbol(crate::grammar::SymbolId(i as u32)).alt_probabilities();
+                        for (a, b) in written.iter().zip(p.of(crate::grammar::SymbolId(i as u32))) {
+                            // Weights are printed to 0.1% and renormalized on loading.
+                            assert!((a - b).abs() < 0.005, "{name} {}: {written:?} vs {:?}", s.name, p.of(crate::grammar::SymbolId(i as u32)));
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
