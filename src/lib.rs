@@ -9,6 +9,7 @@
 //! | [`tree`] | the derivation tree (arena), unparse, sizes, levels, contexts, cheap edits |
 //! | [`mine`] | counts of every choice in parsed samples → a model; mined, inverted, uniform probabilities |
 //! | [`generate`] | size-bounded probabilistic generation, seeded and reproducible; corpus output |
+//! | [`oracle`] | "is this candidate still interesting?": in-process closure or subprocess; signatures; cache |
 //!
 //! Each module depends only on the modules above it. Start with [`grammar::Grammar::load`] and
 //! [`parse::Parser`]:
@@ -25,3 +26,4 @@ pub mod parse;
 pub mod tree;
 pub mod mine;
 pub mod generate;
+pub mod oracle;
