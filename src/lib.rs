@@ -10,6 +10,7 @@
 //! | [`mine`] | counts of every choice in parsed samples → a model; mined, inverted, uniform probabilities |
 //! | [`generate`] | size-bounded probabilistic generation, seeded and reproducible; corpus output |
 //! | [`oracle`] | "is this candidate still interesting?": in-process closure or subprocess; signatures; cache |
+//! | [`reduce`] | ddmin, HDD/HDD*, GTR/GTR* with grammar-aware templates and corpus filters |
 //!
 //! Each module depends only on the modules above it. Start with [`grammar::Grammar::load`] and
 //! [`parse::Parser`]:
@@ -27,3 +28,4 @@ pub mod tree;
 pub mod mine;
 pub mod generate;
 pub mod oracle;
+pub mod reduce;

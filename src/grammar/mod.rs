@@ -310,6 +310,56 @@ impl Grammar {
         self.analysis.unit_reach[from.index()].binary_search(&to).is_ok()
     }
 
+    /// The unit chain from `from` down to `to` (exclusive): the symbols and the alternative each
+    /// takes (for optionals and repetitions: 0), such that `from` ⇒+ `to` by single-item steps.
+    /// `None` if `from` does not unit-derive `to`. Shortest chain, first alternatives first.
+    pub fn unit_path(&self, from: SymbolId, to: SymbolId) -> Option<Vec<(SymbolId, u32)>> {
+        if !self.unit_derives(from, to) {
+            return None;
+        }
+        let steps = |s: SymbolId| -> Vec<(u32, SymbolId)> {
+            match &self.symbol(s).body {
+                Body::Choice(alts) => alts
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(k, a)| match a.items.as_slice() {
+                        [Item::Symbol(b)] => Some((k as u32, *b)),
+                        _ => None,
+                    })
+                    .collect(),
+                Body::Optional(Item::Symbol(b)) => vec![(0, *b)],
+                Body::Repeat { item: Item::Symbol(b), min, max } if *min <= 1 && max.is_none_or(|m| m >= 1) => vec![(0, *b)],
+                _ => Vec::new(),
+            }
+        };
+        // Breadth-first from `from`; `prev` remembers how each symbol was reached.
+        let mut prev: std::collections::HashMap<SymbolId, (SymbolId, u32)> = std::collections::HashMap::new();
+        let mut queue = std::collections::VecDeque::from([from]);
+        while let Some(s) = queue.pop_front() {
+            for (alt, b) in steps(s) {
+                if b == from || prev.contains_key(&b) {
+                    continue;
+                }
+                prev.insert(b, (s, alt));
+                if b == to {
+                    let mut path = Vec::new();
+                    let mut at = to;
+                    while let Some(&(p, alt)) = prev.get(&at) {
+                        path.push((p, alt));
+                        if p == from {
+                            break;
+                        }
+                        at = p;
+                    }
+                    path.reverse();
+                    return Some(path);
+                }
+                queue.push_back(b);
+            }
+        }
+        None
+    }
+
     /// How an item is written: a terminal as in the file, a symbol by name.
     pub fn item_text(&self, item: Item) -> String {
         match item {

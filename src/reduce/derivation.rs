@@ -1,0 +1,152 @@
+//! Derivation trees as reducible trees: labels are symbols (or terminals), edges are positions.
+//!
+//! [`Derivation`] pairs a [`Tree`] with its grammar. Edits applied for good keep the tree a valid
+//! derivation: a node hoisted into a slot of another symbol gets the unit-chain nodes between
+//! (`statement` → `block`), and an equivalent list or optional takes the slot's symbol.
+
+use rustc_hash::FxHashMap;
+
+use super::labeled::{Edit, Edits, ReducibleTree};
+use crate::grammar::{Body, Grammar, SymbolId};
+use crate::tree::{node_kind, NodeId, NodeKind, Tree};
+
+/// A derivation tree and its grammar, reducible by GTR.
+pub struct Derivation<'g> {
+    /// The grammar the tree derives from.
+    pub grammar: &'g Grammar,
+    /// The tree (edited in place by reductions).
+    pub tree: Tree,
+}
+
+impl<'g> Derivation<'g> {
+    /// Wraps a derivation tree of `grammar`.
+    pub fn new(grammar: &'g Grammar, tree: Tree) -> Derivation<'g> {
+        Derivation { grammar, tree }
+    }
+
+    /// The symbol of a node (`None` for leaves).
+    pub fn symbol(&self, node: NodeId) -> Option<SymbolId> {
+        self.tree.kind(node).symbol()
+    }
+
+    /// Whether a node of symbol `b` may stand where the grammar expects `a`: the same symbol, a
+    /// symbol `a` derives through a unit chain, or an equivalent list/optional/group.
+    pub fn fits(&self, a: SymbolId, b: SymbolId) -> bool {
+        a == b || self.grammar.unit_derives(a, b) || same_shape(self.grammar, a, b)
+    }
+}
+
+/// Whether two symbols have the same body (e.g. `stmt*` in two rules): one can stand for the other.
+pub fn same_shape(g: &Grammar, a: SymbolId, b: SymbolId) -> bool {
+    match (&g.symbol(a).body, &g.symbol(b).body) {
+        (Body::Repeat { item: i, min: m, max: x }, Body::Repeat { item: j, min: n, max: y }) => i == j && m == n && x == y,
+        (Body::Optional(i), Body::Optional(j)) => i == j,
+        (Body::Choice(p), Body::Choice(q)) => p.len() == q.len() && p.iter().zip(q).all(|(x, y)| x.items == y.items),
+        _ => false,
+    }
+}
+
+impl ReducibleTree for Derivation<'_> {
+    type Node = NodeId;
+
+    fn root(&self) -> NodeId {
+        self.tree.root()
+    }
+
+    fn children(&self, node: NodeId) -> Vec<NodeId> {
+        self.tree.children(node).collect()
+    }
+
+    fn label(&self, node: NodeId) -> String {
+        self.tree.label(self.grammar, node)
+    }
+
+    fn edge_label(&self, node: NodeId) -> String {
+        match self.tree.context(node) {
+            None => String::new(),
+            Some(ctx) => match ctx.parent_kind {
+                NodeKind::Rule { alt, .. } => format!("{}.{}", alt + 1, ctx.position + 1),
+                _ => "item".to_string(),
+            },
+        }
+    }
+
+    fn parent(&self, node: NodeId) -> Option<NodeId> {
+        self.tree.parent(node)
+    }
+
+    fn size(&self, node: NodeId) -> usize {
+        self.tree.len_of(node)
+    }
+
+    fn unparse_with(&self, edits: &Edits<NodeId>) -> Vec<u8> {
+        let map: FxHashMap<NodeId, Edit<NodeId>> = edits.iter().copied().collect();
+        let mut out = Vec::with_capacity(self.tree.len());
+        let mut stack = vec![self.tree.root()];
+        while let Some(mut node) = stack.pop() {
+            match map.get(&node) {
+                Some(Edit::Delete) => continue,
+                Some(Edit::Replace(r)) => node = *r,
+                None => {}
+            }
+            out.extend_from_slice(self.tree.leaf_bytes(node));
+            let children: Vec<NodeId> = self.tree.children(node).collect();
+            stack.extend(children.into_iter().rev());
+        }
+        out
+    }
+
+    fn apply(&mut self, edits: &Edits<NodeId>) {
+        for &(node, edit) in edits {
+            match edit {
+                Edit::Delete => self.tree.remove(node),
+                Edit::Replace(r) => {
+                    let fitted = self.fit(node, r);
+                    self.tree.replace(node, fitted);
+                }
+            }
+        }
+    }
+}
+
+impl Derivation<'_> {
+    /// Makes `r` fit the slot of `node`: relabels an equivalent symbol, or wraps it in the unit
+    /// chain from the slot's symbol down to its own. Returns the node to put in the slot.
+    fn fit(&mut self, node: NodeId, r: NodeId) -> NodeId {
+        let (Some(a), Some(b)) = (self.symbol(node), self.symbol(r)) else { return r };
+        if a == b {
+            return r;
+        }
+        if same_shape(self.grammar, a, b) {
+            let kind = match self.tree.kind(r) {
+                NodeKind::Rule { alt, .. } => NodeKind::Rule { symbol: a, alt },
+                NodeKind::Repeat { .. } => NodeKind::Repeat { symbol: a },
+                NodeKind::Optional { .. } => NodeKind::Optional { symbol: a },
+                leaf => leaf,
+            };
+            self.tree.set_kind(r, kind);
+            return r;
+        }
+        let Some(path) = self.grammar.unit_path(a, b) else { return r };
+        // Build the chain a → ... → (parent of b), then hang `r` under its last node.
+        self.tree.detach(r);
+        let len = self.tree.len_of(r);
+        let mut top = None;
+        let mut last: Option<NodeId> = None;
+        for (sym, alt) in path {
+            let wrapper = self.tree.add_node(node_kind(self.grammar, sym, alt), len);
+            match last {
+                Some(l) => self.tree.prepend_child_unsized(l, wrapper),
+                None => top = Some(wrapper),
+            }
+            last = Some(wrapper);
+        }
+        match (top, last) {
+            (Some(top), Some(last)) => {
+                self.tree.prepend_child_unsized(last, r);
+                top
+            }
+            _ => r,
+        }
+    }
+}

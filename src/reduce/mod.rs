@@ -1,0 +1,215 @@
+//! Reduction: ddmin, HDD/HDD*, GTR/GTR* over derivation trees, and the default pipeline.
+//!
+//! [`reduce`] takes an input that fails, an [`Oracle`] and [`Options`], and returns the smallest
+//! failing input it finds: GTR* on the input's derivation tree, then ddmin over its characters,
+//! so the result is 1-transformation-minimal in the tree and 1-minimal in bytes. Inputs that do
+//! not parse fall back to ddmin on bytes, and the [`Reduction`] says so.
+//!
+//! Map: `labeled` (the tree interface, Definition 3.1), `derivation` (derivation trees behind it),
+//! `templates`, `corpus` (learned filters), `gtr` (Algorithms 4–6), `ddmin`, `tester` (budget).
+
+pub mod corpus;
+pub mod ddmin;
+pub mod derivation;
+pub mod gtr;
+pub mod labeled;
+pub mod templates;
+pub mod tester;
+
+use std::time::{Duration, Instant};
+
+pub use corpus::CorpusFilter;
+pub use derivation::Derivation;
+pub use labeled::{Edit, ReducibleTree};
+pub use tester::{Budget, Tester};
+
+use crate::grammar::Grammar;
+use crate::oracle::{Cached, Oracle, Outcome};
+use crate::parse::Parser;
+use templates::{Cheapest, GrammarDeletion, GrammarSubstitute, Template};
+
+/// Which reduction algorithm to run on the tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Algorithm {
+    /// GTR repeated until nothing changes (Algorithm 6): the default.
+    GtrStar,
+    /// One GTR pass (Algorithm 4).
+    Gtr,
+    /// HDD* (GTR* with deletion only).
+    HddStar,
+    /// HDD (GTR with deletion only).
+    Hdd,
+    /// Delta debugging on the characters (bytes if not UTF-8) only.
+    Ddmin,
+}
+
+impl Algorithm {
+    /// The names `hellfuzz reduce --algo` accepts.
+    pub fn from_name(name: &str) -> Option<Algorithm> {
+        Some(match name {
+            "gtr*" | "gtrstar" => Algorithm::GtrStar,
+            "gtr" => Algorithm::Gtr,
+            "hdd*" | "hddstar" => Algorithm::HddStar,
+            "hdd" => Algorithm::Hdd,
+            "ddmin" => Algorithm::Ddmin,
+            _ => return None,
+        })
+    }
+
+    /// The name as `--algo` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::GtrStar => "gtr*",
+            Algorithm::Gtr => "gtr",
+            Algorithm::HddStar => "hdd*",
+            Algorithm::Hdd => "hdd",
+            Algorithm::Ddmin => "ddmin",
+        }
+    }
+}
+
+/// How to reduce.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The tree algorithm (ignored for inputs without a tree: those get ddmin).
+    pub algorithm: Algorithm,
+    /// After the tree algorithm, ddmin over the characters of what remains (default: on).
+    pub byte_pass: bool,
+    /// Candidates tested at once (results equal the sequential ones).
+    pub jobs: usize,
+    /// Limits; when they run out, the best input so far is returned.
+    pub budget: Budget,
+    /// Extra pruning learned from a corpus of samples (optional).
+    pub corpus: Option<CorpusFilter>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options { algorithm: Algorithm::GtrStar, byte_pass: true, jobs: 1, budget: Budget::default(), corpus: None }
+    }
+}
+
+/// The outcome of a reduction.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Reduction {
+    /// The reduced input (it failed the oracle, and is never larger than the original).
+    pub input: Vec<u8>,
+    /// Size of the original input in bytes.
+    pub original_size: usize,
+    /// What ran: the tree algorithm, or "ddmin" when there was no tree.
+    pub algorithm: String,
+    /// Candidates tested (oracle runs and cache hits alike).
+    pub tests: u64,
+    /// Real oracle runs (candidates not answered by the cache), the final confirmation included.
+    pub oracle_calls: u64,
+    /// Candidates answered by the content-hash cache.
+    pub cache_hits: u64,
+    /// Wall time.
+    pub time: Duration,
+    /// The budget ran out: the result is the best found, maybe not minimal.
+    pub budget_exhausted: bool,
+    /// Whether the final input failed again when re-run without the cache. `false` means a
+    /// flaky oracle: the result is still the best found, but it may not reproduce.
+    pub confirmed: bool,
+    /// Things the user should know (for example: the input did not parse, ddmin was used).
+    pub notes: Vec<String>,
+}
+
+/// Why a reduction could not start.
+#[derive(Debug)]
+pub struct ReduceError(pub String);
+
+impl std::fmt::Display for ReduceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ReduceError {}
+
+/// Reduces `input`, which must fail the oracle. With a grammar, the tree algorithm runs on its
+/// derivation tree (inputs that do not parse fall back to ddmin); without, ddmin on characters.
+pub fn reduce(input: &[u8], grammar: Option<&Grammar>, oracle: &dyn Oracle, options: &Options) -> Result<Reduction, ReduceError> {
+    let started = Instant::now();
+    let cached = Cached::new(ByRef(oracle));
+    let tester = Tester::new(&cached, options.budget, options.jobs);
+    match tester.test(input) {
+        Outcome::Fail => {}
+        other => {
+            return Err(ReduceError(format!(
+                "the input does not fail to begin with (the oracle says {other:?}); check the command and the failure condition"
+            )))
+        }
+    }
+    let mut notes = Vec::new();
+    let mut algorithm = options.algorithm;
+    let mut current = input.to_vec();
+    if algorithm != Algorithm::Ddmin {
+        match grammar {
+            None => {
+                notes.push("no grammar given: reduced with ddmin on characters".to_string());
+                algorithm = Algorithm::Ddmin;
+            }
+            Some(g) => match Parser::new(g).parse(input) {
+                Ok(tree) => {
+                    let mut d = Derivation::new(g, tree);
+                    reduce_tree(&mut d, algorithm, options.corpus.as_ref(), &tester);
+                    current = d.unparse();
+                }
+                Err(e) => {
+                    notes.push(format!("the input does not parse with {} ({}:{}: {}); reduced with ddmin on bytes instead", g.origin(), e.line, e.col, e));
+                    algorithm = Algorithm::Ddmin;
+                }
+            },
+        }
+    }
+    if algorithm == Algorithm::Ddmin || options.byte_pass {
+        current = ddmin::ddmin_bytes(&current, &tester);
+    }
+    // Confirmed by the oracle itself, not the cache: a flaky oracle shows here.
+    let confirmed = oracle.test(&current) == Outcome::Fail;
+    let stats = cached.stats();
+    if !confirmed {
+        notes.push("the reduced input did not fail again when re-run: the oracle is flaky".to_string());
+    }
+    Ok(Reduction {
+        original_size: input.len(),
+        input: current,
+        algorithm: algorithm.name().to_string(),
+        tests: tester.tests(),
+        oracle_calls: stats.calls + 1,
+        cache_hits: stats.cache_hits,
+        time: started.elapsed(),
+        budget_exhausted: tester.exhausted(),
+        confirmed,
+        notes,
+    })
+}
+
+/// Lets a borrowed `dyn Oracle` be cached (the cache owns what it wraps).
+struct ByRef<'a>(&'a dyn Oracle);
+
+impl Oracle for ByRef<'_> {
+    fn test(&self, input: &[u8]) -> Outcome {
+        self.0.test(input)
+    }
+}
+
+/// Runs a tree algorithm on a derivation tree with the grammar-aware templates: deletion,
+/// substitute-by-descendant and cheapest derivation for GTR, deletion only for HDD.
+pub fn reduce_tree(d: &mut Derivation<'_>, algorithm: Algorithm, corpus: Option<&CorpusFilter>, tester: &Tester<'_>) {
+    let deletion = GrammarDeletion { filter: corpus };
+    let substitute = GrammarSubstitute { filter: corpus };
+    let gtr_templates: [&dyn Template<Derivation<'_>>; 3] = [&deletion, &substitute, &Cheapest];
+    let hdd_templates: [&dyn Template<Derivation<'_>>; 1] = [&deletion];
+    match algorithm {
+        Algorithm::GtrStar => gtr::gtr_star(d, &gtr_templates, tester),
+        Algorithm::Gtr => gtr::gtr(d, &gtr_templates, tester),
+        Algorithm::HddStar => gtr::gtr_star(d, &hdd_templates, tester),
+        Algorithm::Hdd => gtr::gtr(d, &hdd_templates, tester),
+        Algorithm::Ddmin => {}
+    }
+}
+
+#[cfg(test)]
+mod tests;

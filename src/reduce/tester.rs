@@ -1,0 +1,106 @@
+//! Running candidates through the oracle for a reducer: budget, statistics, parallel batches.
+//!
+//! [`Tester`] wraps an [`Oracle`]; once the budget (oracle calls or time) is spent every further
+//! candidate counts as not interesting, so reducers wind down with the best input found so far.
+//! [`Tester::test_batch`] tests candidates on `jobs` threads; results come back in order.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::oracle::{Oracle, Outcome};
+
+/// Limits on a reduction. `None` means unlimited.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Budget {
+    /// At most this many candidates are tested.
+    pub max_tests: Option<u64>,
+    /// Stop testing after this long.
+    pub max_time: Option<Duration>,
+}
+
+/// Tests candidates against an oracle within a budget.
+pub struct Tester<'o> {
+    oracle: &'o dyn Oracle,
+    budget: Budget,
+    jobs: usize,
+    started: Instant,
+    tests: AtomicU64,
+    exhausted: AtomicBool,
+    progress: Option<&'o (dyn Fn(u64) + Sync)>,
+}
+
+impl<'o> Tester<'o> {
+    /// A tester running up to `jobs` candidates at once (1: sequentially).
+    pub fn new(oracle: &'o dyn Oracle, budget: Budget, jobs: usize) -> Tester<'o> {
+        Tester { oracle, budget, jobs: jobs.max(1), started: Instant::now(), tests: AtomicU64::new(0), exhausted: AtomicBool::new(false), progress: None }
+    }
+
+    /// Calls `progress` with the number of tests so far after every test.
+    pub fn with_progress(mut self, progress: &'o (dyn Fn(u64) + Sync)) -> Tester<'o> {
+        self.progress = Some(progress);
+        self
+    }
+
+    /// Whether the budget ran out (the result is then the best found, not necessarily minimal).
+    pub fn exhausted(&self) -> bool {
+        self.exhausted.load(Ordering::Relaxed)
+    }
+
+    /// Candidates tested so far.
+    pub fn tests(&self) -> u64 {
+        self.tests.load(Ordering::Relaxed)
+    }
+
+    /// Tests one candidate (Pass without running the oracle once the budget is spent).
+    pub fn test(&self, input: &[u8]) -> Outcome {
+        let over_calls = self.budget.max_tests.is_some_and(|m| self.tests() >= m);
+        let over_time = self.budget.max_time.is_some_and(|t| self.started.elapsed() >= t);
+        if over_calls || over_time {
+            self.exhausted.store(true, Ordering::Relaxed);
+            return Outcome::Pass;
+        }
+        let n = self.tests.fetch_add(1, Ordering::Relaxed) + 1;
+        let outcome = self.oracle.test(input);
+        if let Some(p) = self.progress {
+            p(n);
+        }
+        outcome
+    }
+
+    /// Tests several candidates, in parallel when `jobs > 1`; results are in input order and
+    /// equal to testing them one by one.
+    pub fn test_batch(&self, inputs: &[Vec<u8>]) -> Vec<Outcome> {
+        if self.jobs == 1 || inputs.len() <= 1 {
+            return inputs.iter().map(|i| self.test(i)).collect();
+        }
+        let next = AtomicU64::new(0);
+        let mut results = vec![Outcome::Pass; inputs.len()];
+        let slots: Vec<std::sync::Mutex<&mut Outcome>> = results.iter_mut().map(std::sync::Mutex::new).collect();
+        std::thread::scope(|s| {
+            for _ in 0..self.jobs.min(inputs.len()) {
+                s.spawn(|| loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed) as usize;
+                    if i >= inputs.len() {
+                        break;
+                    }
+                    let outcome = self.test(&inputs[i]);
+                    **slots[i].lock().expect("no test panics while holding a slot") = outcome;
+                });
+            }
+        });
+        drop(slots);
+        results
+    }
+
+    /// Like [`Tester::test_batch`] for candidates that may be invalid (`None`: Pass, untested).
+    pub fn test_options(&self, inputs: &[Option<Vec<u8>>]) -> Vec<Outcome> {
+        let valid: Vec<Vec<u8>> = inputs.iter().flatten().cloned().collect();
+        let mut outcomes = self.test_batch(&valid).into_iter();
+        inputs.iter().map(|i| if i.is_some() { outcomes.next().expect("one outcome per valid input") } else { Outcome::Pass }).collect()
+    }
+
+    /// How many candidates to test at once.
+    pub fn jobs(&self) -> usize {
+        self.jobs
+    }
+}
