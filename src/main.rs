@@ -8,8 +8,11 @@ use clap::{Parser as ClapParser, Subcommand};
 use hellfuzz::generate::{Corpus, Generator, Limits, Written};
 use hellfuzz::grammar::{builtin, Body, Grammar, Severity};
 use hellfuzz::mine::{samples, Mode, Model, Probabilities};
+use hellfuzz::oracle::Classify;
 use hellfuzz::parse::Parser;
+use hellfuzz::reduce::{Algorithm, Budget, Options};
 use hellfuzz::tree::Tree;
+use std::time::Duration;
 
 #[derive(ClapParser)]
 #[command(name = "hellfuzz", version, about = "Grammar-based seeds, crash minimization and triage for cargo-fuzz and afl.rs")]
@@ -99,6 +102,53 @@ enum Command {
         #[arg(long)]
         nul: bool,
     },
+    /// Reduce a failing input: GTR* on its derivation tree, then ddmin on its characters.
+    Reduce {
+        /// The failing input (never modified).
+        input: PathBuf,
+        /// A built-in grammar name or a grammar file; without one (or if the input does not
+        /// parse), ddmin on characters is used.
+        #[arg(long, short)]
+        grammar: Option<String>,
+        /// The command to run on each candidate: `@@` becomes the path of a file holding it;
+        /// without `@@` the candidate goes to standard input.
+        #[arg(long)]
+        cmd: String,
+        /// The algorithm: gtr*, gtr, hdd*, hdd or ddmin.
+        #[arg(long, default_value = "gtr*")]
+        algo: String,
+        /// A candidate fails if it panics where the original panicked (default: if it crashes
+        /// the way the original crashed: same panic, signal, exit status or timeout).
+        #[arg(long, conflicts_with_all = ["exit_code", "stderr"])]
+        same_panic: bool,
+        /// A candidate fails if the command exits with this status.
+        #[arg(long, conflicts_with = "stderr")]
+        exit_code: Option<i32>,
+        /// A candidate fails if the command's standard error matches this regular expression.
+        #[arg(long)]
+        stderr: Option<String>,
+        /// Candidates tested at once (the result is the same as with -j 1).
+        #[arg(short = 'j', long, default_value_t = 1)]
+        jobs: usize,
+        /// Where to write the reduced input (default: the input's path with `.reduced` added).
+        #[arg(long, short)]
+        out: Option<PathBuf>,
+        /// Print a JSON record of the reduction on standard output.
+        #[arg(long)]
+        json: bool,
+        /// Seconds before a run of the command is killed (and counts as unresolved).
+        #[arg(long, default_value_t = 10.0)]
+        timeout: f64,
+        /// Stop after testing this many candidates (the best input so far is kept).
+        #[arg(long)]
+        max_tests: Option<u64>,
+        /// Stop after this many seconds (the best input so far is kept).
+        #[arg(long)]
+        max_time: Option<f64>,
+        /// Skip the final ddmin pass over characters.
+        #[arg(long)]
+        no_byte_pass: bool,
+    },
     /// Print a libFuzzer/AFL dictionary of the grammar's literals (use with -dict=FILE or -x FILE).
     Dict {
         /// A built-in grammar name (json, expr, js) or a path to a grammar file.
@@ -116,6 +166,20 @@ fn main() -> ExitCode {
             let mode = if invert { Mode::Inverted } else if uniform { Mode::Uniform } else { Mode::Mined };
             let limits = Limits { min_size: min_size.unwrap_or(max_size / 2), ..Limits::up_to(max_size) };
             gen(&grammar, &model, &samples, mode, count, seed, limits, out, nul)
+        }
+        Command::Reduce { input, grammar, cmd, algo, same_panic, exit_code, stderr, jobs, out, json, timeout, max_tests, max_time, no_byte_pass } => {
+            let classify = match (same_panic, exit_code, stderr) {
+                (true, _, _) => Ok(Classify::SamePanic),
+                (_, Some(code), _) => Ok(Classify::ExitCode(code)),
+                (_, _, Some(re)) => Classify::stderr(&re).map_err(|e| e.to_string()),
+                _ => Ok(Classify::SameCrash),
+            };
+            let budget = Budget { max_tests, max_time: max_time.map(Duration::from_secs_f64) };
+            classify.and_then(|classify| {
+                let algorithm = Algorithm::from_name(&algo).ok_or_else(|| format!("unknown algorithm `{algo}`: use gtr*, gtr, hdd*, hdd or ddmin"))?;
+                let options = Options { algorithm, byte_pass: !no_byte_pass, jobs, budget, corpus: None };
+                reduce_cmd(&input, grammar.as_deref(), &cmd, classify, Duration::from_secs_f64(timeout), options, out, json)
+            })
         }
         Command::Dict { grammar } => load_grammar(&grammar).map(|g| {
             print!("{}", g.dictionary());
@@ -357,4 +421,56 @@ fn gen(name: &str, models: &[PathBuf], sample_args: &[String], mode: Mode, count
         out.map(|d| format!("; written to {}", d.display())).unwrap_or_default()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn reduce_cmd(path: &PathBuf, grammar: Option<&str>, cmd: &str, classify: Classify, timeout: Duration, options: Options, out: Option<PathBuf>, json: bool) -> Result<ExitCode, String> {
+    let input = read_input(path)?;
+    let argv = shlex::split(cmd).filter(|a| !a.is_empty()).ok_or_else(|| format!("cannot split the command `{cmd}` into words (unbalanced quotes?)"))?;
+    let command = hellfuzz::oracle::Command::new(argv)
+        .map_err(|e| e.to_string())?
+        .timeout(timeout)
+        .classify(classify)
+        .calibrate(&input)
+        .map_err(|e| format!("the original input does not fail as required: {e}"))?;
+    let grammar = grammar.map(load_grammar).transpose()?;
+    let bar = indicatif::ProgressBar::new_spinner();
+    bar.set_style(indicatif::ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("valid template"));
+    let original = input.len();
+    let progress = |tests: u64, best: usize| {
+        let best = if best == usize::MAX { original } else { best };
+        bar.set_message(format!("{best} of {original} bytes, {tests} candidates tested"));
+        bar.tick();
+    };
+    let result = hellfuzz::reduce::reduce_with_progress(&input, grammar.as_ref(), &command, &options, &progress).map_err(|e| e.to_string())?;
+    bar.finish_and_clear();
+    for note in &result.notes {
+        eprintln!("note: {note}");
+    }
+    let out = out.unwrap_or_else(|| {
+        let mut p = path.clone().into_os_string();
+        p.push(".reduced");
+        PathBuf::from(p)
+    });
+    hellfuzz::generate::write_atomically(&out, &result.input).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    eprintln!(
+        "reduced {} from {} to {} bytes with {} in {:.1} s: {} candidates tested, {} oracle runs, {} cache hits{}; written to {}",
+        path.display(),
+        result.original_size,
+        result.input.len(),
+        result.algorithm,
+        result.time.as_secs_f64(),
+        result.tests,
+        result.oracle_calls,
+        result.cache_hits,
+        if result.budget_exhausted { " (budget exhausted: best so far)" } else { "" },
+        out.display()
+    );
+    if json {
+        let mut record = serde_json::to_value(&result).expect("reductions serialize");
+        record["input"] = serde_json::Value::String(String::from_utf8_lossy(&result.input).into_owned());
+        record["output"] = serde_json::Value::String(out.display().to_string());
+        println!("{record}");
+    }
+    Ok(if result.confirmed { ExitCode::SUCCESS } else { ExitCode::from(2) })
 }

@@ -150,3 +150,37 @@ fn dict_lists_the_literals() {
         assert!(stdout.lines().any(|l| l == entry), "{entry} in\n{stdout}");
     }
 }
+
+#[test]
+fn reduce_with_a_command_writes_the_minimized_input() {
+    let dir = temp_dir("reduce");
+    let input = dir.join("crash.js");
+    std::fs::write(&input, "for (var i = 0; i < 10; i++) {\n  if (cond1 || cond2) {\n    partOfBug();\n  }\n  if (cond3) {\n    otherPartOfBug();\n  }\n}\n").unwrap();
+    let cmd = "sh -c 'grep -q \"partOfBug()\" \"$1\" && grep -q \"otherPartOfBug()\" \"$1\" && exit 101; exit 0' sh @@";
+    let out = hellfuzz(&["reduce", input.to_str().unwrap(), "--grammar", "js", "--cmd", cmd, "--exit-code", "101", "--json"], None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // GTR* leaves `partOfBug();otherPartOfBug();`; this oracle does not need valid JavaScript,
+    // so the final ddmin pass over characters drops the semicolons too.
+    assert_eq!(record["input"], "partOfBug()otherPartOfBug()");
+    assert_eq!(record["original_size"], 119);
+    assert_eq!(record["confirmed"], true);
+    assert!(record["oracle_calls"].as_u64().unwrap() > 0 && record["time"].as_f64().unwrap() > 0.0);
+    let reduced = dir.join("crash.js.reduced");
+    assert_eq!(std::fs::read(&reduced).unwrap(), b"partOfBug()otherPartOfBug()");
+    // The original is never touched.
+    assert_eq!(std::fs::read(&input).unwrap().len(), 119);
+    assert!(text(&out.stderr).contains("reduced"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn reduce_refuses_an_input_that_does_not_fail() {
+    let dir = temp_dir("reduce-pass");
+    let input = dir.join("fine.json");
+    std::fs::write(&input, "[1, 2]").unwrap();
+    let out = hellfuzz(&["reduce", input.to_str().unwrap(), "--grammar", "json", "--cmd", "true @@", "--exit-code", "3"], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("the original input does not fail as required"), "{}", text(&out.stderr));
+    let out = hellfuzz(&["reduce", input.to_str().unwrap(), "--cmd", "true", "--algo", "magic"], None);
+    assert!(text(&out.stderr).contains("unknown algorithm `magic`"), "{}", text(&out.stderr));
+}

@@ -1,4 +1,34 @@
-//! Oracles: "is this candidate still interesting?" (placeholder; the oracle module is being written).
+//! Oracles: "is this candidate still interesting?" — [`Outcome`] and the [`Oracle`] trait the
+//! reducers use, implemented in-process, by a subprocess, and by a cache in front of either.
+//!
+//! Map: `signature` (crash identity, panic parsing, normalization) · `inprocess` (closure under
+//! `catch_unwind`, quiet per-thread panic hook) · `subprocess` (command with `@@`/stdin, timeout,
+//! classification) · `cache` (outcomes by SHA-1, call/hit/time counters) · `error` (setup errors).
+//!
+//! ```
+//! use hellfuzz::oracle::{Cached, InProcess, Oracle, Outcome};
+//! let parse = |data: &[u8]| {
+//!     let eq = data.iter().position(|&b| b == b'=').unwrap();
+//!     let _first_value_byte = data[eq + 1];
+//! };
+//! let oracle = Cached::new(InProcess::new(parse, b"key=").unwrap());
+//! assert_eq!(oracle.test(b"k="), Outcome::Fail);       // same panic: index out of bounds there
+//! assert_eq!(oracle.test(b"k"), Outcome::Unresolved);  // another panic: the unwrap
+//! assert_eq!(oracle.test(b"k=v"), Outcome::Pass);
+//! assert_eq!(oracle.stats().calls, 3);
+//! ```
+
+mod cache;
+mod error;
+mod inprocess;
+mod signature;
+mod subprocess;
+
+pub use cache::{Cached, Stats};
+pub use error::OracleError;
+pub use inprocess::{catch_panic, install_panic_hook, InProcess};
+pub use signature::{crash_summary, normalize_message, parse_panic, parse_panics, CrashKind, Signature};
+pub use subprocess::{Classify, Command, Exit, Run, DEFAULT_TIMEOUT, KEPT_OUTPUT};
 
 /// What an oracle says about one candidate input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -104,7 +104,8 @@ pub struct Reduction {
     pub oracle_calls: u64,
     /// Candidates answered by the content-hash cache.
     pub cache_hits: u64,
-    /// Wall time.
+    /// Wall time (in JSON: seconds).
+    #[serde(serialize_with = "as_secs")]
     pub time: Duration,
     /// The budget ran out: the result is the best found, maybe not minimal.
     pub budget_exhausted: bool,
@@ -113,6 +114,10 @@ pub struct Reduction {
     pub confirmed: bool,
     /// Things the user should know (for example: the input did not parse, ddmin was used).
     pub notes: Vec<String>,
+}
+
+fn as_secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
 }
 
 /// Why a reduction could not start.
@@ -130,9 +135,20 @@ impl std::error::Error for ReduceError {}
 /// Reduces `input`, which must fail the oracle. With a grammar, the tree algorithm runs on its
 /// derivation tree (inputs that do not parse fall back to ddmin); without, ddmin on characters.
 pub fn reduce(input: &[u8], grammar: Option<&Grammar>, oracle: &dyn Oracle, options: &Options) -> Result<Reduction, ReduceError> {
+    reduce_with_progress(input, grammar, oracle, options, &|_, _| {})
+}
+
+/// [`reduce`], calling `progress(candidates tested, smallest failing size)` after every test.
+pub fn reduce_with_progress(
+    input: &[u8],
+    grammar: Option<&Grammar>,
+    oracle: &dyn Oracle,
+    options: &Options,
+    progress: &(dyn Fn(u64, usize) + Sync),
+) -> Result<Reduction, ReduceError> {
     let started = Instant::now();
     let cached = Cached::new(ByRef(oracle));
-    let tester = Tester::new(&cached, options.budget, options.jobs);
+    let tester = Tester::new(&cached, options.budget, options.jobs).with_progress(progress);
     match tester.test(input) {
         Outcome::Fail => {}
         other => {

@@ -4,7 +4,7 @@
 //! candidate counts as not interesting, so reducers wind down with the best input found so far.
 //! [`Tester::test_batch`] tests candidates on `jobs` threads; results come back in order.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::oracle::{Oracle, Outcome};
@@ -26,17 +26,20 @@ pub struct Tester<'o> {
     started: Instant,
     tests: AtomicU64,
     exhausted: AtomicBool,
-    progress: Option<&'o (dyn Fn(u64) + Sync)>,
+    /// The size of the smallest failing candidate seen (the reduction's best so far).
+    best: AtomicUsize,
+    progress: Option<&'o (dyn Fn(u64, usize) + Sync)>,
 }
 
 impl<'o> Tester<'o> {
     /// A tester running up to `jobs` candidates at once (1: sequentially).
     pub fn new(oracle: &'o dyn Oracle, budget: Budget, jobs: usize) -> Tester<'o> {
-        Tester { oracle, budget, jobs: jobs.max(1), started: Instant::now(), tests: AtomicU64::new(0), exhausted: AtomicBool::new(false), progress: None }
+        Tester { oracle, budget, jobs: jobs.max(1), started: Instant::now(), tests: AtomicU64::new(0), exhausted: AtomicBool::new(false), best: AtomicUsize::new(usize::MAX), progress: None }
     }
 
-    /// Calls `progress` with the number of tests so far after every test.
-    pub fn with_progress(mut self, progress: &'o (dyn Fn(u64) + Sync)) -> Tester<'o> {
+    /// Calls `progress` with the number of tests so far and the smallest failing size after
+    /// every test.
+    pub fn with_progress(mut self, progress: &'o (dyn Fn(u64, usize) + Sync)) -> Tester<'o> {
         self.progress = Some(progress);
         self
     }
@@ -61,8 +64,11 @@ impl<'o> Tester<'o> {
         }
         let n = self.tests.fetch_add(1, Ordering::Relaxed) + 1;
         let outcome = self.oracle.test(input);
+        if outcome == Outcome::Fail {
+            self.best.fetch_min(input.len(), Ordering::Relaxed);
+        }
         if let Some(p) = self.progress {
-            p(n);
+            p(n, self.best.load(Ordering::Relaxed));
         }
         outcome
     }

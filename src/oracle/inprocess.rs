@@ -1,0 +1,307 @@
+//! The in-process oracle: run a closure on each candidate under `catch_unwind`; a panic with the
+//! original's signature is Fail, another panic Unresolved, no panic Pass.
+//!
+//! Panics are captured by one process-wide panic hook ([`install_panic_hook`]) that is quiet only on
+//! threads currently running a candidate ([`catch_panic`]) and hands every other panic to the hook
+//! that was installed before it, so the rest of the program (and other threads) behave as usual.
+
+use std::any::Any;
+use std::cell::{Cell, RefCell};
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::Once;
+
+use super::error::OracleError;
+use super::signature::Signature;
+use super::{Oracle, Outcome};
+
+thread_local! {
+    // Per-thread, because reducers run candidates on several threads at once (`-j`): one thread's
+    // capture must neither silence nor steal another thread's panic. A depth, not a flag, so that a
+    // closure which itself uses `catch_panic` does not switch capturing off for its caller.
+    static CAPTURE_DEPTH: Cell<u32> = const { Cell::new(0) };
+    static CAPTURED: RefCell<Option<Signature>> = const { RefCell::new(None) };
+}
+
+static INSTALL: Once = Once::new();
+
+/// Installs hellfuzz's panic hook, once per process (later calls do nothing).
+///
+/// The hook wraps the hook that was current at installation time: on a thread inside
+/// [`catch_panic`] it records the panic's location and message and prints nothing; everywhere else
+/// it calls the previous hook. Called automatically by [`catch_panic`]; call it yourself only to
+/// control the order, e.g. after a fuzzing runtime installed its own aborting hook, so that
+/// captured candidates do not reach that one. Code that replaces the hook *after* this one makes
+/// captured panics loud again and their signatures lose their location (message only).
+pub fn install_panic_hook() {
+    // `take_hook`/`set_hook` panic when called on a panicking thread (e.g. from a `Drop` during
+    // unwinding); skip installing then rather than panic: capture still works, only louder.
+    if std::thread::panicking() {
+        return;
+    }
+    INSTALL.call_once(|| {
+        let previous = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            // `try_with`: a panic during thread teardown may find the thread-locals gone.
+            let capturing = CAPTURE_DEPTH.try_with(|d| d.get() > 0).unwrap_or(false);
+            if capturing {
+                let location = info.location().map(|l| l.to_string());
+                let signature = Signature::panic(location, payload_message(info.payload()));
+                let stored = CAPTURED.try_with(|slot| match slot.try_borrow_mut() {
+                    Ok(mut slot) => {
+                        *slot = Some(signature);
+                        true
+                    }
+                    Err(_) => false,
+                });
+                if stored == Ok(true) {
+                    return;
+                }
+            }
+            previous(info);
+        }));
+    });
+}
+
+/// The text of a panic payload, as the default hook prints it.
+fn payload_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "Box<dyn Any>".to_string()
+    }
+}
+
+/// Runs `f` quietly: its return value, or the [`Signature`] of the panic that escaped it (location
+/// `file:line:column` and message), without printing anything for that panic.
+///
+/// Only panics that unwind can be caught: a stack overflow, an `abort`, or a build with
+/// `panic = "abort"` still ends the process.
+pub fn catch_panic<R>(f: impl FnOnce() -> R) -> Result<R, Signature> {
+    install_panic_hook();
+    // A panic caught inside `f` by `f` itself may have left a record; only the one that escapes
+    // counts, and it is the last one the hook saw.
+    let _ = CAPTURED.try_with(|slot| slot.borrow_mut().take());
+    CAPTURE_DEPTH.with(|d| d.set(d.get() + 1));
+    let result = panic::catch_unwind(AssertUnwindSafe(f));
+    CAPTURE_DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+    let recorded = CAPTURED.try_with(|slot| slot.borrow_mut().take()).ok().flatten();
+    match result {
+        Ok(value) => Ok(value),
+        // No record means the hook did not run for this panic (`resume_unwind`, or another hook
+        // replaced ours): the payload still gives the message, the location is unknown.
+        Err(payload) => Err(recorded.unwrap_or_else(|| Signature::panic(None, payload_message(&*payload)))),
+    }
+}
+
+/// An oracle that calls a closure on each candidate in this process.
+///
+/// Fail when the closure panics with a signature that [`matches`](Signature::matches) the
+/// original's (same location, same normalized message), Unresolved when it panics differently
+/// (another bug), Pass when it returns.
+pub struct InProcess<F>
+where
+    F: Fn(&[u8]) + Send + Sync,
+{
+    f: F,
+    signature: Signature,
+}
+
+impl<F> InProcess<F>
+where
+    F: Fn(&[u8]) + Send + Sync,
+{
+    /// Runs `f(original)` once and records the signature of its panic.
+    ///
+    /// Errors when `original` does not panic (there is nothing to preserve) and when the program is
+    /// built with `panic = "abort"` (panics cannot be caught).
+    pub fn new(f: F, original: &[u8]) -> Result<Self, OracleError> {
+        if cfg!(panic = "abort") {
+            return Err(OracleError::PanicAbort);
+        }
+        match catch_panic(|| f(original)) {
+            Ok(()) => Err(OracleError::NoPanic),
+            Err(signature) => Ok(InProcess { f, signature }),
+        }
+    }
+
+    /// An oracle for a crash whose signature is already known (e.g. captured by a fuzz-target
+    /// wrapper with [`catch_panic`]), without running the original again.
+    pub fn with_signature(f: F, signature: Signature) -> Self {
+        InProcess { f, signature }
+    }
+
+    /// The original crash's signature.
+    pub fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    /// Runs the closure on `input`: `None` when it returns, else the signature of its panic.
+    pub fn run(&self, input: &[u8]) -> Option<Signature> {
+        catch_panic(|| (self.f)(input)).err()
+    }
+}
+
+impl<F> Oracle for InProcess<F>
+where
+    F: Fn(&[u8]) + Send + Sync,
+{
+    fn test(&self, input: &[u8]) -> Outcome {
+        match self.run(input) {
+            None => Outcome::Pass,
+            Some(sig) if sig.matches(&self.signature) => Outcome::Fail,
+            Some(_) => Outcome::Unresolved,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small "parser" of `key=value` with three real panic sites.
+    fn parse_pair(data: &[u8]) {
+        let eq = data.iter().position(|&b| b == b'=').unwrap(); // unwrap on None without '='
+        let value = &data[eq + 1..];
+        let first = value[0]; // index out of bounds when the value is empty
+        if first == b'!' {
+            panic!("bang after key of length {eq}");
+        }
+    }
+
+    #[test]
+    fn index_out_of_bounds_is_preserved() {
+        let oracle = InProcess::new(parse_pair, b"key=").unwrap();
+        let sig = oracle.signature();
+        assert!(sig.location.as_deref().unwrap().contains("inprocess.rs:"), "{sig}");
+        assert_eq!(sig.message, "index out of bounds: the len is 0 but the index is 0");
+        assert_eq!(oracle.test(b"k="), Outcome::Fail);
+        assert_eq!(oracle.test(b"="), Outcome::Fail);
+        assert_eq!(oracle.test(b"k=v"), Outcome::Pass);
+        // A different panic site is a different bug.
+        assert_eq!(oracle.test(b"k"), Outcome::Unresolved);
+        assert_eq!(oracle.test(b"k=!"), Outcome::Unresolved);
+    }
+
+    #[test]
+    fn unwrap_on_none_is_preserved() {
+        let oracle = InProcess::new(parse_pair, b"no equals sign").unwrap();
+        assert_eq!(oracle.signature().message, "called `Option::unwrap()` on a `None` value");
+        assert_eq!(oracle.test(b""), Outcome::Fail);
+        assert_eq!(oracle.test(b"x"), Outcome::Fail);
+        assert_eq!(oracle.test(b"x=1"), Outcome::Pass);
+        assert_eq!(oracle.test(b"x="), Outcome::Unresolved);
+    }
+
+    #[test]
+    fn explicit_panic_matches_despite_varying_numbers() {
+        let oracle = InProcess::new(parse_pair, b"long key=!").unwrap();
+        assert_eq!(oracle.signature().message, "bang after key of length 8");
+        assert_eq!(oracle.test(b"k=!"), Outcome::Fail); // "length 1": same normalized message
+        assert_eq!(oracle.test(b"=!"), Outcome::Fail);
+        assert_eq!(oracle.test(b"k=?"), Outcome::Pass);
+    }
+
+    #[test]
+    fn same_location_other_message_is_unresolved() {
+        let f = |d: &[u8]| {
+            if !d.is_empty() {
+                panic!("{}", if d[0] == b'a' { "first kind" } else { "second kind" });
+            }
+        };
+        let oracle = InProcess::new(f, b"a").unwrap();
+        assert_eq!(oracle.test(b"aa"), Outcome::Fail);
+        assert_eq!(oracle.test(b"b"), Outcome::Unresolved);
+        assert_eq!(oracle.test(b""), Outcome::Pass);
+    }
+
+    #[test]
+    fn non_panicking_original_is_an_error() {
+        let err = InProcess::new(parse_pair, b"k=v").err().unwrap();
+        assert_eq!(err, OracleError::NoPanic);
+        assert!(err.to_string().contains("does not panic"));
+    }
+
+    #[test]
+    fn non_string_payload() {
+        let oracle = InProcess::new(|_: &[u8]| std::panic::panic_any(42u32), b"x").unwrap();
+        assert_eq!(oracle.signature().message, "Box<dyn Any>");
+        assert_eq!(oracle.test(b""), Outcome::Fail);
+    }
+
+    #[test]
+    fn with_signature_skips_the_original_run() {
+        let sig = catch_panic(|| parse_pair(b"k=")).unwrap_err();
+        let oracle = InProcess::with_signature(parse_pair, sig.clone());
+        assert_eq!(oracle.signature(), &sig);
+        assert_eq!(oracle.test(b"xy="), Outcome::Fail);
+    }
+
+    #[test]
+    fn nested_capture_keeps_the_outer_one_working() {
+        let outer = catch_panic(|| {
+            let inner = catch_panic(|| parse_pair(b"k"));
+            assert!(inner.is_err());
+            parse_pair(b"k="); // escapes the outer capture
+        });
+        let sig = outer.unwrap_err();
+        assert!(sig.message.starts_with("index out of bounds"), "{sig}");
+        assert_eq!(catch_panic(|| 7), Ok(7));
+        // A panic caught inside the closure does not count once the closure returns normally.
+        assert_eq!(catch_panic(|| std::panic::catch_unwind(|| parse_pair(b"")).is_err()), Ok(true));
+    }
+
+    #[test]
+    fn threads_capture_independently() {
+        let index = InProcess::new(parse_pair, b"key=").unwrap();
+        let unwrap = InProcess::new(parse_pair, b"key").unwrap();
+        std::thread::scope(|s| {
+            for t in 0..4 {
+                let (index, unwrap) = (&index, &unwrap);
+                s.spawn(move || {
+                    for i in 0..200 {
+                        let key = format!("k{t}{i}");
+                        assert_eq!(index.test(format!("{key}=").as_bytes()), Outcome::Fail);
+                        assert_eq!(index.test(key.as_bytes()), Outcome::Unresolved);
+                        assert_eq!(unwrap.test(key.as_bytes()), Outcome::Fail);
+                        assert_eq!(unwrap.test(format!("{key}=1").as_bytes()), Outcome::Pass);
+                    }
+                });
+            }
+        });
+    }
+
+    /// Run by `hook_is_quiet_while_capturing_and_transparent_otherwise` in a child process, whose
+    /// stderr shows what the hook printed.
+    #[test]
+    #[ignore = "helper: runs in a child process"]
+    fn quiet_hook_child() {
+        if std::env::var_os("HELLFUZZ_QUIET_HOOK_CHILD").is_none() {
+            return;
+        }
+        let oracle = InProcess::new(parse_pair, b"key=").unwrap();
+        for input in [&b"k="[..], b"k", b"k=!", b"k=v"] {
+            oracle.test(input);
+        }
+        // Outside a capture, panics still reach the previous (default) hook.
+        let _ = std::thread::spawn(|| panic!("uncaptured panic marker")).join();
+    }
+
+    #[test]
+    fn hook_is_quiet_while_capturing_and_transparent_otherwise() {
+        let exe = std::env::current_exe().unwrap();
+        let out = std::process::Command::new(exe)
+            .args(["oracle::inprocess::tests::quiet_hook_child", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+            .env("HELLFUZZ_QUIET_HOOK_CHILD", "1")
+            .env("RUST_BACKTRACE", "0")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{stdout}\n{stderr}");
+        assert!(stdout.contains("1 passed"), "the helper did not run:\n{stdout}");
+        assert_eq!(stderr.matches("panicked at").count(), 1, "{stderr}");
+        assert!(stderr.contains("uncaptured panic marker"), "{stderr}");
+    }
+}
