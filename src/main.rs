@@ -148,6 +148,10 @@ enum Command {
         /// Skip the final ddmin pass over characters.
         #[arg(long)]
         no_byte_pass: bool,
+        /// Sample inputs (files, folders, globs) to learn the GTR paper's corpus filters from
+        /// (mandatory edges, allowed contexts): extra pruning of candidates, needs --grammar.
+        #[arg(long)]
+        corpus: Vec<String>,
     },
     /// Print a libFuzzer/AFL dictionary of the grammar's literals (use with -dict=FILE or -x FILE).
     Dict {
@@ -167,7 +171,7 @@ fn main() -> ExitCode {
             let limits = Limits { min_size: min_size.unwrap_or(max_size / 2), ..Limits::up_to(max_size) };
             gen(&grammar, &model, &samples, mode, count, seed, limits, out, nul)
         }
-        Command::Reduce { input, grammar, cmd, algo, same_panic, exit_code, stderr, jobs, out, json, timeout, max_tests, max_time, no_byte_pass } => {
+        Command::Reduce { input, grammar, cmd, algo, same_panic, exit_code, stderr, jobs, out, json, timeout, max_tests, max_time, no_byte_pass, corpus } => {
             let classify = match (same_panic, exit_code, stderr) {
                 (true, _, _) => Ok(Classify::SamePanic),
                 (_, Some(code), _) => Ok(Classify::ExitCode(code)),
@@ -178,7 +182,7 @@ fn main() -> ExitCode {
             classify.and_then(|classify| {
                 let algorithm = Algorithm::from_name(&algo).ok_or_else(|| format!("unknown algorithm `{algo}`: use gtr*, gtr, hdd*, hdd or ddmin"))?;
                 let options = Options { algorithm, byte_pass: !no_byte_pass, jobs, budget, corpus: None };
-                reduce_cmd(&input, grammar.as_deref(), &cmd, classify, Duration::from_secs_f64(timeout), options, out, json)
+                reduce_cmd(&input, grammar.as_deref(), &corpus, &cmd, classify, Duration::from_secs_f64(timeout), options, out, json)
             })
         }
         Command::Dict { grammar } => load_grammar(&grammar).map(|g| {
@@ -424,7 +428,7 @@ fn gen(name: &str, models: &[PathBuf], sample_args: &[String], mode: Mode, count
 }
 
 #[allow(clippy::too_many_arguments)]
-fn reduce_cmd(path: &PathBuf, grammar: Option<&str>, cmd: &str, classify: Classify, timeout: Duration, options: Options, out: Option<PathBuf>, json: bool) -> Result<ExitCode, String> {
+fn reduce_cmd(path: &PathBuf, grammar: Option<&str>, corpus: &[String], cmd: &str, classify: Classify, timeout: Duration, mut options: Options, out: Option<PathBuf>, json: bool) -> Result<ExitCode, String> {
     let input = read_input(path)?;
     let argv = shlex::split(cmd).filter(|a| !a.is_empty()).ok_or_else(|| format!("cannot split the command `{cmd}` into words (unbalanced quotes?)"))?;
     let command = hellfuzz::oracle::Command::new(argv)
@@ -434,6 +438,13 @@ fn reduce_cmd(path: &PathBuf, grammar: Option<&str>, cmd: &str, classify: Classi
         .calibrate(&input)
         .map_err(|e| format!("the original input does not fail as required: {e}"))?;
     let grammar = grammar.map(load_grammar).transpose()?;
+    if !corpus.is_empty() {
+        let g = grammar.as_ref().ok_or("--corpus needs --grammar: the corpus is parsed with it")?;
+        let (filter, learned, skipped) = hellfuzz::reduce::CorpusFilter::learn_files(g, &samples::collect(corpus)?);
+        report_skipped(&skipped);
+        eprintln!("learned corpus filters from {learned} samples");
+        options.corpus = Some(filter);
+    }
     let bar = indicatif::ProgressBar::new_spinner();
     bar.set_style(indicatif::ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("valid template"));
     let original = input.len();
