@@ -154,7 +154,11 @@ mod tests {
     fn wraps_closures_and_counts_time() {
         let cached = Cached::new(|input: &[u8]| {
             std::thread::sleep(Duration::from_millis(2));
-            if input.is_empty() { Outcome::Unresolved } else { Outcome::Pass }
+            if input.is_empty() {
+                Outcome::Unresolved
+            } else {
+                Outcome::Pass
+            }
         });
         assert_eq!(cached.test(b""), Outcome::Unresolved);
         assert_eq!(cached.test(b""), Outcome::Unresolved);
@@ -166,7 +170,8 @@ mod tests {
     #[test]
     fn shared_across_threads() {
         let cached = Cached::new(Counting(AtomicU64::new(0)));
-        let inputs: Vec<Vec<u8>> = (0..50).map(|i| format!("input {i} {}", if i % 3 == 0 { "BUG" } else { "" }).into_bytes()).collect();
+        let inputs: Vec<Vec<u8>> =
+            (0..50).map(|i| format!("input {i} {}", if i % 3 == 0 { "BUG" } else { "" }).into_bytes()).collect();
         std::thread::scope(|s| {
             for _ in 0..4 {
                 s.spawn(|| {

@@ -93,7 +93,8 @@ mod tests {
 
     #[test]
     fn messages_name_the_problem_and_the_fix() {
-        let e = OracleError::Spawn { program: "./nope".into(), reason: "No such file or directory (os error 2)".into() };
+        let e =
+            OracleError::Spawn { program: "./nope".into(), reason: "No such file or directory (os error 2)".into() };
         let text = e.to_string();
         assert!(text.contains("`./nope`") && text.contains("No such file") && text.contains("PATH"), "{text}");
         let e = OracleError::NotFailing {

@@ -292,7 +292,13 @@ mod tests {
     fn hook_is_quiet_while_capturing_and_transparent_otherwise() {
         let exe = std::env::current_exe().unwrap();
         let out = std::process::Command::new(exe)
-            .args(["oracle::inprocess::tests::quiet_hook_child", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+            .args([
+                "oracle::inprocess::tests::quiet_hook_child",
+                "--exact",
+                "--ignored",
+                "--nocapture",
+                "--test-threads=1",
+            ])
             .env("HELLFUZZ_QUIET_HOOK_CHILD", "1")
             .env("RUST_BACKTRACE", "0")
             .output()

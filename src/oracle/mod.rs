@@ -3,7 +3,7 @@
 //!
 //! Map: `signature` (crash identity, panic parsing, normalization) · `inprocess` (closure under
 //! `catch_unwind`, quiet per-thread panic hook) · `subprocess` (command with `@@`/stdin, timeout,
-//! classification) · `cache` (outcomes by SHA-1, call/hit/time counters) · `error` (setup errors).
+//! classification; `output`: capped capture of its stdout/stderr) · `cache` (outcomes by SHA-1, call/hit/time counters) · `error` (setup errors).
 //!
 //! ```
 //! use hellfuzz::oracle::{Cached, InProcess, Oracle, Outcome};
@@ -21,6 +21,7 @@
 mod cache;
 mod error;
 mod inprocess;
+mod output;
 mod signature;
 mod subprocess;
 
@@ -28,7 +29,7 @@ pub use cache::{Cached, Stats};
 pub use error::OracleError;
 pub use inprocess::{catch_panic, install_panic_hook, InProcess};
 pub use signature::{crash_summary, normalize_message, parse_panic, parse_panics, CrashKind, Signature};
-pub use subprocess::{Classify, Command, Exit, Run, DEFAULT_TIMEOUT, KEPT_OUTPUT};
+pub use subprocess::{kill_running, Classify, Command, Exit, Run, DEFAULT_TIMEOUT, KEPT_OUTPUT};
 
 /// What an oracle says about one candidate input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -230,9 +230,24 @@ mod tests {
     use super::*;
 
     // Verbatim outputs of rustc 1.95 (thread id), 1.73–1.88 and pre-1.73 default panic hooks.
-    const NEW_WITH_ID: &str = "\nthread 'main' (7349) panicked at p.rs:5:78:\nindex out of bounds: the len is 3 but the index is 7\nstack backtrace:\n   0: __rustc::rust_begin_unwind\n             at /rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/std/src/panicking.rs:689:5\nnote: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace.\n";
-    const NEW: &str = "thread 'main' panicked at src/main.rs:5:9:\ncalled `Option::unwrap()` on a `None` value\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n";
-    const OLD: &str = "thread 'main' panicked at 'called `Option::unwrap()` on a `None` value', src/main.rs:4:37\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n";
+    const NEW_WITH_ID: &str = concat!(
+        "\n",
+        "thread 'main' (7349) panicked at p.rs:5:78:\n",
+        "index out of bounds: the len is 3 but the index is 7\n",
+        "stack backtrace:\n",
+        "   0: __rustc::rust_begin_unwind\n",
+        "             at /rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/std/src/panicking.rs:689:5\n",
+        "note: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace.\n",
+    );
+    const NEW: &str = concat!(
+        "thread 'main' panicked at src/main.rs:5:9:\n",
+        "called `Option::unwrap()` on a `None` value\n",
+        "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n",
+    );
+    const OLD: &str = concat!(
+        "thread 'main' panicked at 'called `Option::unwrap()` on a `None` value', src/main.rs:4:37\n",
+        "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n",
+    );
 
     #[test]
     fn parses_new_format_with_thread_id() {
@@ -278,7 +293,15 @@ mod tests {
 
     #[test]
     fn finds_every_panic_and_odd_thread_names() {
-        let text = "\nthread 'worker 1' (7354) panicked at p.rs:9:79:\nin worker 7\nnote: Some details are omitted.\n\nthread 'main' (7353) panicked at p.rs:9:122:\ncalled `Result::unwrap()` on an `Err` value: Any { .. }\n";
+        let text = concat!(
+            "\n",
+            "thread 'worker 1' (7354) panicked at p.rs:9:79:\n",
+            "in worker 7\n",
+            "note: Some details are omitted.\n",
+            "\n",
+            "thread 'main' (7353) panicked at p.rs:9:122:\n",
+            "called `Result::unwrap()` on an `Err` value: Any { .. }\n",
+        );
         let all = parse_panics(text);
         assert_eq!(all.len(), 2);
         assert_eq!(all[0].location.as_deref(), Some("p.rs:9:79"));
@@ -290,7 +313,12 @@ mod tests {
 
     #[test]
     fn message_stops_at_libfuzzer_report() {
-        let text = "thread '<unnamed>' panicked at fuzz_targets/t.rs:7:5:\nboom\n==4242== ERROR: libFuzzer: deadly signal\n    #0 0x55d5 in __sanitizer_print_stack_trace\n";
+        let text = concat!(
+            "thread '<unnamed>' panicked at fuzz_targets/t.rs:7:5:\n",
+            "boom\n",
+            "==4242== ERROR: libFuzzer: deadly signal\n",
+            "    #0 0x55d5 in __sanitizer_print_stack_trace\n",
+        );
         let sig = parse_panic(text).unwrap();
         assert_eq!(sig.message, "boom");
     }
@@ -335,7 +363,11 @@ mod tests {
     fn display_and_summary() {
         let a = Signature::panic(Some("src/a.rs:1:1".into()), "boom");
         assert_eq!(a.to_string(), "panic at src/a.rs:1:1: boom");
-        let asan = "=================================================================\n==1==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x602000000011\nSUMMARY: AddressSanitizer: heap-buffer-overflow /src/a.c:3:5 in f\n";
+        let asan = concat!(
+            "=================================================================\n",
+            "==1==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x602000000011\n",
+            "SUMMARY: AddressSanitizer: heap-buffer-overflow /src/a.c:3:5 in f\n",
+        );
         assert_eq!(crash_summary(asan).unwrap(), "SUMMARY: AddressSanitizer: heap-buffer-overflow /src/a.c:3:5 in f");
         let overflow = "\nthread 'main' has overflowed its stack\nfatal runtime error: stack overflow, aborting\n";
         assert_eq!(crash_summary(overflow).unwrap(), "fatal runtime error: stack overflow, aborting");

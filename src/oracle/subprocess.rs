@@ -7,9 +7,9 @@
 
 use std::ffi::OsString;
 use std::fmt;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::process::{Child, ExitStatus, Stdio};
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::Mutex;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -17,15 +17,13 @@ use regex::Regex;
 use wait_timeout::ChildExt;
 
 use super::error::OracleError;
+use super::output::Drain;
+pub use super::output::KEPT_OUTPUT;
 use super::signature::{crash_summary, parse_panic, parse_panics, CrashKind, Signature};
 use super::{Oracle, Outcome};
 
 /// The timeout used unless [`Command::timeout`] sets another.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// How much of stdout and of stderr a [`Run`] keeps: the first and the last half of this many
-/// bytes (a panic report sits near the start, a sanitizer summary at the end).
-pub const KEPT_OUTPUT: usize = 64 * 1024;
 
 /// How long to wait for the output pipes to close after the program exited. They stay open only
 /// when a background process the program started still holds them.
@@ -117,7 +115,8 @@ pub struct Run {
 /// Each run gets its own temporary file (safe from several threads at once), removed afterwards.
 /// On Unix the program runs in its own process group, and a timed-out run is killed with the whole
 /// group, so `sh -c '…'` wrappers do not leave their children behind. One consequence: a Ctrl-C in
-/// the terminal reaches hellfuzz but not the running program, which ends at its timeout.
+/// the terminal reaches hellfuzz but not the running program; an interrupt handler should call
+/// [`kill_running`].
 #[derive(Clone, Debug)]
 pub struct Command {
     argv: Vec<String>,
@@ -205,7 +204,9 @@ impl Command {
         let raw = self.execute(original)?;
         let signature = run_signature(&raw.exit, &raw.stderr);
         let happened = match &raw.exit {
-            Exit::Timeout => format!("it timed out after {:?} (raise the timeout if the input needs longer)", self.timeout),
+            Exit::Timeout => {
+                format!("it timed out after {:?} (raise the timeout if the input needs longer)", self.timeout)
+            }
             other => format!("it ended with {other}"),
         };
         let not_failing = |expected: String, happened: String| OracleError::NotFailing {
@@ -244,7 +245,14 @@ impl Command {
             Ok(raw) => {
                 let signature = run_signature(&raw.exit, &raw.stderr);
                 let outcome = self.outcome(&raw.exit, &raw.stderr, signature.as_ref());
-                Run { outcome, signature, exit: raw.exit, stdout: raw.stdout, stderr: raw.stderr, duration: raw.duration }
+                Run {
+                    outcome,
+                    signature,
+                    exit: raw.exit,
+                    stdout: raw.stdout,
+                    stderr: raw.stderr,
+                    duration: raw.duration,
+                }
             }
             Err(e) => Run {
                 outcome: Outcome::Unresolved,
@@ -335,9 +343,9 @@ impl Command {
             cmd.process_group(0);
         }
         let start = Instant::now();
-        let mut child = cmd
-            .spawn()
-            .map_err(|e| OracleError::Spawn { program: self.argv[0].clone(), reason: e.to_string() })?;
+        let mut child =
+            cmd.spawn().map_err(|e| OracleError::Spawn { program: self.argv[0].clone(), reason: e.to_string() })?;
+        let _running = Running::register(child.id());
 
         // Feeding stdin and draining stdout/stderr happen on their own threads, so that a program
         // that writes a lot before reading (or never reads) cannot deadlock with us.
@@ -359,7 +367,10 @@ impl Command {
             }
             Err(e) => {
                 kill_group(&mut child);
-                return Err(OracleError::Spawn { program: self.argv[0].clone(), reason: format!("waiting for it failed: {e}") });
+                return Err(OracleError::Spawn {
+                    program: self.argv[0].clone(),
+                    reason: format!("waiting for it failed: {e}"),
+                });
             }
         };
         let duration = start.elapsed();
@@ -388,11 +399,8 @@ impl Command {
 
     fn write_temp(&self, input: &[u8]) -> Result<tempfile::TempPath, OracleError> {
         let err = |e: std::io::Error| OracleError::TempFile(e.to_string());
-        let mut file = tempfile::Builder::new()
-            .prefix("hellfuzz-")
-            .suffix(&self.temp_suffix)
-            .tempfile()
-            .map_err(err)?;
+        let mut file =
+            tempfile::Builder::new().prefix("hellfuzz-").suffix(&self.temp_suffix).tempfile().map_err(err)?;
         file.write_all(input).and_then(|()| file.flush()).map_err(err)?;
         // Closed, so that the program is the only one with the file open; removed on drop.
         Ok(file.into_temp_path())
@@ -465,91 +473,46 @@ fn kill_process_group(pgid: u32) {
         .status();
 }
 
+/// Process groups of the runs in progress (their leaders' ids), for [`kill_running`].
+static RUNNING: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+/// Membership in [`RUNNING`] for the duration of one run.
+struct Running(u32);
+
+impl Running {
+    fn register(pid: u32) -> Running {
+        RUNNING.lock().unwrap_or_else(|p| p.into_inner()).push(pid);
+        Running(pid)
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let mut running = RUNNING.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(i) = running.iter().position(|&p| p == self.0) {
+            running.swap_remove(i);
+        }
+    }
+}
+
+/// Kills every command run in progress, with its process group. For an interrupt handler:
+/// the programs run in their own process groups, so a Ctrl-C in the terminal does not reach
+/// them, and a hanging one would otherwise outlive hellfuzz. The interrupted runs end as timeouts
+/// would (Unresolved).
+pub fn kill_running() {
+    let groups: Vec<u32> = RUNNING.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    #[cfg(unix)]
+    for pgid in groups {
+        kill_process_group(pgid);
+    }
+    #[cfg(not(unix))]
+    let _ = groups;
+}
+
 /// The last `n` lines of `text`.
 fn last_lines(text: &str, n: usize) -> String {
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(n)..].join("\n")
-}
-
-/// One output pipe being read on its own thread into a [`Capped`] buffer.
-struct Drain {
-    buffer: Arc<Mutex<Capped>>,
-    finished: mpsc::Receiver<()>,
-}
-
-impl Drain {
-    fn start(mut pipe: impl Read + Send + 'static) -> Drain {
-        let buffer = Arc::new(Mutex::new(Capped::default()));
-        let (tx, finished) = mpsc::channel();
-        let shared = Arc::clone(&buffer);
-        thread::spawn(move || {
-            let mut chunk = [0u8; 8192];
-            loop {
-                match pipe.read(&mut chunk) {
-                    Ok(0) => break,
-                    Ok(n) => shared.lock().unwrap_or_else(|p| p.into_inner()).push(&chunk[..n]),
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    Err(_) => break,
-                }
-            }
-            let _ = tx.send(());
-        });
-        Drain { buffer, finished }
-    }
-
-    /// True when the pipe reached its end before `deadline`.
-    fn wait_until(&self, deadline: Instant) -> bool {
-        let left = deadline.saturating_duration_since(Instant::now());
-        match self.finished.recv_timeout(left) {
-            Ok(()) => true,
-            // The reader thread ended without sending: it cannot (it always sends), but then the
-            // buffer is final anyway.
-            Err(mpsc::RecvTimeoutError::Disconnected) => true,
-            Err(mpsc::RecvTimeoutError::Timeout) => false,
-        }
-    }
-
-    fn text(&self) -> String {
-        self.buffer.lock().unwrap_or_else(|p| p.into_inner()).text()
-    }
-}
-
-/// The first and the last `KEPT_OUTPUT / 2` bytes of a stream, and how long it was.
-#[derive(Default)]
-struct Capped {
-    head: Vec<u8>,
-    tail: Vec<u8>,
-    total: usize,
-}
-
-impl Capped {
-    const HALF: usize = KEPT_OUTPUT / 2;
-
-    fn push(&mut self, mut bytes: &[u8]) {
-        self.total += bytes.len();
-        if self.head.len() < Self::HALF {
-            let take = bytes.len().min(Self::HALF - self.head.len());
-            self.head.extend_from_slice(&bytes[..take]);
-            bytes = &bytes[take..];
-        }
-        self.tail.extend_from_slice(bytes);
-        // Trim in batches so that a long stream costs amortized linear time.
-        if self.tail.len() >= 2 * Self::HALF {
-            let excess = self.tail.len() - Self::HALF;
-            self.tail.drain(..excess);
-        }
-    }
-
-    fn text(&self) -> String {
-        let tail = &self.tail[self.tail.len().saturating_sub(Self::HALF)..];
-        let omitted = self.total - self.head.len() - tail.len();
-        let mut out = String::from_utf8_lossy(&self.head).into_owned();
-        if omitted > 0 {
-            out.push_str(&format!("\n[… {omitted} bytes omitted …]\n"));
-        }
-        out.push_str(&String::from_utf8_lossy(tail));
-        out
-    }
 }
 
 #[cfg(test)]
@@ -567,7 +530,9 @@ mod tests {
     const FAKE_PANIC: &str = r#"
         len=$(wc -c < "$1")
         if grep -q A "$1"; then
-            printf "\nthread 'main' (%d) panicked at src/parse.rs:10:5:\nindex out of bounds: the len is %d but the index is 9\nnote: run with \`RUST_BACKTRACE=1\` environment variable to display a backtrace\n" $$ $len >&2
+            printf "\nthread 'main' (%d) panicked at src/parse.rs:10:5:\n" $$ >&2
+            printf "index out of bounds: the len is %d but the index is 9\n" $len >&2
+            printf "note: run with \`RUST_BACKTRACE=1\` environment variable to display a backtrace\n" >&2
             exit 101
         fi
         if grep -q B "$1"; then
@@ -643,7 +608,8 @@ mod tests {
 
     #[test]
     fn stderr_pattern() {
-        let script = r#"grep -q BUG && echo "==1==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x1" >&2; exit 1"#;
+        let script =
+            r#"grep -q BUG && echo "==1==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x1" >&2; exit 1"#;
         let cmd = sh(script, &[]).classify(Classify::stderr("heap-buffer-overflow").unwrap());
         let cmd = cmd.calibrate(b"BUG").unwrap();
         assert_eq!(cmd.test(b"xBUGx"), Outcome::Fail);
@@ -698,7 +664,9 @@ mod tests {
 
     #[test]
     fn timeout_is_unresolved_and_kills_the_group() {
-        let cmd = sh("grep -q SLOW && sleep 30; exit 3", &[]).classify(Classify::ExitCode(3)).timeout(Duration::from_millis(300));
+        let cmd = sh("grep -q SLOW && sleep 30; exit 3", &[])
+            .classify(Classify::ExitCode(3))
+            .timeout(Duration::from_millis(300));
         let cmd = cmd.calibrate(b"BUG").unwrap();
         let run = cmd.run(b"SLOW");
         assert_eq!(run.exit, Exit::Timeout);
@@ -716,7 +684,8 @@ mod tests {
 
     #[test]
     fn background_process_holding_the_pipes_does_not_hang() {
-        let cmd = sh("sleep 30 & echo $!; exit 3", &[]).classify(Classify::ExitCode(3)).timeout(Duration::from_secs(60));
+        let cmd =
+            sh("sleep 30 & echo $!; exit 3", &[]).classify(Classify::ExitCode(3)).timeout(Duration::from_secs(60));
         let run = cmd.run(b"");
         assert_eq!(run.outcome, Outcome::Fail);
         let pid: u32 = run.stdout.trim().parse().unwrap();
@@ -746,8 +715,46 @@ mod tests {
         assert_eq!(cmd.test(b"X"), Outcome::Unresolved);
         assert_eq!(cmd.test(b""), Outcome::Pass);
         // With another rule, the original timing out is a calibration error that says so.
-        let err = sh("sleep 30", &[]).classify(Classify::ExitCode(3)).timeout(Duration::from_millis(200)).calibrate(b"").unwrap_err();
+        let err = sh("sleep 30", &[])
+            .classify(Classify::ExitCode(3))
+            .timeout(Duration::from_millis(200))
+            .calibrate(b"")
+            .unwrap_err();
         assert!(err.to_string().contains("timed out"), "{err}");
+    }
+
+    /// Run by `kill_running_ends_runs_in_progress` in a child process, where no other test's
+    /// commands can be killed by accident.
+    #[test]
+    #[ignore = "helper: runs in a child process"]
+    fn kill_running_child() {
+        if std::env::var_os("HELLFUZZ_KILL_RUNNING_CHILD").is_none() {
+            return;
+        }
+        let cmd = sh("sleep 30", &[]).classify(Classify::ExitCode(0)).timeout(Duration::from_secs(60));
+        std::thread::scope(|s| {
+            let run = s.spawn(|| cmd.run(b""));
+            while RUNNING.lock().unwrap().is_empty() {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            kill_running();
+            let run = run.join().unwrap();
+            assert_eq!(run.exit, Exit::Signal(9));
+            assert_eq!(run.outcome, Outcome::Unresolved);
+        });
+        assert!(RUNNING.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn kill_running_ends_runs_in_progress() {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["oracle::subprocess::tests::kill_running_child", "--exact", "--ignored", "--test-threads=1"])
+            .env("HELLFUZZ_KILL_RUNNING_CHILD", "1")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+        assert!(stdout.contains("1 passed"), "the helper did not run:\n{stdout}");
     }
 
     #[test]
@@ -778,7 +785,8 @@ mod tests {
 
     #[test]
     fn non_utf8_and_huge_output() {
-        let cmd = sh(r#"printf '\377\376 BUG\n' >&2; head -c 1000000 /dev/zero | tr '\0' x >&2; echo END >&2; exit 1"#, &[]);
+        let cmd =
+            sh(r#"printf '\377\376 BUG\n' >&2; head -c 1000000 /dev/zero | tr '\0' x >&2; echo END >&2; exit 1"#, &[]);
         let cmd = cmd.classify(Classify::stderr("BUG").unwrap()).calibrate(b"").unwrap();
         let run = cmd.run(b"");
         assert_eq!(run.outcome, Outcome::Fail);
@@ -797,27 +805,12 @@ mod tests {
 
     #[test]
     fn sanitizer_summary_separates_signatures() {
-        let script = r#"grep -q H "$1" && echo "SUMMARY: AddressSanitizer: heap-buffer-overflow /a.c:3:5 in f" >&2 && exit 1
-                        grep -q U "$1" && echo "SUMMARY: AddressSanitizer: heap-use-after-free /a.c:9:1 in g" >&2 && exit 1
-                        exit 0"#;
+        let script = r#"
+            grep -q H "$1" && echo "SUMMARY: AddressSanitizer: heap-buffer-overflow /a.c:3:5 in f" >&2 && exit 1
+            grep -q U "$1" && echo "SUMMARY: AddressSanitizer: heap-use-after-free /a.c:9:1 in g" >&2 && exit 1
+            exit 0"#;
         let cmd = sh(script, &["@@"]).calibrate(b"H").unwrap();
         assert_eq!(cmd.test(b"HH"), Outcome::Fail);
         assert_eq!(cmd.test(b"U"), Outcome::Unresolved);
-    }
-
-    #[test]
-    fn capped_keeps_head_and_tail() {
-        let mut c = Capped::default();
-        for _ in 0..10_000 {
-            c.push(b"0123456789");
-        }
-        c.push(b"THE END");
-        let text = c.text();
-        assert!(text.starts_with("0123456789"));
-        assert!(text.ends_with("THE END"));
-        assert!(text.contains(&format!("[… {} bytes omitted …]", 100_007 - KEPT_OUTPUT)), "{}", &text[32760..32830]);
-        let mut small = Capped::default();
-        small.push(b"short");
-        assert_eq!(small.text(), "short");
     }
 }

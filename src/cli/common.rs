@@ -1,0 +1,41 @@
+//! Helpers every subcommand uses: loading grammars and inputs, reporting skipped samples.
+
+use std::io::Read;
+use std::path::PathBuf;
+
+use hellfuzz::grammar::Grammar;
+use hellfuzz::mine::samples;
+
+/// Loads a grammar by built-in name or path, printing its diagnostics (warnings too).
+pub fn load_grammar(name: &str) -> Result<Grammar, String> {
+    let grammar = Grammar::load(name).map_err(|e| {
+        for d in &e.diagnostics {
+            eprintln!("{d}");
+        }
+        format!("grammar `{name}` has {} error(s)", e.errors().count())
+    })?;
+    for w in grammar.warnings() {
+        eprintln!("{w}");
+    }
+    Ok(grammar)
+}
+
+/// Reads a file, or standard input for `-`.
+pub fn read_input(path: &PathBuf) -> Result<Vec<u8>, String> {
+    if path.as_os_str() == "-" {
+        let mut buf = Vec::new();
+        std::io::stdin().read_to_end(&mut buf).map_err(|e| format!("cannot read standard input: {e}"))?;
+        return Ok(buf);
+    }
+    std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+/// Prints one line per sample that could not be mined.
+pub fn report_skipped(skipped: &[samples::Skipped]) {
+    for s in skipped {
+        match &s.parse_error {
+            Some(e) => eprintln!("skipped {}:{}:{}: does not parse: {e}", s.name, e.line, e.col),
+            None => eprintln!("skipped {}: {}", s.name, s.reason),
+        }
+    }
+}

@@ -1,0 +1,107 @@
+//! `hellfuzz check` and `hellfuzz parse`: grammar diagnostics and summaries, derivation trees.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use hellfuzz::grammar::{builtin, Body, Severity};
+use hellfuzz::parse::Parser;
+use hellfuzz::tree::Tree;
+
+use super::common::{load_grammar, read_input};
+
+/// `hellfuzz check`.
+pub fn check(name: &str, samples: Option<PathBuf>) -> Result<ExitCode, String> {
+    let g = load_grammar(name)?;
+    let named = g.symbols().iter().filter(|s| !s.synthetic).count();
+    let warnings = g.warnings().iter().filter(|d| d.severity == Severity::Warning).count();
+    println!(
+        "{}: ok, {} rules (+{} synthetic symbols for groups and repetitions), {} terminals, start `{}`, {} warning(s)",
+        g.origin(),
+        named,
+        g.symbols().len() - named,
+        g.terminals().len(),
+        g.symbol(g.start()).name,
+        warnings
+    );
+    println!("{:<16} {:>5} {:>8} {:>9}  {:<24} unit chains (⇒+)", "rule", "alts", "nullable", "cheapest", "cheapest derivation");
+    for (i, s) in g.symbols().iter().enumerate().filter(|(_, s)| !s.synthetic) {
+        let sym = hellfuzz::grammar::SymbolId(i as u32);
+        let alts = match &s.body {
+            Body::Choice(a) => a.len(),
+            _ => 1,
+        };
+        let cheapest = Tree::cheapest(&g, sym).map(|t| t.unparse()).unwrap_or_default();
+        let shown: String = format!("{:?}", String::from_utf8_lossy(&cheapest)).chars().take(24).collect();
+        let units: Vec<&str> = g.analysis().unit_reach[i].iter().filter(|u| !g.symbol(**u).synthetic).map(|u| g.symbol(*u).name.as_str()).collect();
+        println!("{:<16} {:>5} {:>8} {:>9}  {:<24} {}", s.name, alts, if g.is_nullable(sym) { "yes" } else { "no" }, g.cheapest_len(sym), shown, units.join(" "));
+    }
+    let files: Vec<(String, Vec<u8>)> = match samples {
+        Some(dir) => read_dir_files(&dir)?,
+        None => builtin::samples(name).iter().map(|(n, b)| (format!("<builtin:{name}>/{n}"), b.to_vec())).collect(),
+    };
+    if files.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let parser = Parser::new(&g);
+    let mut failed = 0;
+    let mut bytes = 0;
+    let started = std::time::Instant::now();
+    for (file, input) in &files {
+        bytes += input.len();
+        match parser.parse(input) {
+            Ok(tree) if tree.unparse() == *input => {}
+            Ok(_) => {
+                failed += 1;
+                eprintln!("{file}: parsed, but unparsing did not give the same bytes back (a hellfuzz bug; please report it)");
+            }
+            Err(e) => {
+                failed += 1;
+                eprintln!("{file}:{}:{}: parse error: {e}", e.line, e.col);
+            }
+        }
+    }
+    let secs = started.elapsed().as_secs_f64();
+    println!(
+        "samples: {} of {} parse and unparse exactly ({} bytes in {:.1} ms)",
+        files.len() - failed,
+        files.len(),
+        bytes,
+        secs * 1e3
+    );
+    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+fn read_dir_files(dir: &PathBuf) -> Result<Vec<(String, Vec<u8>)>, String> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("cannot read samples directory {}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file())
+        .collect();
+    paths.sort();
+    paths.into_iter().map(|p| read_input(&p).map(|b| (p.display().to_string(), b))).collect()
+}
+
+/// `hellfuzz parse`.
+pub fn parse(name: &str, files: &[PathBuf], json: bool, quiet: bool) -> Result<ExitCode, String> {
+    let g = load_grammar(name)?;
+    let parser = Parser::new(&g);
+    let mut failed = false;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for path in files {
+        let input = read_input(path)?;
+        match parser.parse(&input) {
+            Ok(tree) if quiet => drop(tree),
+            Ok(tree) => {
+                let text = if json { tree.to_json(&g) + "\n" } else { tree.to_text(&g) };
+                out.write_all(text.as_bytes()).map_err(|e| format!("cannot write output: {e}"))?;
+            }
+            Err(e) => {
+                failed = true;
+                eprintln!("{}:{}:{}: parse error: {e}", path.display(), e.line, e.col);
+            }
+        }
+    }
+    Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}

@@ -1,0 +1,9 @@
+//! The subcommands' glue: each reads its arguments' files, calls the library, and prints.
+//!
+//! `common` (grammar and input loading), `grammar` (check, parse), `seeds` (mine, gen, dict),
+//! `reduce` (reduce).
+
+pub mod common;
+pub mod grammar;
+pub mod reduce;
+pub mod seeds;

@@ -1,0 +1,71 @@
+//! `hellfuzz reduce`: a subprocess oracle around the user's command, progress, the result file.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use hellfuzz::mine::samples;
+use hellfuzz::oracle::Classify;
+use hellfuzz::reduce::Options;
+
+use super::common::{load_grammar, read_input, report_skipped};
+
+/// `hellfuzz reduce`.
+#[allow(clippy::too_many_arguments)]
+pub fn reduce_cmd(path: &PathBuf, grammar: Option<&str>, corpus: &[String], cmd: &str, classify: Classify, timeout: Duration, mut options: Options, out: Option<PathBuf>, json: bool) -> Result<ExitCode, String> {
+    let input = read_input(path)?;
+    let argv = shlex::split(cmd).filter(|a| !a.is_empty()).ok_or_else(|| format!("cannot split the command `{cmd}` into words (unbalanced quotes?)"))?;
+    let command = hellfuzz::oracle::Command::new(argv)
+        .map_err(|e| e.to_string())?
+        .timeout(timeout)
+        .classify(classify)
+        .calibrate(&input)
+        .map_err(|e| format!("the original input does not fail as required: {e}"))?;
+    let grammar = grammar.map(load_grammar).transpose()?;
+    if !corpus.is_empty() {
+        let g = grammar.as_ref().ok_or("--corpus needs --grammar: the corpus is parsed with it")?;
+        let (filter, learned, skipped) = hellfuzz::reduce::CorpusFilter::learn_files(g, &samples::collect(corpus)?);
+        report_skipped(&skipped);
+        eprintln!("learned corpus filters from {learned} samples");
+        options.corpus = Some(filter);
+    }
+    let bar = indicatif::ProgressBar::new_spinner();
+    bar.set_style(indicatif::ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("valid template"));
+    let original = input.len();
+    let progress = |tests: u64, best: usize| {
+        let best = if best == usize::MAX { original } else { best };
+        bar.set_message(format!("{best} of {original} bytes, {tests} candidates tested"));
+        bar.tick();
+    };
+    let result = hellfuzz::reduce::reduce_with_progress(&input, grammar.as_ref(), &command, &options, &progress).map_err(|e| e.to_string())?;
+    bar.finish_and_clear();
+    for note in &result.notes {
+        eprintln!("note: {note}");
+    }
+    let out = out.unwrap_or_else(|| {
+        let mut p = path.clone().into_os_string();
+        p.push(".reduced");
+        PathBuf::from(p)
+    });
+    hellfuzz::generate::write_atomically(&out, &result.input).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    eprintln!(
+        "reduced {} from {} to {} bytes with {} in {:.1} s: {} candidates tested, {} oracle runs, {} cache hits{}; written to {}",
+        path.display(),
+        result.original_size,
+        result.input.len(),
+        result.algorithm,
+        result.time.as_secs_f64(),
+        result.tests,
+        result.oracle_calls,
+        result.cache_hits,
+        if result.budget_exhausted { " (budget exhausted: best so far)" } else { "" },
+        out.display()
+    );
+    if json {
+        let mut record = serde_json::to_value(&result).expect("reductions serialize");
+        record["input"] = serde_json::Value::String(String::from_utf8_lossy(&result.input).into_owned());
+        record["output"] = serde_json::Value::String(out.display().to_string());
+        println!("{record}");
+    }
+    Ok(if result.confirmed { ExitCode::SUCCESS } else { ExitCode::from(2) })
+}
