@@ -178,7 +178,7 @@ fn main() -> ExitCode {
                 (_, _, Some(re)) => Classify::stderr(&re).map_err(|e| e.to_string()),
                 _ => Ok(Classify::SameCrash),
             };
-            let budget = Budget { max_tests, max_time: max_time.map(Duration::from_secs_f64) };
+            let budget = Budget { max_tests, max_time: max_time.map(Duration::from_secs_f64), cancel: None };
             classify.and_then(|classify| {
                 let algorithm = Algorithm::from_name(&algo).ok_or_else(|| format!("unknown algorithm `{algo}`: use gtr*, gtr, hdd*, hdd or ddmin"))?;
                 let options = Options { algorithm, byte_pass: !no_byte_pass, jobs, budget, corpus: None };

@@ -18,9 +18,19 @@ pub fn reduce_cmd(path: &PathBuf, grammar: Option<&str>, corpus: &[String], cmd:
     let command = hellfuzz::oracle::Command::new(argv)
         .map_err(|e| e.to_string())?
         .timeout(timeout)
+        // Backtraces only slow down every crashing run; signatures need location and message.
+        .env("RUST_BACKTRACE", "0")
         .classify(classify)
         .calibrate(&input)
-        .map_err(|e| format!("the original input does not fail as required: {e}"))?;
+        .map_err(|e| e.to_string())?;
+    // Ctrl-C: stop testing, kill the running command, and keep the best input found so far.
+    let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = cancel.clone();
+    let _ = ctrlc::set_handler(move || {
+        flag.store(true, std::sync::atomic::Ordering::Relaxed);
+        hellfuzz::oracle::kill_running();
+    });
+    options.budget.cancel = Some(cancel);
     let grammar = grammar.map(load_grammar).transpose()?;
     if !corpus.is_empty() {
         let g = grammar.as_ref().ok_or("--corpus needs --grammar: the corpus is parsed with it")?;

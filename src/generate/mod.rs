@@ -49,7 +49,7 @@ pub struct Generator<'a> {
     limits: Limits,
     rng: ChaCha8Rng,
     /// Per symbol: whether some derivation of it contains a recursive symbol (can grow).
-    grows: Vec<bool>,
+    grows: &'a [bool],
 }
 
 /// A node waiting to be expanded.
@@ -64,7 +64,7 @@ struct Open {
 impl<'a> Generator<'a> {
     /// A generator for `grammar` choosing by `probs`, seeded with `seed`.
     pub fn new(grammar: &'a Grammar, probs: &'a Probabilities, limits: Limits, seed: u64) -> Generator<'a> {
-        Generator { grammar, probs, limits, rng: ChaCha8Rng::seed_from_u64(seed), grows: growing_symbols(grammar) }
+        Generator { grammar, probs, limits, rng: ChaCha8Rng::seed_from_u64(seed), grows: &grammar.analysis().reaches_recursion }
     }
 
     /// One derivation tree of the start symbol.
@@ -223,25 +223,4 @@ pub fn sample_class(class: &CharClass, ascii_share: f64, rng: &mut impl Rng) -> 
     let ascii: u64 = class.ranges().iter().filter(|r| r.0 < 128).map(|&(lo, hi)| (hi.min(127) - lo) as u64 + 1).sum();
     let n = if ascii > 0 && rng.random_bool(ascii_share) { rng.random_range(0..ascii) } else { rng.random_range(0..class.len()) };
     class.nth(n).or_else(|| class.representative()).unwrap_or('?')
-}
-
-/// Symbols from which a recursive symbol is reachable (their derivations can be arbitrarily big).
-fn growing_symbols(g: &Grammar) -> Vec<bool> {
-    let n = g.symbols().len();
-    let succ: Vec<Vec<usize>> = g.symbols().iter().map(|s| crate::grammar::body_symbols(&s.body).map(|t| t.index()).collect()).collect();
-    let reaches = |from: usize| {
-        let mut seen = vec![false; n];
-        let mut stack = succ[from].clone();
-        let mut found = Vec::new();
-        while let Some(b) = stack.pop() {
-            if !seen[b] {
-                seen[b] = true;
-                found.push(b);
-                stack.extend(&succ[b]);
-            }
-        }
-        (seen, found)
-    };
-    let recursive: Vec<bool> = (0..n).map(|a| reaches(a).0[a]).collect();
-    (0..n).map(|a| recursive[a] || reaches(a).1.iter().any(|&b| recursive[b])).collect()
 }

@@ -44,6 +44,10 @@ pub struct Analysis {
     /// For each symbol A, the sorted symbols B with A ⇒+ B through single-item steps: a choice
     /// alternative that is exactly `B`, `B?`, or a repetition of `B` that allows one iteration.
     pub unit_reach: Vec<Vec<SymbolId>>,
+    /// Whether a recursive symbol (one that can reach itself) is reachable from the symbol,
+    /// itself included: its derivations have unbounded depth. Symbols without are "lexical":
+    /// the parser matches them as tokens, and generation cannot make them grow structurally.
+    pub reaches_recursion: Vec<bool>,
 }
 
 impl Analysis {
@@ -64,7 +68,8 @@ impl Analysis {
         let reachable = reachable(symbols, start);
         let (cheapest, cheapest_alt) = cheapest(symbols, &terminal_cost);
         let unit_reach = unit_reach(symbols);
-        Analysis { nullable, productive, reachable, cheapest, cheapest_alt, terminal_cost, unit_reach }
+        let reaches_recursion = reaches_recursion(symbols);
+        Analysis { nullable, productive, reachable, cheapest, cheapest_alt, terminal_cost, unit_reach, reaches_recursion }
     }
 
     /// Reports unproductive rules (errors) and unreachable rules (warnings) for named symbols.
@@ -190,6 +195,45 @@ fn cheapest(symbols: &[Symbol], terminal_cost: &[u64]) -> (Vec<Cost>, Vec<u32>) 
         }
         if !changed {
             return (cost, choice);
+        }
+    }
+}
+
+fn reaches_recursion(symbols: &[Symbol]) -> Vec<bool> {
+    let n = symbols.len();
+    let succ: Vec<Vec<usize>> = symbols
+        .iter()
+        .map(|s| body_items(&s.body).into_iter().filter_map(|i| if let Item::Symbol(t) = i { Some(t.index()) } else { None }).collect())
+        .collect();
+    // A symbol is recursive if it can reach itself.
+    let recursive: Vec<bool> = (0..n)
+        .map(|a| {
+            let mut seen = vec![false; n];
+            let mut stack = succ[a].clone();
+            while let Some(b) = stack.pop() {
+                if b == a {
+                    return true;
+                }
+                if !seen[b] {
+                    seen[b] = true;
+                    stack.extend(&succ[b]);
+                }
+            }
+            false
+        })
+        .collect();
+    // Then: recursive, or a successor reaches recursion (fixpoint).
+    let mut reaches = recursive;
+    loop {
+        let mut changed = false;
+        for a in 0..n {
+            if !reaches[a] && succ[a].iter().any(|&b| reaches[b]) {
+                reaches[a] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return reaches;
         }
     }
 }

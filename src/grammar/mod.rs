@@ -369,13 +369,5 @@ impl Grammar {
     }
 }
 
-/// The symbols an item list or body mentions, in order (terminals skipped).
-pub(crate) fn body_symbols(body: &Body) -> impl Iterator<Item = SymbolId> + '_ {
-    analysis::body_items(body).into_iter().filter_map(|i| match i {
-        Item::Symbol(s) => Some(s),
-        Item::Terminal(_) => None,
-    })
-}
-
 #[cfg(test)]
 mod tests;

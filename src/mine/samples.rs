@@ -63,23 +63,23 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Mines `samples` (name, bytes) into a new model; samples that do not parse are skipped and
-/// returned with their errors.
-pub fn mine<'s>(grammar: &Grammar, samples: impl IntoIterator<Item = (String, std::borrow::Cow<'s, [u8]>)>) -> (Model, Vec<Skipped>) {
+/// Parses `samples` (name, bytes): the trees of those that parse, and the others with their
+/// errors.
+pub fn parse_all<'s>(grammar: &Grammar, samples: impl IntoIterator<Item = (String, std::borrow::Cow<'s, [u8]>)>) -> (Vec<crate::tree::Tree>, Vec<Skipped>) {
     let parser = Parser::new(grammar);
-    let mut model = Model::new(grammar);
+    let mut trees = Vec::new();
     let mut skipped = Vec::new();
     for (name, bytes) in samples {
         match parser.parse(&bytes) {
-            Ok(tree) => model.add_tree(grammar, &tree),
+            Ok(tree) => trees.push(tree),
             Err(e) => skipped.push(Skipped { name, reason: e.to_string(), parse_error: Some(e) }),
         }
     }
-    (model, skipped)
+    (trees, skipped)
 }
 
-/// Reads the files and mines them; unreadable files are skipped like unparseable ones.
-pub fn mine_files(grammar: &Grammar, files: &[PathBuf]) -> (Model, Vec<Skipped>) {
+/// Reads and parses sample files; unreadable files are skipped like unparseable ones.
+pub fn parse_files(grammar: &Grammar, files: &[PathBuf]) -> (Vec<crate::tree::Tree>, Vec<Skipped>) {
     let mut unreadable = Vec::new();
     let readable: Vec<(String, std::borrow::Cow<'static, [u8]>)> = files
         .iter()
@@ -91,9 +91,30 @@ pub fn mine_files(grammar: &Grammar, files: &[PathBuf]) -> (Model, Vec<Skipped>)
             }
         })
         .collect();
-    let (model, mut skipped) = mine(grammar, readable);
+    let (trees, mut skipped) = parse_all(grammar, readable);
     skipped.extend(unreadable);
-    (model, skipped)
+    (trees, skipped)
+}
+
+/// Mines `samples` (name, bytes) into a new model; samples that do not parse are skipped and
+/// returned with their errors.
+pub fn mine<'s>(grammar: &Grammar, samples: impl IntoIterator<Item = (String, std::borrow::Cow<'s, [u8]>)>) -> (Model, Vec<Skipped>) {
+    let (trees, skipped) = parse_all(grammar, samples);
+    (model_of(grammar, &trees), skipped)
+}
+
+/// Reads the files and mines them; unreadable files are skipped like unparseable ones.
+pub fn mine_files(grammar: &Grammar, files: &[PathBuf]) -> (Model, Vec<Skipped>) {
+    let (trees, skipped) = parse_files(grammar, files);
+    (model_of(grammar, &trees), skipped)
+}
+
+fn model_of(grammar: &Grammar, trees: &[crate::tree::Tree]) -> Model {
+    let mut model = Model::new(grammar);
+    for tree in trees {
+        model.add_tree(grammar, tree);
+    }
+    model
 }
 
 /// Mines the built-in samples of the built-in grammar `name` (an empty model if there are none).

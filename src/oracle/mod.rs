@@ -3,7 +3,8 @@
 //!
 //! Map: `signature` (crash identity, panic parsing, normalization) · `inprocess` (closure under
 //! `catch_unwind`, quiet per-thread panic hook) · `subprocess` (command with `@@`/stdin, timeout,
-//! classification; `output`: capped capture of its stdout/stderr) · `cache` (outcomes by SHA-1, call/hit/time counters) · `error` (setup errors).
+//! classification) · `output` (its stdout/stderr, drained and capped) · `cache` (outcomes by
+//! SHA-1, call/hit/time counters) · `error` (setup errors).
 //!
 //! ```
 //! use hellfuzz::oracle::{Cached, InProcess, Oracle, Outcome};

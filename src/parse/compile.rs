@@ -75,7 +75,8 @@ pub(crate) struct Compiled {
 
 impl Compiled {
     pub fn new(g: &Grammar) -> Compiled {
-        let lexical = lexical_symbols(g);
+        // Symbols that reach no recursion are matched as tokens.
+        let lexical: Vec<bool> = g.analysis().reaches_recursion.iter().map(|r| !r).collect();
         let n = g.symbols().len();
         let mut c = Compiled {
             prods: Vec::new(),
@@ -213,50 +214,6 @@ impl Compiled {
     pub fn rhs(&self, p: u32) -> &[Elem] {
         let prod = &self.prods[p as usize];
         &self.elems[prod.rhs_start as usize..(prod.rhs_start + prod.len) as usize]
-    }
-}
-
-/// Symbols from which no recursive symbol is reachable (including themselves): their languages
-/// are regular-like and finite in structure, so a direct matcher handles them as tokens.
-fn lexical_symbols(g: &Grammar) -> Vec<bool> {
-    let n = g.symbols().len();
-    let succ: Vec<Vec<usize>> = g
-        .symbols()
-        .iter()
-        .map(|s| {
-            crate::grammar::body_symbols(&s.body).map(|t| t.index()).collect()
-        })
-        .collect();
-    // A symbol is recursive if it can reach itself.
-    let recursive: Vec<bool> = (0..n)
-        .map(|a| {
-            let mut seen = vec![false; n];
-            let mut stack = succ[a].clone();
-            while let Some(b) = stack.pop() {
-                if b == a {
-                    return true;
-                }
-                if !seen[b] {
-                    seen[b] = true;
-                    stack.extend(&succ[b]);
-                }
-            }
-            false
-        })
-        .collect();
-    // Tainted: recursive, or reaches a recursive symbol. Fixpoint over successors.
-    let mut tainted = recursive;
-    loop {
-        let mut changed = false;
-        for a in 0..n {
-            if !tainted[a] && succ[a].iter().any(|&b| tainted[b]) {
-                tainted[a] = true;
-                changed = true;
-            }
-        }
-        if !changed {
-            return tainted.into_iter().map(|t| !t).collect();
-        }
     }
 }
 

@@ -39,20 +39,9 @@ impl CorpusFilter {
     /// Learns from sample files parsed with `grammar`. Returns the filter, how many samples it
     /// learned from, and the samples that could not be read or parsed.
     pub fn learn_files(grammar: &crate::grammar::Grammar, files: &[std::path::PathBuf]) -> (CorpusFilter, usize, Vec<crate::mine::samples::Skipped>) {
-        let parser = crate::parse::Parser::new(grammar);
-        let mut trees = Vec::new();
-        let mut skipped = Vec::new();
-        for f in files {
-            let name = f.display().to_string();
-            match std::fs::read(f) {
-                Err(e) => skipped.push(crate::mine::samples::Skipped { name, reason: format!("cannot read: {e}"), parse_error: None }),
-                Ok(bytes) => match parser.parse(&bytes) {
-                    Ok(tree) => trees.push(super::Derivation::new(grammar, tree)),
-                    Err(e) => skipped.push(crate::mine::samples::Skipped { name, reason: e.to_string(), parse_error: Some(e) }),
-                },
-            }
-        }
-        (CorpusFilter::learn(&trees), trees.len(), skipped)
+        let (trees, skipped) = crate::mine::samples::parse_files(grammar, files);
+        let derivations: Vec<super::Derivation<'_>> = trees.into_iter().map(|t| super::Derivation::new(grammar, t)).collect();
+        (CorpusFilter::learn(&derivations), derivations.len(), skipped)
     }
 
     /// Whether every node labeled `parent` in the corpus had an edge `edge` (Alg. 3): then a

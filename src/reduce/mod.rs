@@ -107,7 +107,8 @@ pub struct Reduction {
     /// Wall time (in JSON: seconds).
     #[serde(serialize_with = "as_secs")]
     pub time: Duration,
-    /// The budget ran out: the result is the best found, maybe not minimal.
+    /// The budget ran out (or the reduction was cancelled): the result is the best found, maybe
+    /// not minimal.
     pub budget_exhausted: bool,
     /// Whether the final input failed again when re-run without the cache. `false` means a
     /// flaky oracle: the result is still the best found, but it may not reproduce.
@@ -148,7 +149,7 @@ pub fn reduce_with_progress(
 ) -> Result<Reduction, ReduceError> {
     let started = Instant::now();
     let cached = Cached::new(ByRef(oracle));
-    let tester = Tester::new(&cached, options.budget, options.jobs).with_progress(progress);
+    let tester = Tester::new(&cached, options.budget.clone(), options.jobs).with_progress(progress);
     match tester.test(input) {
         Outcome::Fail => {}
         other => {

@@ -10,12 +10,15 @@ use std::time::{Duration, Instant};
 use crate::oracle::{Oracle, Outcome};
 
 /// Limits on a reduction. `None` means unlimited.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Budget {
     /// At most this many candidates are tested.
     pub max_tests: Option<u64>,
     /// Stop testing after this long.
     pub max_time: Option<Duration>,
+    /// Stop testing once this flag is set (for example by Ctrl-C): the reduction then ends
+    /// with the best input found so far.
+    pub cancel: Option<std::sync::Arc<AtomicBool>>,
 }
 
 /// Tests candidates against an oracle within a budget.
@@ -58,7 +61,8 @@ impl<'o> Tester<'o> {
     pub fn test(&self, input: &[u8]) -> Outcome {
         let over_calls = self.budget.max_tests.is_some_and(|m| self.tests() >= m);
         let over_time = self.budget.max_time.is_some_and(|t| self.started.elapsed() >= t);
-        if over_calls || over_time {
+        let cancelled = self.budget.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
+        if over_calls || over_time || cancelled {
             self.exhausted.store(true, Ordering::Relaxed);
             return Outcome::Pass;
         }

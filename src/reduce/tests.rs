@@ -131,11 +131,31 @@ fn the_budget_stops_early_with_the_best_so_far() {
     let oracle = js_oracle(|s| s.contains("partOfBug()") && s.contains("otherPartOfBug()"));
     let input = "for (var i = 0; i < 10; i++) { if (cond1 || cond2) { partOfBug(); } if (cond3) { otherPartOfBug(); } }";
     let g = Grammar::load("js").unwrap();
-    let options = Options { budget: Budget { max_tests: Some(30), max_time: None }, ..Options::default() };
+    let options = Options { budget: Budget { max_tests: Some(30), ..Budget::default() }, ..Options::default() };
     let r = reduce(input.as_bytes(), Some(&g), &oracle, &options).unwrap();
     assert!(r.budget_exhausted && r.confirmed);
     assert!(r.input.len() < input.len() && oracle(&r.input) == Outcome::Fail);
     assert!(r.tests <= 31);
+}
+
+#[test]
+fn cancelling_ends_with_the_best_input_so_far() {
+    // As Ctrl-C does in the CLI: the flag is raised in the middle of the reduction.
+    let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let calls = std::sync::atomic::AtomicU64::new(0);
+    let inner = js_oracle(|s| s.contains("partOfBug()") && s.contains("otherPartOfBug()"));
+    let oracle = |s: &[u8]| {
+        if calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed) == 40 {
+            cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        inner(s)
+    };
+    let input = "for (var i = 0; i < 10; i++) { if (cond1 || cond2) { partOfBug(); } if (cond3) { otherPartOfBug(); } }";
+    let g = Grammar::load("js").unwrap();
+    let options = Options { budget: Budget { cancel: Some(cancel.clone()), ..Budget::default() }, ..Options::default() };
+    let r = reduce(input.as_bytes(), Some(&g), &oracle, &options).unwrap();
+    assert!(r.budget_exhausted && r.confirmed);
+    assert!(r.input.len() < input.len() && inner(&r.input) == Outcome::Fail);
 }
 
 #[test]
