@@ -28,8 +28,10 @@ struct Span {
     child: u32,
 }
 
+/// Character-level grammars make about two nodes per input byte (a symbol node and its leaf);
+/// reserving that up front avoids regrowing (and copying) the arena of large inputs.
 pub(crate) fn build(c: &Compiled, g: &Grammar, input: &[u8], chart: &Chart, lexer: &mut Lexer<'_>) -> Result<Tree, String> {
-    let mut b = Builder { c, g, chart, lexer, tree: Tree::with_text(input.to_vec(), input.len() + 16), tasks: Vec::new() };
+    let mut b = Builder { c, g, chart, lexer, tree: Tree::with_text(input.to_vec(), 2 * input.len() + 16), tasks: Vec::new() };
     let (_, start) = b.spans(chart.accept, input.len() as u32);
     let root = b.child(start[0])?;
     while let Some(task) = b.tasks.pop() {
