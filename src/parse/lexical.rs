@@ -20,11 +20,18 @@ pub(crate) struct Lexer<'a> {
     /// The outer failure list while a token runs (see [`Lexer::token_ends`]).
     outer_expected: Vec<TerminalId>,
     pool: Vec<Vec<u32>>,
+    /// Ends of (symbol, offset) that had more than one end. Nested repetitions (`(x*)*`) ask for
+    /// the same ones again and again, which without this is exponential in the nesting depth;
+    /// single-end results (the common case: string characters) are cheap and not stored.
+    memo: FxHashMap<(u32, u32), Vec<u32>>,
+    /// How many repetitions the current `ends` call is nested in: only inside one can the same
+    /// (symbol, offset) be asked for twice, so only there is the memo used.
+    repeat_depth: u32,
 }
 
 impl<'a> Lexer<'a> {
     pub fn new(grammar: &'a Grammar, input: &'a [u8]) -> Lexer<'a> {
-        Lexer { grammar, input, furthest: 0, expected: Vec::new(), track_failures: true, outer_expected: Vec::new(), pool: Vec::new() }
+        Lexer { grammar, input, furthest: 0, expected: Vec::new(), track_failures: true, outer_expected: Vec::new(), pool: Vec::new(), memo: FxHashMap::default(), repeat_depth: 0 }
     }
 
     fn buf(&mut self) -> Vec<u32> {
@@ -47,18 +54,37 @@ impl<'a> Lexer<'a> {
                     None => {}
                 }
             }
-            Item::Symbol(s) => match &self.grammar.symbol(s).body {
-                Body::Choice(alts) => {
-                    for alt in alts {
-                        self.ends_seq(&alt.items, pos, out);
+            Item::Symbol(s) => {
+                let memoize = self.repeat_depth > 0;
+                if memoize && !self.memo.is_empty() {
+                    if let Some(known) = self.memo.get(&(s.0, pos)) {
+                        out.extend_from_slice(known);
+                        return;
                     }
                 }
-                Body::Optional(inner) => {
-                    out.push(pos);
-                    self.ends(*inner, pos, out);
+                let first = out.len();
+                match &self.grammar.symbol(s).body {
+                    Body::Choice(alts) => {
+                        for alt in alts {
+                            self.ends_seq(&alt.items, pos, out);
+                        }
+                    }
+                    Body::Optional(inner) => {
+                        out.push(pos);
+                        self.ends(*inner, pos, out);
+                    }
+                    Body::Repeat { item, min, max } => {
+                        self.repeat_depth += 1;
+                        self.ends_repeat(*item, *min, *max, pos, out);
+                        self.repeat_depth -= 1;
+                    }
                 }
-                Body::Repeat { item, min, max } => self.ends_repeat(*item, *min, *max, pos, out),
-            },
+                if memoize && out.len() - first > 1 {
+                    let mut found = out[first..].to_vec();
+                    sort_dedup(&mut found);
+                    self.memo.insert((s.0, pos), found);
+                }
+            }
         }
     }
 

@@ -138,6 +138,20 @@ fn nested_nullable_repetitions_terminate() {
 }
 
 #[test]
+fn stacked_repetitions_match_what_they_should() {
+    // `(x*)*` nests repetitions whose ends are remembered (they would otherwise be recomputed
+    // exponentially often); the answers must be those of the plain definition.
+    let p = parser(r#"s = ((("x" | "xy")*)*)* "!" | "(" s ")" ; "#);
+    for good in ["!", "x!", "xyx!", "xxxxyxy!", "(xyxy!)"] {
+        ok(&p, good);
+    }
+    let e = p.parse(b"xxyy!").unwrap_err();
+    assert_eq!(e.offset, 3);
+    let long = format!("{}!", "xy".repeat(300));
+    ok(&p, &long);
+}
+
+#[test]
 fn lexical_start_symbol() {
     let p = parser(r#"num = "-"? [0-9]+ ("." [0-9]+)? ;"#);
     ok(&p, "-12.5");
