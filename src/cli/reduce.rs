@@ -42,9 +42,8 @@ pub fn reduce_cmd(path: &PathBuf, grammar: Option<&str>, corpus: &[String], cmd:
     let bar = indicatif::ProgressBar::new_spinner();
     bar.set_style(indicatif::ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("valid template"));
     let original = input.len();
-    let progress = |tests: u64, best: usize| {
-        let best = if best == usize::MAX { original } else { best };
-        bar.set_message(format!("{best} of {original} bytes, {tests} candidates tested"));
+    let progress = |p: &hellfuzz::reduce::Progress| {
+        bar.set_message(format!("{} of {original} bytes; {} candidates: {} oracle runs, {} cache hits", p.best, p.tests, p.oracle_calls, p.cache_hits));
         bar.tick();
     };
     let result = hellfuzz::reduce::reduce_with_progress(&input, grammar.as_ref(), &command, &options, &progress).map_err(|e| e.to_string())?;

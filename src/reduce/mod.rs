@@ -136,20 +136,38 @@ impl std::error::Error for ReduceError {}
 /// Reduces `input`, which must fail the oracle. With a grammar, the tree algorithm runs on its
 /// derivation tree (inputs that do not parse fall back to ddmin); without, ddmin on characters.
 pub fn reduce(input: &[u8], grammar: Option<&Grammar>, oracle: &dyn Oracle, options: &Options) -> Result<Reduction, ReduceError> {
-    reduce_with_progress(input, grammar, oracle, options, &|_, _| {})
+    reduce_with_progress(input, grammar, oracle, options, &|_| {})
 }
 
-/// [`reduce`], calling `progress(candidates tested, smallest failing size)` after every test.
+/// Where a running reduction stands, reported after every test.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// Candidates tested so far.
+    pub tests: u64,
+    /// Size of the smallest failing input seen (the original's size until one is found).
+    pub best: usize,
+    /// Real oracle runs so far.
+    pub oracle_calls: u64,
+    /// Candidates answered by the cache so far.
+    pub cache_hits: u64,
+}
+
+/// [`reduce`], calling `progress` after every test.
 pub fn reduce_with_progress(
     input: &[u8],
     grammar: Option<&Grammar>,
     oracle: &dyn Oracle,
     options: &Options,
-    progress: &(dyn Fn(u64, usize) + Sync),
+    progress: &(dyn Fn(&Progress) + Sync),
 ) -> Result<Reduction, ReduceError> {
     let started = Instant::now();
     let cached = Cached::new(ByRef(oracle));
-    let tester = Tester::new(&cached, options.budget.clone(), options.jobs).with_progress(progress);
+    let report = |tests: u64, best: usize| {
+        let stats = cached.stats();
+        let best = if best == usize::MAX { input.len() } else { best };
+        progress(&Progress { tests, best, oracle_calls: stats.calls, cache_hits: stats.cache_hits });
+    };
+    let tester = Tester::new(&cached, options.budget.clone(), options.jobs).with_progress(&report);
     match tester.test(input) {
         Outcome::Fail => {}
         other => {
