@@ -10,7 +10,10 @@
 //!   the cheapest tree is a well-formed derivation of the symbol and unparses to exactly
 //!   `cheapest_len(sym)` bytes.
 //! - The cheapest string of the start symbol parses, and the parse tree unparses to it.
-//! - `Parser::parse` never panics; on `Ok` the tree is a well-formed derivation of the start
+//! - So does a random derivation of the start symbol whose choices are read from the parse input
+//!   bytes (see `common::generate`).
+//! - `Parser::parse` never panics and never reports an internal error (the recognizer accepted
+//!   but no tree could be built); on `Ok` the tree is a well-formed derivation of the start
 //!   symbol and unparses to the input exactly.
 //!
 //! To keep executions fast, grammars or parse inputs over 4 KiB are skipped, and cheapest trees
@@ -26,6 +29,8 @@ use libfuzzer_sys::fuzz_target;
 
 const MAX_TEXT: usize = 4096;
 const MAX_INPUT: usize = 4096;
+/// Largest generated string that is parsed (Earley is cubic on ambiguous grammars; keep it quick).
+const MAX_GENERATED: usize = 512;
 /// Largest cheapest tree (in bytes, and in nodes) that is built and checked.
 const MAX_CHEAPEST: u64 = 1 << 16;
 /// Total nodes of cheapest trees built per execution.
@@ -71,6 +76,17 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 
+    // A random derivation (choices read from the input bytes) is in the language.
+    if let Some(bytes) = common::generate(&grammar, input, MAX_GENERATED, 5_000) {
+        match parser.parse(&bytes) {
+            Ok(tree) => {
+                common::check_tree(&grammar, &tree, start, "parse of a generated string");
+                assert_eq!(tree.unparse(), bytes, "round trip of a generated string");
+            }
+            Err(e) => panic!("the generated string {:?} does not parse: {e}", String::from_utf8_lossy(&bytes)),
+        }
+    }
+
     // Arbitrary input: no panic, and an exact round trip on success.
     match parser.parse(input) {
         Ok(tree) => {
@@ -79,6 +95,7 @@ fuzz_target!(|data: &[u8]| {
         }
         Err(e) => {
             assert!(e.offset <= input.len(), "error offset {} past the end of the input ({} bytes)", e.offset, input.len());
+            common::check_not_internal(&e, input);
             let _ = e.to_string();
         }
     }

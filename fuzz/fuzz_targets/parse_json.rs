@@ -1,7 +1,7 @@
 //! Fuzzes the parser with the built-in JSON grammar (RFC 8259), differentially against serde_json.
 //!
 //! Invariants checked:
-//! - `Parser::parse` never panics; on `Ok` the tree is a well-formed derivation and unparses to
+//! - `Parser::parse` never panics and never reports an internal error; on `Ok` the tree is a well-formed derivation and unparses to
 //!   the input exactly.
 //! - The grammar accepts an input exactly when `serde_json::from_slice::<serde_json::Value>` does,
 //!   except where serde_json is stricter than RFC 8259 for reasons outside the grammar's scope
@@ -68,6 +68,9 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(tree) = &ours {
         common::check_tree(parser.grammar(), tree, parser.grammar().start(), "json parse");
         assert_eq!(tree.unparse(), data, "round trip");
+    }
+    if let Err(e) = &ours {
+        common::check_not_internal(e, data);
     }
     let theirs = serde_json::from_slice::<serde_json::Value>(data);
     match (&ours, &theirs) {

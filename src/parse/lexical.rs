@@ -20,18 +20,23 @@ pub(crate) struct Lexer<'a> {
     /// The outer failure list while a token runs (see [`Lexer::token_ends`]).
     outer_expected: Vec<TerminalId>,
     pool: Vec<Vec<u32>>,
-    /// Ends of (symbol, offset) that had more than one end. Nested repetitions (`(x*)*`) ask for
-    /// the same ones again and again, which without this is exponential in the nesting depth;
-    /// single-end results (the common case: string characters) are cheap and not stored.
+    /// Ends of (symbol, offset), once memoization is on. Stacked repetitions (`(x*)*`,
+    /// `"x"?++`) and chains of rules (`a = b b; b = c c; ...`) ask for the same ones again and
+    /// again, exponentially often in their depth; remembered, every grammar is polynomial.
     memo: FxHashMap<(u32, u32), Vec<u32>>,
-    /// How many repetitions the current `ends` call is nested in: only inside one can the same
-    /// (symbol, offset) be asked for twice, so only there is the memo used.
-    repeat_depth: u32,
+    /// Symbol-level `ends` calls so far. Ordinary tokens make a few per input byte, and the memo
+    /// would cost them a third of their speed, so it is switched on only once the calls exceed
+    /// [`MEMO_AFTER_CALLS_PER_BYTE`] per byte: bounded waste first, polynomial after.
+    calls: usize,
+    memoize: bool,
 }
+
+/// See [`Lexer::calls`]: far above what real grammars need (about 3 calls per byte for JSON).
+const MEMO_AFTER_CALLS_PER_BYTE: usize = 64;
 
 impl<'a> Lexer<'a> {
     pub fn new(grammar: &'a Grammar, input: &'a [u8]) -> Lexer<'a> {
-        Lexer { grammar, input, furthest: 0, expected: Vec::new(), track_failures: true, outer_expected: Vec::new(), pool: Vec::new(), memo: FxHashMap::default(), repeat_depth: 0 }
+        Lexer { grammar, input, furthest: 0, expected: Vec::new(), track_failures: true, outer_expected: Vec::new(), pool: Vec::new(), memo: FxHashMap::default(), calls: 0, memoize: false }
     }
 
     fn buf(&mut self) -> Vec<u32> {
@@ -55,12 +60,14 @@ impl<'a> Lexer<'a> {
                 }
             }
             Item::Symbol(s) => {
-                let memoize = self.repeat_depth > 0;
-                if memoize && !self.memo.is_empty() {
+                if self.memoize {
                     if let Some(known) = self.memo.get(&(s.0, pos)) {
                         out.extend_from_slice(known);
                         return;
                     }
+                } else {
+                    self.calls += 1;
+                    self.memoize = self.calls > MEMO_AFTER_CALLS_PER_BYTE * (self.input.len() + 16);
                 }
                 let first = out.len();
                 match &self.grammar.symbol(s).body {
@@ -73,13 +80,9 @@ impl<'a> Lexer<'a> {
                         out.push(pos);
                         self.ends(*inner, pos, out);
                     }
-                    Body::Repeat { item, min, max } => {
-                        self.repeat_depth += 1;
-                        self.ends_repeat(*item, *min, *max, pos, out);
-                        self.repeat_depth -= 1;
-                    }
+                    Body::Repeat { item, min, max } => self.ends_repeat(*item, *min, *max, pos, out),
                 }
-                if memoize && out.len() - first > 1 {
+                if self.memoize {
                     let mut found = out[first..].to_vec();
                     sort_dedup(&mut found);
                     self.memo.insert((s.0, pos), found);
@@ -146,6 +149,7 @@ impl<'a> Lexer<'a> {
             let old = std::mem::replace(&mut cur, next);
             self.give(old);
         }
+        sort_dedup(&mut cur);
         out.extend_from_slice(&cur);
         self.give(cur);
     }

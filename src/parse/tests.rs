@@ -152,6 +152,19 @@ fn stacked_repetitions_match_what_they_should() {
 }
 
 #[test]
+fn grammars_the_fuzzer_made_exponential_parse_correctly() {
+    // Found by fuzz/grammar_loader: a stack of `+` over a nullable item, and a chain of rules.
+    // Without memoization both took seconds to minutes on inputs of a few bytes.
+    let stacked = parser(&format!("s = \"x\"?{} ;", "+".repeat(28)));
+    ok(&stacked, "");
+    ok(&stacked, "xxx");
+    let rules: String = (0..20).map(|i| format!("a{i} = a{} a{} ;", i + 1, i + 1)).collect();
+    let chain = parser(&format!("{rules} a20 = \"x\"? ;"));
+    ok(&chain, "xx");
+    assert!(chain.parse(b"xxy").is_err());
+}
+
+#[test]
 fn lexical_start_symbol() {
     let p = parser(r#"num = "-"? [0-9]+ ("." [0-9]+)? ;"#);
     ok(&p, "-12.5");

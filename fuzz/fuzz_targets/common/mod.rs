@@ -4,7 +4,16 @@
 #![allow(dead_code)]
 
 use hellfuzz::grammar::{charclass::decode_utf8, Body, Grammar, Item, Symbol, SymbolId, Terminal};
+use hellfuzz::parse::ParseError;
 use hellfuzz::tree::{NodeId, NodeKind, Tree};
+
+/// Panics if a parse failed with one of the parser's "internal error" messages: the recognizer
+/// accepted the input, but reading the tree back out of the chart failed.
+pub fn check_not_internal(e: &ParseError, input: &[u8]) {
+    if e.expected.iter().any(|x| x.starts_with("internal error")) {
+        panic!("input accepted by the recognizer but no tree built: {e} (input {:?})", String::from_utf8_lossy(input));
+    }
+}
 
 /// Panics unless `tree` is a well-formed derivation in `grammar` whose root is `root_sym`:
 /// every inner node's kind matches its symbol's body, its children match the alternative (or the
@@ -125,4 +134,61 @@ pub fn cheapest_node_counts(grammar: &Grammar) -> Vec<u64> {
         nodes[i] = n;
     }
     nodes
+}
+
+/// A random derivation of `grammar`'s start symbol, with choices read from `choices` (one byte
+/// per decision); when the bytes run out or the derivation gets big, every remaining symbol is
+/// finished with its cheapest derivation. Returns the derived bytes, or `None` if the result
+/// would exceed `max_len` bytes or `max_steps` expansions (cheapest derivations can be huge).
+/// Whatever it returns is in the grammar's language, so the parser must accept it.
+pub fn generate(grammar: &Grammar, choices: &[u8], max_len: usize, max_steps: usize) -> Option<Vec<u8>> {
+    let a = grammar.analysis();
+    let mut choices = choices.iter().copied();
+    let mut out = Vec::new();
+    let mut stack = vec![Item::Symbol(grammar.start())];
+    let mut steps = 0usize;
+    while let Some(item) = stack.pop() {
+        steps += 1;
+        if steps > max_steps || out.len() > max_len {
+            return None;
+        }
+        // Random decisions only while the derivation is small; then close it off cheaply.
+        let mut pick = || if steps < max_steps / 4 && out.len() < max_len / 2 { choices.next() } else { None };
+        match item {
+            Item::Terminal(t) => match grammar.terminal(t) {
+                Terminal::Literal(bytes) => out.extend_from_slice(bytes),
+                Terminal::Class { class, .. } => {
+                    let c = match pick() {
+                        Some(b) => class.nth((b as u64).wrapping_mul(0x9E37_79B9) % class.len()),
+                        None => class.representative(),
+                    }
+                    .expect("loaded classes are not empty");
+                    out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+                }
+            },
+            Item::Symbol(s) => match &grammar.symbol(s).body {
+                Body::Choice(alts) => {
+                    let k = match pick() {
+                        Some(b) => b as usize % alts.len(),
+                        None => a.cheapest_alt[s.index()] as usize,
+                    };
+                    stack.extend(alts[k].items.iter().rev());
+                }
+                Body::Repeat { item, min, max } => {
+                    let extra = match pick() {
+                        Some(b) => (b % 4) as u32,
+                        None => 0,
+                    };
+                    let n = max.map_or(min + extra, |m| (min + extra).min(m));
+                    stack.extend(std::iter::repeat(*item).take(n as usize));
+                }
+                Body::Optional(item) => {
+                    if pick().is_some_and(|b| b & 1 == 1) {
+                        stack.push(*item);
+                    }
+                }
+            },
+        }
+    }
+    Some(out)
 }
