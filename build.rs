@@ -27,8 +27,9 @@ fn main() {
         .collect::<Vec<_>>();
     out.push_str("];\n\n");
 
-    out.push_str("/// (grammar name, [(file name, bytes)]) of the shipped samples, sorted by name.\n");
-    out.push_str("pub(crate) static SAMPLES: &[(&str, &[(&str, &[u8])])] = &[\n");
+    out.push_str("/// (file name, bytes) of one sample.\npub(crate) type Sample = (&'static str, &'static [u8]);\n\n");
+    out.push_str("/// (grammar name, samples) of the shipped samples, sorted by name.\n");
+    out.push_str("pub(crate) static SAMPLES: &[(&str, &[Sample])] = &[\n");
     for name in &names {
         let dir = seeds_dir.join(name);
         println!("cargo:rerun-if-changed={}", dir.display());
@@ -36,7 +37,12 @@ fn main() {
         for file in sorted_files(&dir) {
             println!("cargo:rerun-if-changed={}", file.display());
             let file_name = file.file_name().unwrap().to_string_lossy().into_owned();
-            writeln!(out, "        ({file_name:?}, include_bytes!({:?})),", file.display().to_string()).unwrap();
+            writeln!(
+                out,
+                "        ({file_name:?}, include_bytes!({:?})),",
+                file.display().to_string()
+            )
+            .unwrap();
         }
         out.push_str("    ]),\n");
     }
@@ -48,7 +54,11 @@ fn main() {
 
 fn sorted_files(dir: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = match fs::read_dir(dir) {
-        Ok(rd) => rd.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_file()).collect(),
+        Ok(rd) => rd
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| p.is_file())
+            .collect(),
         Err(_) => Vec::new(),
     };
     files.sort();

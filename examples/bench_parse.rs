@@ -40,7 +40,10 @@ fn main() {
         }
     }
     big.extend_from_slice(b"\n]\n");
-    assert!(serde_json::from_slice::<serde_json::Value>(&big).is_ok(), "the generated document is valid JSON");
+    assert!(
+        serde_json::from_slice::<serde_json::Value>(&big).is_ok(),
+        "the generated document is valid JSON"
+    );
 
     let mut report = Vec::new();
     for (name, docs) in [("seeds", seeds.clone()), ("1mb", vec![big.as_slice()])] {

@@ -22,10 +22,10 @@
 //! assert_eq!(tree.unparse(), br#"{"a": [1, 2.5e3, "x"]}"#);
 //! ```
 
-pub mod grammar;
-pub mod parse;
-pub mod tree;
-pub mod mine;
 pub mod generate;
+pub mod grammar;
+pub mod mine;
 pub mod oracle;
+pub mod parse;
 pub mod reduce;
+pub mod tree;

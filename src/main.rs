@@ -15,7 +15,11 @@ use hellfuzz::reduce::{Algorithm, Budget, Options};
 use cli::common::load_grammar;
 
 #[derive(ClapParser)]
-#[command(name = "hellfuzz", version, about = "Grammar-based seeds, crash minimization and triage for cargo-fuzz and afl.rs")]
+#[command(
+    name = "hellfuzz",
+    version,
+    about = "Grammar-based seeds, crash minimization and triage for cargo-fuzz and afl.rs"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -164,25 +168,95 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check { grammar, samples } => cli::grammar::check(&grammar, samples),
-        Command::Parse { grammar, files, json, quiet } => cli::grammar::parse(&grammar, &files, json, quiet),
-        Command::Mine { grammar, samples, output, merge, show, invert } => cli::seeds::mine(&grammar, &samples, output, &merge, show, invert),
-        Command::Gen { grammar, model, samples, invert, uniform, count, seed, max_size, min_size, out, nul } => {
-            let mode = if invert { Mode::Inverted } else if uniform { Mode::Uniform } else { Mode::Mined };
-            let limits = Limits { min_size: min_size.unwrap_or(max_size / 2), ..Limits::up_to(max_size) };
+        Command::Parse {
+            grammar,
+            files,
+            json,
+            quiet,
+        } => cli::grammar::parse(&grammar, &files, json, quiet),
+        Command::Mine {
+            grammar,
+            samples,
+            output,
+            merge,
+            show,
+            invert,
+        } => cli::seeds::mine(&grammar, &samples, output, &merge, show, invert),
+        Command::Gen {
+            grammar,
+            model,
+            samples,
+            invert,
+            uniform,
+            count,
+            seed,
+            max_size,
+            min_size,
+            out,
+            nul,
+        } => {
+            let mode = if invert {
+                Mode::Inverted
+            } else if uniform {
+                Mode::Uniform
+            } else {
+                Mode::Mined
+            };
+            let limits = Limits {
+                min_size: min_size.unwrap_or(max_size / 2),
+                ..Limits::up_to(max_size)
+            };
             cli::seeds::gen(&grammar, &model, &samples, mode, count, seed, limits, out, nul)
         }
-        Command::Reduce { input, grammar, cmd, algo, same_panic, exit_code, stderr, jobs, out, json, timeout, max_tests, max_time, no_byte_pass, corpus } => {
+        Command::Reduce {
+            input,
+            grammar,
+            cmd,
+            algo,
+            same_panic,
+            exit_code,
+            stderr,
+            jobs,
+            out,
+            json,
+            timeout,
+            max_tests,
+            max_time,
+            no_byte_pass,
+            corpus,
+        } => {
             let classify = match (same_panic, exit_code, stderr) {
                 (true, _, _) => Ok(Classify::SamePanic),
                 (_, Some(code), _) => Ok(Classify::ExitCode(code)),
                 (_, _, Some(re)) => Classify::stderr(&re).map_err(|e| e.to_string()),
                 _ => Ok(Classify::SameCrash),
             };
-            let budget = Budget { max_tests, max_time: max_time.map(Duration::from_secs_f64), cancel: None };
+            let budget = Budget {
+                max_tests,
+                max_time: max_time.map(Duration::from_secs_f64),
+                cancel: None,
+            };
             classify.and_then(|classify| {
-                let algorithm = Algorithm::from_name(&algo).ok_or_else(|| format!("unknown algorithm `{algo}`: use gtr*, gtr, hdd*, hdd or ddmin"))?;
-                let options = Options { algorithm, byte_pass: !no_byte_pass, jobs, budget, corpus: None };
-                cli::reduce::reduce_cmd(&input, grammar.as_deref(), &corpus, &cmd, classify, Duration::from_secs_f64(timeout), options, out, json)
+                let algorithm = Algorithm::from_name(&algo)
+                    .ok_or_else(|| format!("unknown algorithm `{algo}`: use gtr*, gtr, hdd*, hdd or ddmin"))?;
+                let options = Options {
+                    algorithm,
+                    byte_pass: !no_byte_pass,
+                    jobs,
+                    budget,
+                    corpus: None,
+                };
+                cli::reduce::reduce_cmd(
+                    &input,
+                    grammar.as_deref(),
+                    &corpus,
+                    &cmd,
+                    classify,
+                    Duration::from_secs_f64(timeout),
+                    options,
+                    out,
+                    json,
+                )
             })
         }
         Command::Dict { grammar } => load_grammar(&grammar).map(|g| {

@@ -4,7 +4,10 @@ use std::process::{Command, Output};
 
 fn hellfuzz(args: &[&str], stdin: Option<&[u8]>) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_hellfuzz"));
-    cmd.args(args).stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+    cmd.args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
     let mut child = cmd.spawn().unwrap();
     if let Some(input) = stdin {
         use std::io::Write;
@@ -24,9 +27,17 @@ fn check_builtin_grammar_parses_its_samples() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert!(stdout.contains("<builtin:json>: ok, 16 rules"), "{stdout}");
-    assert!(stdout.lines().any(|l| l.starts_with("value ") && l.contains("object array string number")), "{stdout}");
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("value ") && l.contains("object array string number")),
+        "{stdout}"
+    );
     let samples = hellfuzz::grammar::builtin::samples("json").len();
-    assert!(stdout.contains(&format!("samples: {samples} of {samples} parse and unparse exactly")), "{stdout}");
+    assert!(
+        stdout.contains(&format!("samples: {samples} of {samples} parse and unparse exactly")),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -38,8 +49,14 @@ fn check_bad_grammar_reports_every_error_with_position() {
     let out = hellfuzz(&["check", path.to_str().unwrap()], None);
     assert_eq!(out.status.code(), Some(1));
     let stderr = text(&out.stderr);
-    assert!(stderr.contains(&format!("{}:1:8: error: bad escape `\\q`", path.display())), "{stderr}");
-    assert!(stderr.contains(&format!("{}:2:6: error: bad range", path.display())), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{}:1:8: error: bad escape `\\q`", path.display())),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("{}:2:6: error: bad range", path.display())),
+        "{stderr}"
+    );
     assert!(stderr.contains("error: grammar"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
@@ -48,10 +65,18 @@ fn check_bad_grammar_reports_every_error_with_position() {
 fn unknown_grammar_and_unreadable_file_are_errors() {
     let out = hellfuzz(&["check", "/no/such/file.grammar"], None);
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("not a built-in grammar (built-ins: expr"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("not a built-in grammar (built-ins: expr"),
+        "{}",
+        text(&out.stderr)
+    );
     let out = hellfuzz(&["parse", "json", "/no/such/input.json"], None);
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("cannot read /no/such/input.json"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("cannot read /no/such/input.json"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]
@@ -59,7 +84,10 @@ fn parse_prints_a_tree_or_a_located_error() {
     let out = hellfuzz(&["parse", "expr", "-"], Some(b"1 + (2 * 3)"));
     assert!(out.status.success());
     let stdout = text(&out.stdout);
-    assert!(stdout.starts_with("start\n  ws [0 items]\n  expr (alt 2)\n"), "{stdout}");
+    assert!(
+        stdout.starts_with("start\n  ws [0 items]\n  expr (alt 2)\n"),
+        "{stdout}"
+    );
 
     let out = hellfuzz(&["parse", "json", "-"], Some(b"{\"a\":\n  tru}"));
     assert_eq!(out.status.code(), Some(1));
@@ -89,21 +117,41 @@ fn temp_dir(name: &str) -> std::path::PathBuf {
 fn gen_writes_a_libfuzzer_corpus_and_skips_duplicates() {
     let dir = temp_dir("gen");
     let corpus = dir.join("corpus");
-    let args = ["gen", "json", "--invert", "--count", "300", "--seed", "5", "--out", corpus.to_str().unwrap()];
+    let args = [
+        "gen",
+        "json",
+        "--invert",
+        "--count",
+        "300",
+        "--seed",
+        "5",
+        "--out",
+        corpus.to_str().unwrap(),
+    ];
     let out = hellfuzz(&args, None);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stderr = text(&out.stderr);
-    assert!(stderr.contains("generated 300 inputs (inverted, seed 5): 300 distinct, 0 duplicates skipped"), "{stderr}");
+    assert!(
+        stderr.contains("generated 300 inputs (inverted, seed 5): 300 distinct, 0 duplicates skipped"),
+        "{stderr}"
+    );
     let files: Vec<_> = std::fs::read_dir(&corpus).unwrap().map(|e| e.unwrap().path()).collect();
     assert_eq!(files.len(), 300);
     for f in &files {
         // Named by the SHA-1 of the content, as libFuzzer names corpus files.
         let bytes = std::fs::read(f).unwrap();
-        assert_eq!(f.file_name().unwrap().to_str().unwrap(), sha1_smol::Sha1::from(&bytes).digest().to_string());
+        assert_eq!(
+            f.file_name().unwrap().to_str().unwrap(),
+            sha1_smol::Sha1::from(&bytes).digest().to_string()
+        );
     }
     // The same seed again: every input is already there.
     let out = hellfuzz(&args, None);
-    assert!(text(&out.stderr).contains("0 distinct, 300 duplicates skipped"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("0 distinct, 300 duplicates skipped"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]
@@ -125,20 +173,51 @@ fn mine_writes_a_model_that_gen_uses_and_shows_probabilities() {
     std::fs::write(samples.join("a.expr"), "1 + (2 * 3)").unwrap();
     std::fs::write(samples.join("broken.expr"), "1 + + ").unwrap();
     let model = dir.join("model.json");
-    let out = hellfuzz(&["mine", "expr", samples.to_str().unwrap(), "-o", model.to_str().unwrap(), "--show"], None);
+    let out = hellfuzz(
+        &[
+            "mine",
+            "expr",
+            samples.to_str().unwrap(),
+            "-o",
+            model.to_str().unwrap(),
+            "--show",
+        ],
+        None,
+    );
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stderr = text(&out.stderr);
     assert!(stderr.contains("broken.expr:1:7: does not parse"), "{stderr}");
     assert!(stderr.contains("mined 1 of 2 samples (1 skipped)"), "{stderr}");
-    assert!(text(&out.stdout).contains(r#"digit = 0% "0" | 33.3% "1" | 33.3% "2" | 33.3% "3" | 0% "4""#), "{}", text(&out.stdout));
-    let out = hellfuzz(&["gen", "expr", "--model", model.to_str().unwrap(), "--count", "10"], None);
+    assert!(
+        text(&out.stdout).contains(r#"digit = 0% "0" | 33.3% "1" | 33.3% "2" | 33.3% "3" | 0% "4""#),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = hellfuzz(
+        &["gen", "expr", "--model", model.to_str().unwrap(), "--count", "10"],
+        None,
+    );
     assert!(out.status.success(), "{}", text(&out.stderr));
     // More of the same from `1 + (2 * 3)`: only the digits 1, 2 and 3 appear.
-    assert!(out.stdout.iter().filter(|b| b.is_ascii_digit()).all(|b| b"123".contains(b)), "{}", text(&out.stdout));
+    assert!(
+        out.stdout
+            .iter()
+            .filter(|b| b.is_ascii_digit())
+            .all(|b| b"123".contains(b)),
+        "{}",
+        text(&out.stdout)
+    );
     // A model mined with another grammar is refused with a clear message.
-    let out = hellfuzz(&["gen", "json", "--model", model.to_str().unwrap(), "--count", "1"], None);
+    let out = hellfuzz(
+        &["gen", "json", "--model", model.to_str().unwrap(), "--count", "1"],
+        None,
+    );
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("the model was mined with another grammar (<builtin:expr>)"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("the model was mined with another grammar (<builtin:expr>)"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]
@@ -157,7 +236,20 @@ fn reduce_with_a_command_writes_the_minimized_input() {
     let input = dir.join("crash.js");
     std::fs::write(&input, "for (var i = 0; i < 10; i++) {\n  if (cond1 || cond2) {\n    partOfBug();\n  }\n  if (cond3) {\n    otherPartOfBug();\n  }\n}\n").unwrap();
     let cmd = "sh -c 'grep -q \"partOfBug()\" \"$1\" && grep -q \"otherPartOfBug()\" \"$1\" && exit 101; exit 0' sh @@";
-    let out = hellfuzz(&["reduce", input.to_str().unwrap(), "--grammar", "js", "--cmd", cmd, "--exit-code", "101", "--json"], None);
+    let out = hellfuzz(
+        &[
+            "reduce",
+            input.to_str().unwrap(),
+            "--grammar",
+            "js",
+            "--cmd",
+            cmd,
+            "--exit-code",
+            "101",
+            "--json",
+        ],
+        None,
+    );
     assert!(out.status.success(), "{}", text(&out.stderr));
     let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     // GTR* leaves `partOfBug();otherPartOfBug();`; this oracle does not need valid JavaScript,
@@ -178,9 +270,32 @@ fn reduce_refuses_an_input_that_does_not_fail() {
     let dir = temp_dir("reduce-pass");
     let input = dir.join("fine.json");
     std::fs::write(&input, "[1, 2]").unwrap();
-    let out = hellfuzz(&["reduce", input.to_str().unwrap(), "--grammar", "json", "--cmd", "true @@", "--exit-code", "3"], None);
+    let out = hellfuzz(
+        &[
+            "reduce",
+            input.to_str().unwrap(),
+            "--grammar",
+            "json",
+            "--cmd",
+            "true @@",
+            "--exit-code",
+            "3",
+        ],
+        None,
+    );
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("the original input does not fail the test"), "{}", text(&out.stderr));
-    let out = hellfuzz(&["reduce", input.to_str().unwrap(), "--cmd", "true", "--algo", "magic"], None);
-    assert!(text(&out.stderr).contains("unknown algorithm `magic`"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("the original input does not fail the test"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = hellfuzz(
+        &["reduce", input.to_str().unwrap(), "--cmd", "true", "--algo", "magic"],
+        None,
+    );
+    assert!(
+        text(&out.stderr).contains("unknown algorithm `magic`"),
+        "{}",
+        text(&out.stderr)
+    );
 }

@@ -21,7 +21,9 @@ fn builtin(name: &str) -> (Grammar, Model) {
 /// starts with `prefix` (the expr samples use every alternative; the paper mined one input).
 fn builtin_subset(name: &str, prefix: &str) -> (Grammar, Model) {
     let g = Grammar::load(name).unwrap();
-    let chosen = hellfuzz::grammar::builtin::samples(name).iter().filter(|(f, _)| f.starts_with(prefix));
+    let chosen = hellfuzz::grammar::builtin::samples(name)
+        .iter()
+        .filter(|(f, _)| f.starts_with(prefix));
     let (model, skipped) = samples::mine(&g, chosen.map(|(f, b)| (f.to_string(), std::borrow::Cow::Borrowed(*b))));
     assert!(skipped.is_empty() && model.samples > 0);
     (g, model)
@@ -31,7 +33,11 @@ fn builtin_subset(name: &str, prefix: &str) -> (Grammar, Model) {
 fn frequency_cases() -> Vec<(&'static str, Grammar, Model)> {
     vec![
         ("json", builtin("json").0, builtin("json").1),
-        ("expr", builtin_subset("expr", "01-paper-example").0, builtin_subset("expr", "01-paper-example").1),
+        (
+            "expr",
+            builtin_subset("expr", "01-paper-example").0,
+            builtin_subset("expr", "01-paper-example").1,
+        ),
         ("js", builtin("js").0, builtin("js").1),
     ]
 }
@@ -45,7 +51,9 @@ fn generate(g: &Grammar, model: &Model, mode: Mode, seed: u64, count: usize, max
 fn serde_accepts(input: &[u8]) -> bool {
     let mut de = serde_json::Deserializer::from_slice(input);
     de.disable_recursion_limit();
-    let ok = serde::de::Deserialize::deserialize(&mut de).map(|_: serde_json::Value| ()).is_ok();
+    let ok = serde::de::Deserialize::deserialize(&mut de)
+        .map(|_: serde_json::Value| ())
+        .is_ok();
     ok && de.end().is_ok()
 }
 
@@ -57,12 +65,23 @@ fn every_generated_input_parses_back() {
         for mode in MODES {
             for seed in [1, 2, 3] {
                 for input in generate(&g, &model, mode, seed, count, 1000) {
-                    assert!(input.len() <= 1000, "{name} {mode:?} seed {seed}: {} bytes", input.len());
+                    assert!(
+                        input.len() <= 1000,
+                        "{name} {mode:?} seed {seed}: {} bytes",
+                        input.len()
+                    );
                     if let Err(e) = parser.parse(&input) {
-                        panic!("{name} {mode:?} seed {seed}: generated input does not parse: {e}\n{}", String::from_utf8_lossy(&input));
+                        panic!(
+                            "{name} {mode:?} seed {seed}: generated input does not parse: {e}\n{}",
+                            String::from_utf8_lossy(&input)
+                        );
                     }
                     if name == "json" {
-                        assert!(serde_accepts(&input), "serde_json rejects generated JSON:\n{}", String::from_utf8_lossy(&input));
+                        assert!(
+                            serde_accepts(&input),
+                            "serde_json rejects generated JSON:\n{}",
+                            String::from_utf8_lossy(&input)
+                        );
                     }
                 }
             }
@@ -74,8 +93,14 @@ fn every_generated_input_parses_back() {
 fn the_same_seed_gives_the_same_inputs() {
     let (g, model) = builtin("json");
     for mode in MODES {
-        assert_eq!(generate(&g, &model, mode, 7, 50, 500), generate(&g, &model, mode, 7, 50, 500));
-        assert_ne!(generate(&g, &model, mode, 7, 50, 500), generate(&g, &model, mode, 8, 50, 500));
+        assert_eq!(
+            generate(&g, &model, mode, 7, 50, 500),
+            generate(&g, &model, mode, 7, 50, 500)
+        );
+        assert_ne!(
+            generate(&g, &model, mode, 7, 50, 500),
+            generate(&g, &model, mode, 8, 50, 500)
+        );
     }
 }
 
@@ -86,12 +111,19 @@ fn distance(g: &Grammar, reference: &Model, other: &Model) -> f64 {
     let (mut sum, mut weight) = (0.0, 0.0);
     for (i, s) in g.symbols().iter().enumerate() {
         let sym = SymbolId(i as u32);
-        let (Some(a), Some(b)) = (reference.counts_of(g, sym), other.counts_of(g, sym)) else { continue };
+        let (Some(a), Some(b)) = (reference.counts_of(g, sym), other.counts_of(g, sym)) else {
+            continue;
+        };
         let (ta, tb) = (a.iter().sum::<u64>() as f64, b.iter().sum::<u64>() as f64);
         if ta == 0.0 || tb == 0.0 {
             continue;
         }
-        let tv: f64 = a.iter().zip(b).map(|(&x, &y)| (x as f64 / ta - y as f64 / tb).abs()).sum::<f64>() / 2.0;
+        let tv: f64 = a
+            .iter()
+            .zip(b)
+            .map(|(&x, &y)| (x as f64 / ta - y as f64 / tb).abs())
+            .sum::<f64>()
+            / 2.0;
         let _ = s;
         sum += ta * tv;
         weight += ta;
@@ -117,19 +149,37 @@ fn more_of_the_same_is_close_and_inverted_is_far() {
         eprintln!("{name}: distance of more-of-the-same {d_same:.3}, of inverted {d_inv:.3}");
         // Inverted output can never be entirely disjoint: an inverted grammar whose only live
         // alternatives recurse ends through the base alternatives the samples used (§3.4).
-        assert!(d_same < 0.15, "{name}: more of the same is {d_same:.3} away from the samples");
-        assert!(d_inv > 0.4 && d_inv > 3.0 * d_same, "{name}: inverted output is only {d_inv:.3} away from the samples");
+        assert!(
+            d_same < 0.15,
+            "{name}: more of the same is {d_same:.3} away from the samples"
+        );
+        assert!(
+            d_inv > 0.4 && d_inv > 3.0 * d_same,
+            "{name}: inverted output is only {d_inv:.3} away from the samples"
+        );
     }
 }
 
 #[test]
 fn inverted_output_uses_what_the_samples_never_used() {
     for (name, g, samples) in frequency_cases() {
-        let inverted = mine_outputs(&g, &generate(&g, &samples, Mode::Inverted, 5, if name == "js" { 200 } else { 500 }, 1000));
+        let inverted = mine_outputs(
+            &g,
+            &generate(
+                &g,
+                &samples,
+                Mode::Inverted,
+                5,
+                if name == "js" { 200 } else { 500 },
+                1000,
+            ),
+        );
         let (mut unseen, mut now_used) = (0, 0);
         for (i, _) in g.symbols().iter().enumerate() {
             let sym = SymbolId(i as u32);
-            let (Some(a), Some(b)) = (samples.counts_of(&g, sym), inverted.counts_of(&g, sym)) else { continue };
+            let (Some(a), Some(b)) = (samples.counts_of(&g, sym), inverted.counts_of(&g, sym)) else {
+                continue;
+            };
             for (x, y) in a.iter().zip(b) {
                 if *x == 0 {
                     unseen += 1;
@@ -138,7 +188,10 @@ fn inverted_output_uses_what_the_samples_never_used() {
             }
         }
         eprintln!("{name}: {now_used} of {unseen} alternatives the samples never used appear in inverted output");
-        assert!(unseen > 0 && now_used * 10 >= unseen * 8, "{name}: only {now_used} of {unseen}");
+        assert!(
+            unseen > 0 && now_used * 10 >= unseen * 8,
+            "{name}: only {now_used} of {unseen}"
+        );
     }
 }
 
@@ -152,8 +205,17 @@ fn inverted_output_stays_useful_at_a_thousand_inputs() {
         let same = generate(&g, &model, Mode::Mined, 0, 1000, 1000);
         let inverted = generate(&g, &model, Mode::Inverted, 0, 1000, 1000);
         let distinct = inverted.iter().collect::<HashSet<_>>().len();
-        eprintln!("{name}: inverted {distinct}/1000 distinct, mean {:.1} bytes; more of the same mean {:.1}", mean(&inverted), mean(&same));
+        eprintln!(
+            "{name}: inverted {distinct}/1000 distinct, mean {:.1} bytes; more of the same mean {:.1}",
+            mean(&inverted),
+            mean(&same)
+        );
         assert!(distinct >= 900, "{name}: {distinct} distinct");
-        assert!(mean(&inverted) >= mean(&same) / 2.0, "{name}: {:.1} vs {:.1}", mean(&inverted), mean(&same));
+        assert!(
+            mean(&inverted) >= mean(&same) / 2.0,
+            "{name}: {:.1} vs {:.1}",
+            mean(&inverted),
+            mean(&same)
+        );
     }
 }

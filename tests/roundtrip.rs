@@ -19,7 +19,9 @@ fn every_seed_file_round_trips() {
         for file in std::fs::read_dir(&dir).unwrap() {
             let file = file.unwrap().path();
             let bytes = std::fs::read(&file).unwrap();
-            let tree = parser.parse(&bytes).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+            let tree = parser
+                .parse(&bytes)
+                .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
             assert_eq!(tree.unparse(), bytes, "{}", file.display());
             assert_eq!(tree.len(), bytes.len());
             checked += 1;
@@ -46,7 +48,8 @@ fn json_value() -> impl Strategy<Value = serde_json::Value> {
     leaf.prop_recursive(6, 64, 8, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..8).prop_map(serde_json::Value::Array),
-            prop::collection::btree_map(".*", inner, 0..8).prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
+            prop::collection::btree_map(".*", inner, 0..8)
+                .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
         ]
     })
 }

@@ -48,9 +48,16 @@ fuzz_target!(|data: &[u8]| {
     let grammar = match Grammar::from_text(&text, "fuzz.grammar") {
         Ok(g) => g,
         Err(e) => {
-            assert!(e.errors().next().is_some(), "a failed load must report an error: {:?}", e.diagnostics);
+            assert!(
+                e.errors().next().is_some(),
+                "a failed load must report an error: {:?}",
+                e.diagnostics
+            );
             for d in &e.diagnostics {
-                assert!(d.span.offset <= text.len(), "diagnostic span past the end of the text: {d:?}");
+                assert!(
+                    d.span.offset <= text.len(),
+                    "diagnostic span past the end of the text: {d:?}"
+                );
             }
             let _ = e.to_string();
             return;
@@ -64,7 +71,9 @@ fuzz_target!(|data: &[u8]| {
 
     // The cheapest string of the start symbol is in the language.
     let start = grammar.start();
-    if grammar.cheapest_len(start) <= MAX_CHEAPEST && common::cheapest_node_counts(&grammar)[start.index()] <= MAX_CHEAPEST {
+    if grammar.cheapest_len(start) <= MAX_CHEAPEST
+        && common::cheapest_node_counts(&grammar)[start.index()] <= MAX_CHEAPEST
+    {
         let cheapest = Tree::cheapest(&grammar, start).expect("the start symbol of a loaded grammar is productive");
         let bytes = cheapest.unparse();
         match parser.parse(&bytes) {
@@ -72,7 +81,10 @@ fuzz_target!(|data: &[u8]| {
                 common::check_tree(&grammar, &tree, start, "parse of the cheapest start string");
                 assert_eq!(tree.unparse(), bytes, "round trip of the cheapest start string");
             }
-            Err(e) => panic!("the cheapest string of the start symbol {:?} does not parse: {e}", String::from_utf8_lossy(&bytes)),
+            Err(e) => panic!(
+                "the cheapest string of the start symbol {:?} does not parse: {e}",
+                String::from_utf8_lossy(&bytes)
+            ),
         }
     }
 
@@ -83,7 +95,10 @@ fuzz_target!(|data: &[u8]| {
                 common::check_tree(&grammar, &tree, start, "parse of a generated string");
                 assert_eq!(tree.unparse(), bytes, "round trip of a generated string");
             }
-            Err(e) => panic!("the generated string {:?} does not parse: {e}", String::from_utf8_lossy(&bytes)),
+            Err(e) => panic!(
+                "the generated string {:?} does not parse: {e}",
+                String::from_utf8_lossy(&bytes)
+            ),
         }
     }
 
@@ -94,7 +109,12 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(tree.unparse(), input, "round trip of the input");
         }
         Err(e) => {
-            assert!(e.offset <= input.len(), "error offset {} past the end of the input ({} bytes)", e.offset, input.len());
+            assert!(
+                e.offset <= input.len(),
+                "error offset {} past the end of the input ({} bytes)",
+                e.offset,
+                input.len()
+            );
             common::check_not_internal(&e, input);
             let _ = e.to_string();
         }
@@ -108,10 +128,24 @@ fn check_cheapest(grammar: &Grammar) {
     for (i, s) in grammar.symbols().iter().enumerate() {
         let sym = SymbolId(i as u32);
         let productive = analysis.productive[i];
-        assert_eq!(analysis.cheapest[i].is_finite(), productive, "`{}`: productive = {productive} but cheapest cost is {:?}", s.name, analysis.cheapest[i]);
+        assert_eq!(
+            analysis.cheapest[i].is_finite(),
+            productive,
+            "`{}`: productive = {productive} but cheapest cost is {:?}",
+            s.name,
+            analysis.cheapest[i]
+        );
         if !productive {
-            assert!(s.synthetic, "named rule `{}` is unproductive in a loaded grammar", s.name);
-            assert!(Tree::cheapest(grammar, sym).is_none(), "unproductive `{}` has a cheapest tree", s.name);
+            assert!(
+                s.synthetic,
+                "named rule `{}` is unproductive in a loaded grammar",
+                s.name
+            );
+            assert!(
+                Tree::cheapest(grammar, sym).is_none(),
+                "unproductive `{}` has a cheapest tree",
+                s.name
+            );
             continue;
         }
         let len = grammar.cheapest_len(sym);
@@ -119,9 +153,20 @@ fn check_cheapest(grammar: &Grammar) {
             continue;
         }
         budget -= nodes[i];
-        let tree = Tree::cheapest(grammar, sym).unwrap_or_else(|| panic!("productive `{}` has no cheapest tree", s.name));
+        let tree =
+            Tree::cheapest(grammar, sym).unwrap_or_else(|| panic!("productive `{}` has no cheapest tree", s.name));
         common::check_tree(grammar, &tree, sym, &format!("cheapest tree of `{}`", s.name));
-        assert_eq!(tree.count() as u64, nodes[i], "cheapest tree of `{}` has an unexpected node count", s.name);
-        assert_eq!(tree.unparse().len() as u64, len, "cheapest tree of `{}` does not have cheapest_len bytes", s.name);
+        assert_eq!(
+            tree.count() as u64,
+            nodes[i],
+            "cheapest tree of `{}` has an unexpected node count",
+            s.name
+        );
+        assert_eq!(
+            tree.unparse().len() as u64,
+            len,
+            "cheapest tree of `{}` does not have cheapest_len bytes",
+            s.name
+        );
     }
 }

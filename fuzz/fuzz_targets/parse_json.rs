@@ -76,7 +76,13 @@ fuzz_target!(|data: &[u8]| {
     match (&ours, &theirs) {
         (Ok(_), Ok(_)) | (Err(_), Err(_)) => {}
         (Ok(_), Err(e)) if serde_exempt(e, data) => {}
-        (Ok(_), Err(e)) => panic!("the json grammar accepts {:?} but serde_json rejects it: {e}", String::from_utf8_lossy(data)),
-        (Err(e), Ok(_)) => panic!("serde_json accepts {:?} but the json grammar rejects it: {e}", String::from_utf8_lossy(data)),
+        (Ok(_), Err(e)) => panic!(
+            "the json grammar accepts {:?} but serde_json rejects it: {e}",
+            String::from_utf8_lossy(data)
+        ),
+        (Err(e), Ok(_)) => panic!(
+            "serde_json accepts {:?} but the json grammar rejects it: {e}",
+            String::from_utf8_lossy(data)
+        ),
     }
 });

@@ -24,7 +24,9 @@ pub fn load_grammar(name: &str) -> Result<Grammar, String> {
 pub fn read_input(path: &PathBuf) -> Result<Vec<u8>, String> {
     if path.as_os_str() == "-" {
         let mut buf = Vec::new();
-        std::io::stdin().read_to_end(&mut buf).map_err(|e| format!("cannot read standard input: {e}"))?;
+        std::io::stdin()
+            .read_to_end(&mut buf)
+            .map_err(|e| format!("cannot read standard input: {e}"))?;
         return Ok(buf);
     }
     std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))

@@ -24,7 +24,10 @@ pub fn check(name: &str, samples: Option<PathBuf>) -> Result<ExitCode, String> {
         g.symbol(g.start()).name,
         warnings
     );
-    println!("{:<16} {:>5} {:>8} {:>9}  {:<24} unit chains (⇒+)", "rule", "alts", "nullable", "cheapest", "cheapest derivation");
+    println!(
+        "{:<16} {:>5} {:>8} {:>9}  {:<24} unit chains (⇒+)",
+        "rule", "alts", "nullable", "cheapest", "cheapest derivation"
+    );
     for (i, s) in g.symbols().iter().enumerate().filter(|(_, s)| !s.synthetic) {
         let sym = hellfuzz::grammar::SymbolId(i as u32);
         let alts = match &s.body {
@@ -32,13 +35,31 @@ pub fn check(name: &str, samples: Option<PathBuf>) -> Result<ExitCode, String> {
             _ => 1,
         };
         let cheapest = Tree::cheapest(&g, sym).map(|t| t.unparse()).unwrap_or_default();
-        let shown: String = format!("{:?}", String::from_utf8_lossy(&cheapest)).chars().take(24).collect();
-        let units: Vec<&str> = g.analysis().unit_reach[i].iter().filter(|u| !g.symbol(**u).synthetic).map(|u| g.symbol(*u).name.as_str()).collect();
-        println!("{:<16} {:>5} {:>8} {:>9}  {:<24} {}", s.name, alts, if g.is_nullable(sym) { "yes" } else { "no" }, g.cheapest_len(sym), shown, units.join(" "));
+        let shown: String = format!("{:?}", String::from_utf8_lossy(&cheapest))
+            .chars()
+            .take(24)
+            .collect();
+        let units: Vec<&str> = g.analysis().unit_reach[i]
+            .iter()
+            .filter(|u| !g.symbol(**u).synthetic)
+            .map(|u| g.symbol(*u).name.as_str())
+            .collect();
+        println!(
+            "{:<16} {:>5} {:>8} {:>9}  {:<24} {}",
+            s.name,
+            alts,
+            if g.is_nullable(sym) { "yes" } else { "no" },
+            g.cheapest_len(sym),
+            shown,
+            units.join(" ")
+        );
     }
     let files: Vec<(String, Vec<u8>)> = match samples {
         Some(dir) => read_dir_files(&dir)?,
-        None => builtin::samples(name).iter().map(|(n, b)| (format!("<builtin:{name}>/{n}"), b.to_vec())).collect(),
+        None => builtin::samples(name)
+            .iter()
+            .map(|(n, b)| (format!("<builtin:{name}>/{n}"), b.to_vec()))
+            .collect(),
     };
     if files.is_empty() {
         return Ok(ExitCode::SUCCESS);
@@ -53,7 +74,9 @@ pub fn check(name: &str, samples: Option<PathBuf>) -> Result<ExitCode, String> {
             Ok(tree) if tree.unparse() == *input => {}
             Ok(_) => {
                 failed += 1;
-                eprintln!("{file}: parsed, but unparsing did not give the same bytes back (a hellfuzz bug; please report it)");
+                eprintln!(
+                    "{file}: parsed, but unparsing did not give the same bytes back (a hellfuzz bug; please report it)"
+                );
             }
             Err(e) => {
                 failed += 1;
@@ -69,7 +92,11 @@ pub fn check(name: &str, samples: Option<PathBuf>) -> Result<ExitCode, String> {
         bytes,
         secs * 1e3
     );
-    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 fn read_dir_files(dir: &PathBuf) -> Result<Vec<(String, Vec<u8>)>, String> {
@@ -79,7 +106,10 @@ fn read_dir_files(dir: &PathBuf) -> Result<Vec<(String, Vec<u8>)>, String> {
         .filter(|p| p.is_file())
         .collect();
     paths.sort();
-    paths.into_iter().map(|p| read_input(&p).map(|b| (p.display().to_string(), b))).collect()
+    paths
+        .into_iter()
+        .map(|p| read_input(&p).map(|b| (p.display().to_string(), b)))
+        .collect()
 }
 
 /// `hellfuzz parse`.
@@ -94,8 +124,13 @@ pub fn parse(name: &str, files: &[PathBuf], json: bool, quiet: bool) -> Result<E
         match parser.parse(&input) {
             Ok(tree) if quiet => drop(tree),
             Ok(tree) => {
-                let text = if json { tree.to_json(&g) + "\n" } else { tree.to_text(&g) };
-                out.write_all(text.as_bytes()).map_err(|e| format!("cannot write output: {e}"))?;
+                let text = if json {
+                    tree.to_json(&g) + "\n"
+                } else {
+                    tree.to_text(&g)
+                };
+                out.write_all(text.as_bytes())
+                    .map_err(|e| format!("cannot write output: {e}"))?;
             }
             Err(e) => {
                 failed = true;

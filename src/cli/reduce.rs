@@ -12,9 +12,21 @@ use super::common::{load_grammar, read_input, report_skipped};
 
 /// `hellfuzz reduce`.
 #[allow(clippy::too_many_arguments)]
-pub fn reduce_cmd(path: &PathBuf, grammar: Option<&str>, corpus: &[String], cmd: &str, classify: Classify, timeout: Duration, mut options: Options, out: Option<PathBuf>, json: bool) -> Result<ExitCode, String> {
+pub fn reduce_cmd(
+    path: &PathBuf,
+    grammar: Option<&str>,
+    corpus: &[String],
+    cmd: &str,
+    classify: Classify,
+    timeout: Duration,
+    mut options: Options,
+    out: Option<PathBuf>,
+    json: bool,
+) -> Result<ExitCode, String> {
     let input = read_input(path)?;
-    let argv = shlex::split(cmd).filter(|a| !a.is_empty()).ok_or_else(|| format!("cannot split the command `{cmd}` into words (unbalanced quotes?)"))?;
+    let argv = shlex::split(cmd)
+        .filter(|a| !a.is_empty())
+        .ok_or_else(|| format!("cannot split the command `{cmd}` into words (unbalanced quotes?)"))?;
     let command = hellfuzz::oracle::Command::new(argv)
         .map_err(|e| e.to_string())?
         .timeout(timeout)
@@ -33,7 +45,9 @@ pub fn reduce_cmd(path: &PathBuf, grammar: Option<&str>, corpus: &[String], cmd:
     options.budget.cancel = Some(cancel);
     let grammar = grammar.map(load_grammar).transpose()?;
     if !corpus.is_empty() {
-        let g = grammar.as_ref().ok_or("--corpus needs --grammar: the corpus is parsed with it")?;
+        let g = grammar
+            .as_ref()
+            .ok_or("--corpus needs --grammar: the corpus is parsed with it")?;
         let (filter, learned, skipped) = hellfuzz::reduce::CorpusFilter::learn_files(g, &samples::collect(corpus)?);
         report_skipped(&skipped);
         eprintln!("learned corpus filters from {learned} samples");
@@ -43,10 +57,14 @@ pub fn reduce_cmd(path: &PathBuf, grammar: Option<&str>, corpus: &[String], cmd:
     bar.set_style(indicatif::ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("valid template"));
     let original = input.len();
     let progress = |p: &hellfuzz::reduce::Progress| {
-        bar.set_message(format!("{} of {original} bytes; {} candidates: {} oracle runs, {} cache hits", p.best, p.tests, p.oracle_calls, p.cache_hits));
+        bar.set_message(format!(
+            "{} of {original} bytes; {} candidates: {} oracle runs, {} cache hits",
+            p.best, p.tests, p.oracle_calls, p.cache_hits
+        ));
         bar.tick();
     };
-    let result = hellfuzz::reduce::reduce_with_progress(&input, grammar.as_ref(), &command, &options, &progress).map_err(|e| e.to_string())?;
+    let result = hellfuzz::reduce::reduce_with_progress(&input, grammar.as_ref(), &command, &options, &progress)
+        .map_err(|e| e.to_string())?;
     bar.finish_and_clear();
     for note in &result.notes {
         eprintln!("note: {note}");
@@ -56,7 +74,8 @@ pub fn reduce_cmd(path: &PathBuf, grammar: Option<&str>, corpus: &[String], cmd:
         p.push(".reduced");
         PathBuf::from(p)
     });
-    hellfuzz::generate::write_atomically(&out, &result.input).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    hellfuzz::generate::write_atomically(&out, &result.input)
+        .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     eprintln!(
         "reduced {} from {} to {} bytes with {} in {:.1} s: {} candidates tested, {} oracle runs, {} cache hits{}; written to {}",
         path.display(),
@@ -76,5 +95,9 @@ pub fn reduce_cmd(path: &PathBuf, grammar: Option<&str>, corpus: &[String], cmd:
         record["output"] = serde_json::Value::String(out.display().to_string());
         println!("{record}");
     }
-    Ok(if result.confirmed { ExitCode::SUCCESS } else { ExitCode::from(2) })
+    Ok(if result.confirmed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(2)
+    })
 }

@@ -11,7 +11,14 @@ use hellfuzz::mine::{samples, Mode, Model, Probabilities};
 use super::common::{load_grammar, report_skipped};
 
 /// `hellfuzz mine`.
-pub fn mine(name: &str, args: &[String], output: Option<PathBuf>, merge: &[PathBuf], show: bool, invert: bool) -> Result<ExitCode, String> {
+pub fn mine(
+    name: &str,
+    args: &[String],
+    output: Option<PathBuf>,
+    merge: &[PathBuf],
+    show: bool,
+    invert: bool,
+) -> Result<ExitCode, String> {
     let g = load_grammar(name)?;
     let files = samples::collect(args)?;
     let (mut model, skipped) = samples::mine_files(&g, &files);
@@ -20,7 +27,17 @@ pub fn mine(name: &str, args: &[String], output: Option<PathBuf>, merge: &[PathB
         let other = Model::load(path, &g).map_err(|e| e.to_string())?;
         model.merge(&other).map_err(|e| e.to_string())?;
     }
-    eprintln!("mined {} of {} samples ({} skipped){}", files.len() - skipped.len(), files.len(), skipped.len(), if merge.is_empty() { String::new() } else { format!(", merged {} model(s): {} samples in all", merge.len(), model.samples) });
+    eprintln!(
+        "mined {} of {} samples ({} skipped){}",
+        files.len() - skipped.len(),
+        files.len(),
+        skipped.len(),
+        if merge.is_empty() {
+            String::new()
+        } else {
+            format!(", merged {} model(s): {} samples in all", merge.len(), model.samples)
+        }
+    );
     if model.samples == 0 {
         return Err("no sample could be mined".into());
     }
@@ -37,12 +54,13 @@ pub fn mine(name: &str, args: &[String], output: Option<PathBuf>, merge: &[PathB
 
 /// The model `gen` uses: the given models merged, else the given samples mined, else the
 /// built-in samples of a built-in grammar; `None` if there is nothing to mine.
-
 fn gen_model(g: &Grammar, name: &str, models: &[PathBuf], sample_args: &[String]) -> Result<Option<Model>, String> {
     if let Some((first, rest)) = models.split_first() {
         let mut model = Model::load(first, g).map_err(|e| e.to_string())?;
         for path in rest {
-            model.merge(&Model::load(path, g).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+            model
+                .merge(&Model::load(path, g).map_err(|e| e.to_string())?)
+                .map_err(|e| e.to_string())?;
         }
         return Ok(Some(model));
     }
@@ -59,11 +77,24 @@ fn gen_model(g: &Grammar, name: &str, models: &[PathBuf], sample_args: &[String]
 
 /// `hellfuzz gen`.
 #[allow(clippy::too_many_arguments)]
-pub fn gen(name: &str, models: &[PathBuf], sample_args: &[String], mode: Mode, count: usize, seed: u64, limits: Limits, out: Option<PathBuf>, nul: bool) -> Result<ExitCode, String> {
+pub fn gen(
+    name: &str,
+    models: &[PathBuf],
+    sample_args: &[String],
+    mode: Mode,
+    count: usize,
+    seed: u64,
+    limits: Limits,
+    out: Option<PathBuf>,
+    nul: bool,
+) -> Result<ExitCode, String> {
     let g = load_grammar(name)?;
     let model = gen_model(&g, name, models, sample_args)?;
     if model.is_none() && mode != Mode::Uniform {
-        eprintln!("note: no samples or model for {}: using the grammar's own weights (give --samples or --model)", g.origin());
+        eprintln!(
+            "note: no samples or model for {}: using the grammar's own weights (give --samples or --model)",
+            g.origin()
+        );
     }
     let probs = Probabilities::new(&g, model.as_ref(), mode);
     let mut generator = Generator::new(&g, &probs, limits, seed);
@@ -72,7 +103,10 @@ pub fn gen(name: &str, models: &[PathBuf], sample_args: &[String], mode: Mode, c
         None => None,
     };
     let bar = indicatif::ProgressBar::new(count as u64);
-    bar.set_style(indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} inputs, {elapsed} ({eta} left)").expect("valid template"));
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} inputs, {elapsed} ({eta} left)")
+            .expect("valid template"),
+    );
     if count < 200 {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
@@ -84,11 +118,18 @@ pub fn gen(name: &str, models: &[PathBuf], sample_args: &[String], mode: Mode, c
         let input = generator.input();
         bar.inc(1);
         let new = match &mut corpus {
-            Some(c) => matches!(c.add(&input).map_err(|e| format!("cannot write into {}: {e}", out.as_ref().unwrap().display()))?, Written::New(_)),
+            Some(c) => matches!(
+                c.add(&input)
+                    .map_err(|e| format!("cannot write into {}: {e}", out.as_ref().unwrap().display()))?,
+                Written::New(_)
+            ),
             None => {
                 let new = seen.insert(input.clone());
                 if new {
-                    stdout.write_all(&input).and_then(|_| stdout.write_all(if nul { b"\0" } else { b"\n" })).map_err(|e| format!("cannot write output: {e}"))?;
+                    stdout
+                        .write_all(&input)
+                        .and_then(|_| stdout.write_all(if nul { b"\0" } else { b"\n" }))
+                        .map_err(|e| format!("cannot write output: {e}"))?;
                 }
                 new
             }

@@ -27,8 +27,13 @@ impl Corpus {
     /// Opens (creating if needed) a corpus folder; names of files already there count as seen.
     pub fn open(dir: &Path) -> std::io::Result<Corpus> {
         std::fs::create_dir_all(dir)?;
-        let seen = std::fs::read_dir(dir)?.filter_map(|e| e.ok()?.file_name().into_string().ok()).collect();
-        Ok(Corpus { dir: dir.to_path_buf(), seen })
+        let seen = std::fs::read_dir(dir)?
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .collect();
+        Ok(Corpus {
+            dir: dir.to_path_buf(),
+            seen,
+        })
     }
 
     /// Adds one input, unless an input with the same content is already there.
@@ -50,8 +55,14 @@ pub fn content_name(input: &[u8]) -> String {
 
 /// Writes `bytes` to `path` atomically: into a temporary file beside it, then renamed over it.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;

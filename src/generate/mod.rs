@@ -38,7 +38,11 @@ pub struct Limits {
 impl Limits {
     /// Limits for inputs of at most `max_size` bytes: the grow phase lasts to half of it.
     pub fn up_to(max_size: usize) -> Limits {
-        Limits { max_size, min_size: max_size / 2, max_expansions: max_size.saturating_mul(8).max(1000) }
+        Limits {
+            max_size,
+            min_size: max_size / 2,
+            max_expansions: max_size.saturating_mul(8).max(1000),
+        }
     }
 }
 
@@ -64,7 +68,13 @@ struct Open {
 impl<'a> Generator<'a> {
     /// A generator for `grammar` choosing by `probs`, seeded with `seed`.
     pub fn new(grammar: &'a Grammar, probs: &'a Probabilities, limits: Limits, seed: u64) -> Generator<'a> {
-        Generator { grammar, probs, limits, rng: ChaCha8Rng::seed_from_u64(seed), grows: &grammar.analysis().reaches_recursion }
+        Generator {
+            grammar,
+            probs,
+            limits,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            grows: &grammar.analysis().reaches_recursion,
+        }
     }
 
     /// One derivation tree of the start symbol.
@@ -81,13 +91,19 @@ impl<'a> Generator<'a> {
     pub fn tree_of(&mut self, sym: SymbolId) -> Tree {
         let g = self.grammar;
         let mut tree = Tree::new(crate::tree::node_kind(g, sym, 0));
-        let mut open = vec![Open { node: tree.root(), sym, iterations: None }];
+        let mut open = vec![Open {
+            node: tree.root(),
+            sym,
+            iterations: None,
+        }];
         // Bytes of the input if every open node were closed now (exact lower bound of the result).
         let mut estimate = g.cheapest_len(sym) as usize;
         let mut expansions = 0;
         while !open.is_empty() && expansions < self.limits.max_expansions {
             let o = open.swap_remove(self.rng.random_range(0..open.len()));
-            let grow = estimate < self.limits.min_size && self.grows[o.sym.index()] && !open.iter().any(|n| self.grows[n.sym.index()]);
+            let grow = estimate < self.limits.min_size
+                && self.grows[o.sym.index()]
+                && !open.iter().any(|n| self.grows[n.sym.index()]);
             expansions += 1;
             match &g.symbol(o.sym).body {
                 Body::Choice(alts) => {
@@ -98,11 +114,21 @@ impl<'a> Generator<'a> {
                         .map(|(k, a)| {
                             let cost: u64 = a.items.iter().map(|&it| g.item_cheapest_len(it)).sum();
                             let p = self.probs.of(o.sym).get(k).copied().unwrap_or(1.0);
-                            (p, base + cost as usize <= self.limits.max_size, a.items.iter().any(|it| self.item_grows(*it)))
+                            (
+                                p,
+                                base + cost as usize <= self.limits.max_size,
+                                a.items.iter().any(|it| self.item_grows(*it)),
+                            )
                         })
                         .collect();
                     let alt = self.pick(&options, grow);
-                    tree.set_kind(o.node, NodeKind::Rule { symbol: o.sym, alt: alt as u32 });
+                    tree.set_kind(
+                        o.node,
+                        NodeKind::Rule {
+                            symbol: o.sym,
+                            alt: alt as u32,
+                        },
+                    );
                     estimate = base;
                     for &item in &alts[alt].items {
                         estimate += self.add_child(&mut tree, o.node, item, estimate, &mut open);
@@ -111,7 +137,10 @@ impl<'a> Generator<'a> {
                 Body::Optional(item) => {
                     let cost = g.item_cheapest_len(*item) as usize;
                     let p = self.probs.of(o.sym);
-                    let options = [(p[0], true, false), (p[1], estimate + cost <= self.limits.max_size, self.item_grows(*item))];
+                    let options = [
+                        (p[0], true, false),
+                        (p[1], estimate + cost <= self.limits.max_size, self.item_grows(*item)),
+                    ];
                     if self.pick(&options, grow) == 1 {
                         estimate += self.add_child(&mut tree, o.node, *item, estimate, &mut open);
                     }
@@ -132,10 +161,16 @@ impl<'a> Generator<'a> {
                     let cost = g.item_cheapest_len(*item) as usize;
                     let p = self.probs.of(o.sym);
                     let (stop, more) = if p.len() == 2 { (p[0], p[1]) } else { (0.5, 0.5) };
-                    let options = [(stop, true, false), (more, estimate + cost <= self.limits.max_size, self.item_grows(*item))];
+                    let options = [
+                        (stop, true, false),
+                        (more, estimate + cost <= self.limits.max_size, self.item_grows(*item)),
+                    ];
                     if self.pick(&options, grow) == 1 {
                         estimate += self.add_child(&mut tree, o.node, *item, estimate, &mut open);
-                        open.push(Open { iterations: Some(done + 1), ..o });
+                        open.push(Open {
+                            iterations: Some(done + 1),
+                            ..o
+                        });
                     }
                 }
             }
@@ -143,7 +178,9 @@ impl<'a> Generator<'a> {
         // Budget spent: close what is still open by its cheapest derivation.
         for o in open {
             if o.iterations.is_none() {
-                let closed = tree.add_cheapest(g, Item::Symbol(o.sym)).expect("loaded grammars are productive");
+                let closed = tree
+                    .add_cheapest(g, Item::Symbol(o.sym))
+                    .expect("loaded grammars are productive");
                 tree.replace(o.node, closed);
             }
         }
@@ -160,7 +197,9 @@ impl<'a> Generator<'a> {
     /// option is feasible, to the first (cheapest by construction for stop/absent).
     fn pick(&mut self, options: &[(f64, bool, bool)], grow: bool) -> usize {
         let grow = grow && options.iter().any(|&(_, fits, grows)| fits && grows);
-        let allowed: Vec<usize> = (0..options.len()).filter(|&i| options[i].1 && (!grow || options[i].2)).collect();
+        let allowed: Vec<usize> = (0..options.len())
+            .filter(|&i| options[i].1 && (!grow || options[i].2))
+            .collect();
         if allowed.is_empty() {
             return 0;
         }
@@ -180,7 +219,14 @@ impl<'a> Generator<'a> {
 
     /// Appends a child for `item` under `parent`: terminals get their bytes now, symbols become
     /// open nodes. Returns the bytes it adds to the estimate.
-    fn add_child(&mut self, tree: &mut Tree, parent: NodeId, item: Item, estimate: usize, open: &mut Vec<Open>) -> usize {
+    fn add_child(
+        &mut self,
+        tree: &mut Tree,
+        parent: NodeId,
+        item: Item,
+        estimate: usize,
+        open: &mut Vec<Open>,
+    ) -> usize {
         match item {
             Item::Terminal(t) => {
                 let bytes = match self.grammar.terminal(t) {
@@ -188,7 +234,11 @@ impl<'a> Generator<'a> {
                     Terminal::Class { class, .. } => {
                         let c = sample_class(class, ascii_share(self.probs.mode), &mut self.rng);
                         // A multi-byte character must not break the size limit.
-                        let c = if estimate + c.len_utf8() > self.limits.max_size { class.representative().unwrap_or(c) } else { c };
+                        let c = if estimate + c.len_utf8() > self.limits.max_size {
+                            class.representative().unwrap_or(c)
+                        } else {
+                            c
+                        };
                         c.to_string().into_bytes()
                     }
                 };
@@ -199,7 +249,11 @@ impl<'a> Generator<'a> {
             Item::Symbol(s) => {
                 let node = tree.new_node(crate::tree::node_kind(self.grammar, s, 0));
                 tree.append_child(parent, node);
-                open.push(Open { node, sym: s, iterations: None });
+                open.push(Open {
+                    node,
+                    sym: s,
+                    iterations: None,
+                });
                 self.grammar.cheapest_len(s) as usize
             }
         }
@@ -220,7 +274,16 @@ fn ascii_share(mode: Mode) -> f64 {
 /// A random member of a class: with probability `ascii_share` a uniform pick from its ASCII part
 /// (if it has one), otherwise a uniform pick from all its members.
 pub fn sample_class(class: &CharClass, ascii_share: f64, rng: &mut impl Rng) -> char {
-    let ascii: u64 = class.ranges().iter().filter(|r| r.0 < 128).map(|&(lo, hi)| (hi.min(127) - lo) as u64 + 1).sum();
-    let n = if ascii > 0 && rng.random_bool(ascii_share) { rng.random_range(0..ascii) } else { rng.random_range(0..class.len()) };
+    let ascii: u64 = class
+        .ranges()
+        .iter()
+        .filter(|r| r.0 < 128)
+        .map(|&(lo, hi)| (hi.min(127) - lo) as u64 + 1)
+        .sum();
+    let n = if ascii > 0 && rng.random_bool(ascii_share) {
+        rng.random_range(0..ascii)
+    } else {
+        rng.random_range(0..class.len())
+    };
     class.nth(n).or_else(|| class.representative()).unwrap_or('?')
 }

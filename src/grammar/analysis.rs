@@ -18,7 +18,10 @@ pub struct Cost {
 
 impl Cost {
     /// The cost of a symbol that derives no finite string.
-    pub const INFINITE: Cost = Cost { bytes: u64::MAX, height: u32::MAX };
+    pub const INFINITE: Cost = Cost {
+        bytes: u64::MAX,
+        height: u32::MAX,
+    };
 
     /// Whether this is a real (finite) cost.
     pub fn is_finite(self) -> bool {
@@ -69,7 +72,16 @@ impl Analysis {
         let (cheapest, cheapest_alt) = cheapest(symbols, &terminal_cost);
         let unit_reach = unit_reach(symbols);
         let reaches_recursion = reaches_recursion(symbols);
-        Analysis { nullable, productive, reachable, cheapest, cheapest_alt, terminal_cost, unit_reach, reaches_recursion }
+        Analysis {
+            nullable,
+            productive,
+            reachable,
+            cheapest,
+            cheapest_alt,
+            terminal_cost,
+            unit_reach,
+            reaches_recursion,
+        }
     }
 
     /// Reports unproductive rules (errors) and unreachable rules (warnings) for named symbols.
@@ -81,7 +93,13 @@ impl Analysis {
                     format!("rule `{}` is unproductive: it cannot derive any finite string, because every alternative needs itself or another unproductive rule; add an alternative that ends the recursion", s.name),
                 );
             } else if !self.reachable[i] {
-                sink.warning(s.span, format!("rule `{}` is unreachable from the start rule `{}`", s.name, symbols[0].name));
+                sink.warning(
+                    s.span,
+                    format!(
+                        "rule `{}` is unreachable from the start rule `{}`",
+                        s.name, symbols[0].name
+                    ),
+                );
             }
         }
     }
@@ -150,7 +168,10 @@ fn cheapest(symbols: &[Symbol], terminal_cost: &[u64]) -> (Vec<Cost>, Vec<u32>) 
     let mut choice = vec![0u32; symbols.len()];
     let item_cost = |item: Item, cost: &[Cost]| match item {
         Item::Symbol(s) => cost[s.index()],
-        Item::Terminal(t) => Cost { bytes: terminal_cost[t.index()], height: 0 },
+        Item::Terminal(t) => Cost {
+            bytes: terminal_cost[t.index()],
+            height: 0,
+        },
     };
     let seq_cost = |items: &mut dyn Iterator<Item = Cost>| {
         let mut total = Cost { bytes: 0, height: 0 };
@@ -183,7 +204,13 @@ fn cheapest(symbols: &[Symbol], terminal_cost: &[u64]) -> (Vec<Cost>, Vec<u32>) 
                     } else if !c.is_finite() {
                         (Cost::INFINITE, 0)
                     } else {
-                        (Cost { bytes: c.bytes.saturating_mul(*min as u64), height: c.height.saturating_add(1) }, 0)
+                        (
+                            Cost {
+                                bytes: c.bytes.saturating_mul(*min as u64),
+                                height: c.height.saturating_add(1),
+                            },
+                            0,
+                        )
                     }
                 }
             };
@@ -203,7 +230,12 @@ fn reaches_recursion(symbols: &[Symbol]) -> Vec<bool> {
     let n = symbols.len();
     let succ: Vec<Vec<usize>> = symbols
         .iter()
-        .map(|s| body_items(&s.body).into_iter().filter_map(|i| if let Item::Symbol(t) = i { Some(t.index()) } else { None }).collect())
+        .map(|s| {
+            body_items(&s.body)
+                .into_iter()
+                .filter_map(|i| if let Item::Symbol(t) = i { Some(t.index()) } else { None })
+                .collect()
+        })
         .collect();
     // A symbol is recursive if it can reach itself.
     let recursive: Vec<bool> = (0..n)
@@ -252,7 +284,11 @@ fn unit_reach(symbols: &[Symbol]) -> Vec<Vec<SymbolId>> {
                     }
                 }
                 Body::Optional(Item::Symbol(b)) => out.push(*b),
-                Body::Repeat { item: Item::Symbol(b), min, max } if *min <= 1 && max.is_none_or(|m| m >= 1) => out.push(*b),
+                Body::Repeat {
+                    item: Item::Symbol(b),
+                    min,
+                    max,
+                } if *min <= 1 && max.is_none_or(|m| m >= 1) => out.push(*b),
                 _ => {}
             }
             out

@@ -16,7 +16,10 @@ pub struct CharClass {
 impl CharClass {
     /// The class of the given inclusive ranges (any order, may overlap), negated if `negate`.
     pub fn new(ranges: &[(u32, u32)], negate: bool) -> CharClass {
-        let mut rs: Vec<(u32, u32)> = ranges.iter().map(|&(a, b)| (a.min(b), a.max(b).min(0x10FFFF))).collect();
+        let mut rs: Vec<(u32, u32)> = ranges
+            .iter()
+            .map(|&(a, b)| (a.min(b), a.max(b).min(0x10FFFF)))
+            .collect();
         rs.sort_unstable();
         let mut merged: Vec<(u32, u32)> = Vec::with_capacity(rs.len());
         for (lo, hi) in rs {
@@ -50,18 +53,17 @@ impl CharClass {
         if c < 128 {
             return self.ascii & (1u128 << c) != 0;
         }
-        match self.ranges.binary_search_by(|&(lo, hi)| {
-            if hi < c {
-                std::cmp::Ordering::Less
-            } else if lo > c {
-                std::cmp::Ordering::Greater
-            } else {
-                std::cmp::Ordering::Equal
-            }
-        }) {
-            Ok(_) => true,
-            Err(_) => false,
-        }
+        self.ranges
+            .binary_search_by(|&(lo, hi)| {
+                if hi < c {
+                    std::cmp::Ordering::Less
+                } else if lo > c {
+                    std::cmp::Ordering::Greater
+                } else {
+                    std::cmp::Ordering::Equal
+                }
+            })
+            .is_ok()
     }
 
     /// Whether the class contains ASCII byte `b` (always false for `b >= 128`).
@@ -83,8 +85,14 @@ impl CharClass {
     /// A representative member: the smallest printable one (>= U+0020) if any, else the smallest.
     /// Used for cheapest derivations, so that they read well.
     pub fn representative(&self) -> Option<char> {
-        let printable = self.ranges.iter().find(|&&(_, hi)| hi >= 0x20).map(|&(lo, _)| lo.max(0x20));
-        printable.or_else(|| self.ranges.first().map(|r| r.0)).and_then(char::from_u32)
+        let printable = self
+            .ranges
+            .iter()
+            .find(|&&(_, hi)| hi >= 0x20)
+            .map(|&(lo, _)| lo.max(0x20));
+        printable
+            .or_else(|| self.ranges.first().map(|r| r.0))
+            .and_then(char::from_u32)
     }
 
     /// The number of scalar values in the class.
@@ -174,7 +182,10 @@ mod tests {
 
     #[test]
     fn negation_and_ranges() {
-        let c = CharClass::new(&[(b'"' as u32, b'"' as u32), (b'\\' as u32, b'\\' as u32), (0, 0x1F)], true);
+        let c = CharClass::new(
+            &[(b'"' as u32, b'"' as u32), (b'\\' as u32, b'\\' as u32), (0, 0x1F)],
+            true,
+        );
         assert!(c.contains('a' as u32));
         assert!(c.contains('é' as u32));
         assert!(c.contains(0x1F600));
@@ -186,7 +197,14 @@ mod tests {
 
     #[test]
     fn overlapping_ranges_merge() {
-        let c = CharClass::new(&[(b'a' as u32, b'f' as u32), (b'c' as u32, b'z' as u32), (b'0' as u32, b'9' as u32)], false);
+        let c = CharClass::new(
+            &[
+                (b'a' as u32, b'f' as u32),
+                (b'c' as u32, b'z' as u32),
+                (b'0' as u32, b'9' as u32),
+            ],
+            false,
+        );
         assert_eq!(c.ranges(), &[(48, 57), (97, 122)]);
         assert_eq!(c.len(), 36);
         assert_eq!(c.nth(10), Some('a'));

@@ -64,7 +64,11 @@ impl fmt::Display for Diagnostic {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
-        write!(f, "{}:{}:{}: {}: {}", self.file, self.span.line, self.span.col, kind, self.message)
+        write!(
+            f,
+            "{}:{}:{}: {}: {}",
+            self.file, self.span.line, self.span.col, kind, self.message
+        )
     }
 }
 
@@ -81,7 +85,11 @@ impl GrammarError {
         GrammarError {
             diagnostics: vec![Diagnostic {
                 severity: Severity::Error,
-                span: Span { offset: 0, line: 1, col: 1 },
+                span: Span {
+                    offset: 0,
+                    line: 1,
+                    col: 1,
+                },
                 message,
                 file: file.to_string(),
             }],
@@ -125,7 +133,12 @@ impl Sink {
     }
 
     fn push(&mut self, severity: Severity, span: Span, message: String) {
-        self.items.push(Diagnostic { severity, span, message, file: self.file.clone() });
+        self.items.push(Diagnostic {
+            severity,
+            span,
+            message,
+            file: self.file.clone(),
+        });
     }
 
     pub fn has_errors(&self) -> bool {
@@ -134,7 +147,8 @@ impl Sink {
 
     /// Errors first (in file order), then warnings (in file order).
     pub fn sorted(mut self) -> Vec<Diagnostic> {
-        self.items.sort_by(|a, b| b.severity.cmp(&a.severity).then(a.span.cmp(&b.span)));
+        self.items
+            .sort_by(|a, b| b.severity.cmp(&a.severity).then(a.span.cmp(&b.span)));
         self.items
     }
 }

@@ -25,7 +25,13 @@ pub(crate) fn lower(rules: &[RuleAst], sink: &mut Sink) -> Option<(Vec<Symbol>, 
     let mut defined: Vec<&RuleAst> = Vec::new();
     for rule in rules {
         if let Some((_, first)) = names.get(rule.name.as_str()) {
-            sink.error(rule.span, format!("duplicate rule `{}` (first defined at line {}, column {}); merge the alternatives into one rule", rule.name, first.line, first.col));
+            sink.error(
+                rule.span,
+                format!(
+                    "duplicate rule `{}` (first defined at line {}, column {}); merge the alternatives into one rule",
+                    rule.name, first.line, first.col
+                ),
+            );
             continue;
         }
         names.insert(&rule.name, (SymbolId(defined.len() as u32), rule.span));
@@ -35,7 +41,12 @@ pub(crate) fn lower(rules: &[RuleAst], sink: &mut Sink) -> Option<(Vec<Symbol>, 
         names,
         symbols: defined
             .iter()
-            .map(|r| Symbol { name: r.name.clone(), body: Body::Choice(Vec::new()), span: r.span, synthetic: false })
+            .map(|r| Symbol {
+                name: r.name.clone(),
+                body: Body::Choice(Vec::new()),
+                span: r.span,
+                synthetic: false,
+            })
             .collect(),
         terminals: Vec::new(),
         interned: HashMap::new(),
@@ -71,11 +82,22 @@ impl Lowerer<'_, '_> {
     /// A rule's body. A rule that is exactly one repetition (`ws = [ \t]* ;`) is that repetition,
     /// so its node is the repetition itself rather than a rule node wrapping a synthetic one.
     fn rule_body(&mut self, alts: &[AltAst]) -> Body {
-        if let [AltAst { weight: None, items, .. }] = alts {
+        if let [AltAst {
+            weight: None, items, ..
+        }] = alts
+        {
             if let [ExprAst::Postfix(inner, Quant { min, max }, _)] = items.as_slice() {
                 if (*min, *max) != (1, Some(1)) {
                     if let Some(item) = self.expr(inner) {
-                        return if (*min, *max) == (0, Some(1)) { Body::Optional(item) } else { Body::Repeat { item, min: *min, max: *max } };
+                        return if (*min, *max) == (0, Some(1)) {
+                            Body::Optional(item)
+                        } else {
+                            Body::Repeat {
+                                item,
+                                min: *min,
+                                max: *max,
+                            }
+                        };
                     }
                 }
             }
@@ -101,9 +123,17 @@ impl Lowerer<'_, '_> {
         };
         let tolerance = weight_tolerance(alts.iter().filter(|a| a.weight.is_some()).count());
         if given > 100.0 + tolerance {
-            self.sink.error(first, format!("the weights of these alternatives add up to {given}%, more than 100%"));
+            self.sink.error(
+                first,
+                format!("the weights of these alternatives add up to {given}%, more than 100%"),
+            );
         } else if alts.iter().all(|a| a.weight.is_some()) && given < 100.0 - tolerance {
-            self.sink.warning(first, format!("the weights of these alternatives add up to {given}%, not 100%; they are used as relative weights"));
+            self.sink.warning(
+                first,
+                format!(
+                    "the weights of these alternatives add up to {given}%, not 100%; they are used as relative weights"
+                ),
+            );
         }
     }
 
@@ -111,15 +141,25 @@ impl Lowerer<'_, '_> {
     fn expr(&mut self, e: &ExprAst) -> Option<Item> {
         match e {
             ExprAst::Literal(bytes) if bytes.is_empty() => None,
-            ExprAst::Literal(bytes) => Some(Item::Terminal(self.intern(TerminalKey::Literal(bytes.clone()), || Terminal::Literal(bytes.clone())))),
+            ExprAst::Literal(bytes) => {
+                Some(Item::Terminal(self.intern(TerminalKey::Literal(bytes.clone()), || {
+                    Terminal::Literal(bytes.clone())
+                })))
+            }
             ExprAst::Class { class, text, .. } => {
                 let key = TerminalKey::Class(class.ranges().to_vec());
-                Some(Item::Terminal(self.intern(key, || Terminal::Class { class: class.clone(), text: text.clone() })))
+                Some(Item::Terminal(self.intern(key, || Terminal::Class {
+                    class: class.clone(),
+                    text: text.clone(),
+                })))
             }
             ExprAst::Ref(name, span) => match self.names.get(name.as_str()) {
                 Some(&(id, _)) => Some(Item::Symbol(id)),
                 None => {
-                    let hint = self.suggestion(name).map(|s| format!("; did you mean `{s}`?")).unwrap_or_else(|| "; define it with `name = ... ;`".into());
+                    let hint = self
+                        .suggestion(name)
+                        .map(|s| format!("; did you mean `{s}`?"))
+                        .unwrap_or_else(|| "; define it with `name = ... ;`".into());
                     self.sink.error(*span, format!("undefined symbol `{name}`{hint}"));
                     None
                 }
@@ -143,8 +183,15 @@ impl Lowerer<'_, '_> {
                     return Some(item);
                 }
                 let id = self.synthetic(*span);
-                self.symbols[id.index()].body =
-                    if (*min, *max) == (0, Some(1)) { Body::Optional(item) } else { Body::Repeat { item, min: *min, max: *max } };
+                self.symbols[id.index()].body = if (*min, *max) == (0, Some(1)) {
+                    Body::Optional(item)
+                } else {
+                    Body::Repeat {
+                        item,
+                        min: *min,
+                        max: *max,
+                    }
+                };
                 Some(Item::Symbol(id))
             }
         }
@@ -177,7 +224,11 @@ impl Lowerer<'_, '_> {
         let lower = name.to_ascii_lowercase();
         let mut best: Option<(usize, &str)> = None;
         for candidate in self.names.keys() {
-            let d = if candidate.to_ascii_lowercase() == lower { 0 } else { edit_distance(&lower, &candidate.to_ascii_lowercase()) };
+            let d = if candidate.to_ascii_lowercase() == lower {
+                0
+            } else {
+                edit_distance(&lower, &candidate.to_ascii_lowercase())
+            };
             if d <= 2 && best.is_none_or(|(bd, bc)| (d, *candidate) < (bd, bc)) {
                 best = Some((d, candidate));
             }

@@ -201,37 +201,62 @@ impl Grammar {
     /// Loads a grammar file.
     pub fn from_file(path: &Path) -> Result<Grammar, GrammarError> {
         let shown = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|e| GrammarError::whole_file(&shown, format!("cannot read grammar file: {e}")))?;
+        let bytes = std::fs::read(path)
+            .map_err(|e| GrammarError::whole_file(&shown, format!("cannot read grammar file: {e}")))?;
         let text = String::from_utf8(bytes).map_err(|e| {
             let (line, col) = diag::line_col(e.as_bytes(), e.utf8_error().valid_up_to());
-            GrammarError::whole_file(&shown, format!("grammar file is not UTF-8 (first bad byte at line {line}, column {col})"))
+            GrammarError::whole_file(
+                &shown,
+                format!("grammar file is not UTF-8 (first bad byte at line {line}, column {col})"),
+            )
         })?;
         Grammar::from_text(&text, &shown)
     }
 
     /// Loads a grammar from text; `origin` names it in diagnostics (a path or `<builtin:json>`).
     pub fn from_text(text: &str, origin: &str) -> Result<Grammar, GrammarError> {
-        let mut sink = diag::Sink { file: origin.to_string(), items: Vec::new() };
+        let mut sink = diag::Sink {
+            file: origin.to_string(),
+            items: Vec::new(),
+        };
         let rules = syntax::parse_file(text, &mut sink);
         if rules.is_empty() && !sink.has_errors() {
-            sink.error(Span::at(text, text.len()), "the grammar has no rules; write at least one `name = ... ;`");
+            sink.error(
+                Span::at(text, text.len()),
+                "the grammar has no rules; write at least one `name = ... ;`",
+            );
         }
         // Names and analyses of a text with syntax errors would only add follow-on errors.
         if sink.has_errors() {
-            return Err(GrammarError { diagnostics: sink.sorted() });
+            return Err(GrammarError {
+                diagnostics: sink.sorted(),
+            });
         }
         let lowered = lower::lower(&rules, &mut sink);
         let (symbols, terminals) = match lowered {
             Some(l) if !sink.has_errors() => l,
-            _ => return Err(GrammarError { diagnostics: sink.sorted() }),
+            _ => {
+                return Err(GrammarError {
+                    diagnostics: sink.sorted(),
+                })
+            }
         };
         let start = SymbolId(0);
         let analysis = Analysis::compute(&symbols, &terminals, start);
         analysis.report(&symbols, &mut sink);
         if sink.has_errors() {
-            return Err(GrammarError { diagnostics: sink.sorted() });
+            return Err(GrammarError {
+                diagnostics: sink.sorted(),
+            });
         }
-        Ok(Grammar { symbols, terminals, start, origin: origin.to_string(), warnings: sink.sorted(), analysis })
+        Ok(Grammar {
+            symbols,
+            terminals,
+            start,
+            origin: origin.to_string(),
+            warnings: sink.sorted(),
+            analysis,
+        })
     }
 
     /// The start symbol (the first rule of the file).
@@ -261,7 +286,10 @@ impl Grammar {
 
     /// The named (non-synthetic) symbol called `name`.
     pub fn symbol_by_name(&self, name: &str) -> Option<SymbolId> {
-        self.symbols.iter().position(|s| s.name == name && !s.synthetic).map(|i| SymbolId(i as u32))
+        self.symbols
+            .iter()
+            .position(|s| s.name == name && !s.synthetic)
+            .map(|i| SymbolId(i as u32))
     }
 
     /// Where the grammar came from (a path or `<builtin:NAME>`).
@@ -328,7 +356,11 @@ impl Grammar {
                     })
                     .collect(),
                 Body::Optional(Item::Symbol(b)) => vec![(0, *b)],
-                Body::Repeat { item: Item::Symbol(b), min, max } if *min <= 1 && max.is_none_or(|m| m >= 1) => vec![(0, *b)],
+                Body::Repeat {
+                    item: Item::Symbol(b),
+                    min,
+                    max,
+                } if *min <= 1 && max.is_none_or(|m| m >= 1) => vec![(0, *b)],
                 _ => Vec::new(),
             }
         };

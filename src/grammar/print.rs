@@ -77,7 +77,10 @@ impl Grammar {
     /// non-printable bytes as `\xHH`, in grammar order. Single characters are included: for
     /// a grammar they are the punctuation that matters.
     pub fn dictionary(&self) -> String {
-        let mut out = format!("# libFuzzer/AFL dictionary: the literal terminals of {}\n", self.origin());
+        let mut out = format!(
+            "# libFuzzer/AFL dictionary: the literal terminals of {}\n",
+            self.origin()
+        );
         for t in self.terminals() {
             if let super::Terminal::Literal(bytes) = t {
                 out.push('"');
@@ -98,7 +101,9 @@ impl Grammar {
     /// for the same rules written with other spacing, comments or weights, different for any
     /// other grammar. Models are tied to it.
     pub fn fingerprint(&self) -> String {
-        sha1_smol::Sha1::from(self.to_text_with(&Structure)).digest().to_string()
+        sha1_smol::Sha1::from(self.to_text_with(&Structure))
+            .digest()
+            .to_string()
     }
 
     fn alternatives_text(&self, sym: SymbolId, notes: &dyn Annotations, comments: &mut Vec<String>) -> String {
@@ -107,9 +112,19 @@ impl Grammar {
             .iter()
             .enumerate()
             .map(|(k, alt)| {
-                let items: Vec<String> = alt.items.iter().map(|&it| self.item_source(it, notes, comments)).collect();
-                let weight = notes.alt_weight(sym, k).or(alt.weight.filter(|_| notes.written_weights()));
-                let body = if items.is_empty() { "\"\"".to_string() } else { items.join(" ") };
+                let items: Vec<String> = alt
+                    .items
+                    .iter()
+                    .map(|&it| self.item_source(it, notes, comments))
+                    .collect();
+                let weight = notes
+                    .alt_weight(sym, k)
+                    .or(alt.weight.filter(|_| notes.written_weights()));
+                let body = if items.is_empty() {
+                    "\"\"".to_string()
+                } else {
+                    items.join(" ")
+                };
                 match weight {
                     Some(w) => format!("{} {body}", format_weight(w)),
                     None => body,

@@ -46,7 +46,12 @@ pub(crate) enum ExprAst {
 
 /// Parses a whole grammar file. Syntax errors go to `sink`; rules with errors are dropped.
 pub(crate) fn parse_file(text: &str, sink: &mut Sink) -> Vec<RuleAst> {
-    let mut p = Parser { text, bytes: text.as_bytes(), pos: 0, depth: 0 };
+    let mut p = Parser {
+        text,
+        bytes: text.as_bytes(),
+        pos: 0,
+        depth: 0,
+    };
     let mut rules = Vec::new();
     loop {
         p.skip_trivia();
@@ -95,7 +100,11 @@ impl<'a> Parser<'a> {
     }
 
     fn err<T>(&self, offset: usize, message: impl Into<String>) -> PResult<T> {
-        Err(SyntaxError { span: self.span(offset), message: message.into(), resume: None })
+        Err(SyntaxError {
+            span: self.span(offset),
+            message: message.into(),
+            resume: None,
+        })
     }
 
     fn peek(&self) -> Option<u8> {
@@ -180,7 +189,10 @@ impl<'a> Parser<'a> {
                 self.pos += 1;
                 Ok(RuleAst { name, span, alts })
             }
-            None => self.err(self.pos, format!("rule `{name}` is not terminated: expected `;` before the end of the file")),
+            None => self.err(
+                self.pos,
+                format!("rule `{name}` is not terminated: expected `;` before the end of the file"),
+            ),
             _ => self.unexpected("`;`, `|` or another item"),
         }
     }
@@ -230,7 +242,11 @@ impl<'a> Parser<'a> {
                 None => break,
             }
         }
-        Ok(AltAst { weight, items, span: self.span(start) })
+        Ok(AltAst {
+            weight,
+            items,
+            span: self.span(start),
+        })
     }
 
     /// An optional `N%` or `N.M%` prefix.
@@ -244,12 +260,18 @@ impl<'a> Parser<'a> {
         }
         let digits = &self.text[start..self.pos];
         if self.peek() != Some(b'%') {
-            return self.err(start, format!("a number `{digits}` here must be a weight like `{digits}%`"));
+            return self.err(
+                start,
+                format!("a number `{digits}` here must be a weight like `{digits}%`"),
+            );
         }
         self.pos += 1;
         match digits.parse::<f64>() {
             Ok(w) if (0.0..=100.0).contains(&w) => Ok(Some((w, self.span(start)))),
-            _ => self.err(start, format!("bad weight `{digits}%`: a weight is a percentage from 0 to 100")),
+            _ => self.err(
+                start,
+                format!("bad weight `{digits}%`: a weight is a percentage from 0 to 100"),
+            ),
         }
     }
 
@@ -298,10 +320,16 @@ impl<'a> Parser<'a> {
         }
         if let Some(max) = max {
             if max < min {
-                return self.err(start, format!("repetition bound `{{{min},{max}}}` has its maximum below its minimum"));
+                return self.err(
+                    start,
+                    format!("repetition bound `{{{min},{max}}}` has its maximum below its minimum"),
+                );
             }
             if max == 0 {
-                return self.err(start, "repetition bound `{0}` matches nothing useful; remove the item instead");
+                return self.err(
+                    start,
+                    "repetition bound `{0}` matches nothing useful; remove the item instead",
+                );
             }
         }
         Ok(Quant { min, max })
@@ -314,10 +342,16 @@ impl<'a> Parser<'a> {
         }
         match self.text[start..self.pos].parse::<u32>() {
             Ok(n) if n <= MAX_REPEAT_BOUND => Ok(n),
-            Ok(_) | Err(_) if self.pos > start => {
-                self.err(bound_start, format!("repetition bound too large (at most {MAX_REPEAT_BOUND}); use `*` or `+` for unbounded repetition"))
-            }
-            _ => self.err(bound_start, "bad repetition bound: expected `{n}`, `{n,m}` or `{n,}` with decimal numbers"),
+            Ok(_) | Err(_) if self.pos > start => self.err(
+                bound_start,
+                format!(
+                    "repetition bound too large (at most {MAX_REPEAT_BOUND}); use `*` or `+` for unbounded repetition"
+                ),
+            ),
+            _ => self.err(
+                bound_start,
+                "bad repetition bound: expected `{n}`, `{n,m}` or `{n,}` with decimal numbers",
+            ),
         }
     }
 
@@ -328,7 +362,10 @@ impl<'a> Parser<'a> {
             Some(b'[') => self.class().map(Some),
             Some(b'.') => {
                 self.pos += 1;
-                Ok(Some(ExprAst::Class { class: CharClass::any(), text: ".".into() }))
+                Ok(Some(ExprAst::Class {
+                    class: CharClass::any(),
+                    text: ".".into(),
+                }))
             }
             Some(b'(') => {
                 if self.depth >= MAX_NESTING {
@@ -353,9 +390,7 @@ impl<'a> Parser<'a> {
                 Ok(Some(ExprAst::Ref(name, span)))
             }
             Some(b'0'..=b'9') => self.err(start, "a weight like `40%` may only start an alternative"),
-            Some(b'?' | b'*' | b'+' | b'{') => {
-                self.err(start, "a repetition operator needs an item before it")
-            }
+            Some(b'?' | b'*' | b'+' | b'{') => self.err(start, "a repetition operator needs an item before it"),
             Some(b';' | b'|' | b')') | None => Ok(None),
             Some(_) => self.unexpected("an item (a \"literal\", a [class], `.`, a rule name or a `(` group)"),
         }
@@ -368,7 +403,10 @@ impl<'a> Parser<'a> {
         loop {
             match self.peek() {
                 None | Some(b'\n') => {
-                    return self.err(start, "unclosed literal: expected a closing quote on the same line (write \\n for a newline)");
+                    return self.err(
+                        start,
+                        "unclosed literal: expected a closing quote on the same line (write \\n for a newline)",
+                    );
                 }
                 Some(b) if b == quote => {
                     self.pos += 1;
@@ -410,20 +448,35 @@ impl<'a> Parser<'a> {
         }
         match c {
             'x' => {
-                let hex = self.text.get(self.pos..self.pos + 2).filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
+                let hex = self
+                    .text
+                    .get(self.pos..self.pos + 2)
+                    .filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
                 let Some(hex) = hex else {
-                    return self.err(start, "bad escape: `\\x` must be followed by exactly two hex digits, as in `\\x0A`");
+                    return self.err(
+                        start,
+                        "bad escape: `\\x` must be followed by exactly two hex digits, as in `\\x0A`",
+                    );
                 };
                 let value = u8::from_str_radix(hex, 16).expect("two hex digits");
                 self.pos += 2;
-                Ok(if in_class { Escaped::Char(value as char) } else { Escaped::Byte(value) })
+                Ok(if in_class {
+                    Escaped::Char(value as char)
+                } else {
+                    Escaped::Byte(value)
+                })
             }
             'u' => {
                 let rest = &self.text[self.pos..];
                 let close = rest.find('}');
                 let digits = match close {
                     Some(end) if rest.starts_with('{') => &rest[1..end],
-                    _ => return self.err(start, "bad escape: `\\u` must be written `\\u{H…}` with 1 to 6 hex digits"),
+                    _ => {
+                        return self.err(
+                            start,
+                            "bad escape: `\\u` must be written `\\u{H…}` with 1 to 6 hex digits",
+                        )
+                    }
                 };
                 let value = (1..=6)
                     .contains(&digits.len())
@@ -435,12 +488,22 @@ impl<'a> Parser<'a> {
                         self.pos += digits.len() + 2;
                         Ok(Escaped::Char(ch))
                     }
-                    None => self.err(start, format!("bad escape `\\u{{{digits}}}`: not a Unicode scalar value")),
+                    None => self.err(
+                        start,
+                        format!("bad escape `\\u{{{digits}}}`: not a Unicode scalar value"),
+                    ),
                 }
             }
             other => {
-                let allowed = if in_class { "\\\\ \\\" \\' \\n \\r \\t \\xHH \\u{H…} \\] \\[ \\- \\^" } else { "\\\\ \\\" \\' \\n \\r \\t \\xHH \\u{H…}" };
-                self.err(start, format!("bad escape `\\{}`: the escapes are {allowed}", other.escape_debug()))
+                let allowed = if in_class {
+                    "\\\\ \\\" \\' \\n \\r \\t \\xHH \\u{H…} \\] \\[ \\- \\^"
+                } else {
+                    "\\\\ \\\" \\' \\n \\r \\t \\xHH \\u{H…}"
+                };
+                self.err(
+                    start,
+                    format!("bad escape `\\{}`: the escapes are {allowed}", other.escape_debug()),
+                )
             }
         }
     }
@@ -465,7 +528,14 @@ impl<'a> Parser<'a> {
                     return self.err(start, "unclosed character class: expected `]`");
                 };
                 if hi < lo {
-                    return self.err(member_start, format!("bad range in character class: `{}` comes after `{}`", char_text(lo), char_text(hi)));
+                    return self.err(
+                        member_start,
+                        format!(
+                            "bad range in character class: `{}` comes after `{}`",
+                            char_text(lo),
+                            char_text(hi)
+                        ),
+                    );
                 }
                 ranges.push((lo, hi));
             } else {
@@ -511,7 +581,11 @@ enum Escaped {
 
 /// A character for a message: printable ones as they are, others escaped.
 fn shown(c: char) -> String {
-    if c.is_control() { c.escape_debug().to_string() } else { c.to_string() }
+    if c.is_control() {
+        c.escape_debug().to_string()
+    } else {
+        c.to_string()
+    }
 }
 
 fn char_text(c: u32) -> String {

@@ -60,7 +60,8 @@ fn classes_ranges_negation_escapes_and_any() {
 
 #[test]
 fn operators_make_synthetic_symbols() {
-    let g = load(r#"s = a? b* c+ d{2} e{1,3} f{2,} ("x" | "y") ; a = "a"; b = "b"; c = "c"; d = "d"; e = "e"; f = "f";"#);
+    let g =
+        load(r#"s = a? b* c+ d{2} e{1,3} f{2,} ("x" | "y") ; a = "a"; b = "b"; c = "c"; d = "d"; e = "e"; f = "f";"#);
     let items = &g.symbol(g.start()).alternatives()[0].items;
     let bodies: Vec<String> = items
         .iter()
@@ -73,8 +74,23 @@ fn operators_make_synthetic_symbols() {
             Item::Terminal(_) => "terminal".into(),
         })
         .collect();
-    assert_eq!(bodies, ["?", "{0,None}", "{1,None}", "{2,Some(2)}", "{1,Some(3)}", "{2,None}", "choice/2"]);
-    assert!(g.symbols().iter().filter(|s| s.synthetic).all(|s| s.name.starts_with("s.")));
+    assert_eq!(
+        bodies,
+        [
+            "?",
+            "{0,None}",
+            "{1,None}",
+            "{2,Some(2)}",
+            "{1,Some(3)}",
+            "{2,None}",
+            "choice/2"
+        ]
+    );
+    assert!(g
+        .symbols()
+        .iter()
+        .filter(|s| s.synthetic)
+        .all(|s| s.name.starts_with("s.")));
 }
 
 #[test]
@@ -86,7 +102,9 @@ fn a_rule_that_is_one_repetition_is_that_repetition() {
 
 #[test]
 fn weights_follow_eq3() {
-    let g = load(r#"r = s t u ; s = 50% "a" | "b" | "c" ; t = 20% "a" | 30% "b" ; u = 33.3% "a" | 33.3% "b" | 33.3% "c" ;"#);
+    let g = load(
+        r#"r = s t u ; s = 50% "a" | "b" | "c" ; t = 20% "a" | 30% "b" ; u = 33.3% "a" | 33.3% "b" | 33.3% "c" ;"#,
+    );
     let probs = |n: &str| g.symbol(g.symbol_by_name(n).unwrap()).alt_probabilities();
     assert_eq!(probs("s"), [0.5, 0.25, 0.25]);
     // All weighted but not summing to 100: used as relative weights (with a warning).
@@ -105,7 +123,10 @@ fn comments_and_empty_alternatives() {
 
 #[test]
 fn error_undefined_symbol_suggests_a_name() {
-    assert_eq!(error("s = vlaue ;\nvalue = \"v\" ;"), "1:5: undefined symbol `vlaue`; did you mean `value`?");
+    assert_eq!(
+        error("s = vlaue ;\nvalue = \"v\" ;"),
+        "1:5: undefined symbol `vlaue`; did you mean `value`?"
+    );
 }
 
 #[test]
@@ -127,12 +148,18 @@ fn warning_unreachable_rule() {
     let g = load("s = \"x\" ;\n\nlonely = \"y\" ;");
     let w = &g.warnings()[0];
     assert_eq!((w.severity, w.span.line, w.span.col), (Severity::Warning, 3, 1));
-    assert_eq!(w.to_string(), "t.grammar:3:1: warning: rule `lonely` is unreachable from the start rule `s`");
+    assert_eq!(
+        w.to_string(),
+        "t.grammar:3:1: warning: rule `lonely` is unreachable from the start rule `s`"
+    );
 }
 
 #[test]
 fn error_bad_escapes() {
-    assert_eq!(error(r#"s = "a\qb" ;"#), r#"1:7: bad escape `\q`: the escapes are \\ \" \' \n \r \t \xHH \u{H…}"#);
+    assert_eq!(
+        error(r#"s = "a\qb" ;"#),
+        r#"1:7: bad escape `\q`: the escapes are \\ \" \' \n \r \t \xHH \u{H…}"#
+    );
     assert!(error(r#"s = "\x4" ;"#).starts_with("1:6: bad escape: `\\x` must be followed by exactly two hex digits"));
     assert!(error(r#"s = "\u{D800}" ;"#).starts_with("1:6: bad escape `\\u{D800}`: not a Unicode scalar value"));
     assert!(error(r#"s = "\u41" ;"#).starts_with("1:6: bad escape: `\\u` must be written"));
@@ -141,31 +168,76 @@ fn error_bad_escapes() {
 
 #[test]
 fn error_unclosed_literal_and_class() {
-    assert_eq!(error("s = \"abc ;\nt = \"x\" ;"), "1:5: unclosed literal: expected a closing quote on the same line (write \\n for a newline)");
-    assert_eq!(error("s = [a-z ;"), "1:5: unclosed character class: expected `]` on the same line");
-    assert_eq!(error("s = 'abc"), "1:5: unclosed literal: expected a closing quote on the same line (write \\n for a newline)");
+    assert_eq!(
+        error("s = \"abc ;\nt = \"x\" ;"),
+        "1:5: unclosed literal: expected a closing quote on the same line (write \\n for a newline)"
+    );
+    assert_eq!(
+        error("s = [a-z ;"),
+        "1:5: unclosed character class: expected `]` on the same line"
+    );
+    assert_eq!(
+        error("s = 'abc"),
+        "1:5: unclosed literal: expected a closing quote on the same line (write \\n for a newline)"
+    );
 }
 
 #[test]
 fn error_bad_classes() {
-    assert_eq!(error("s = [z-a] ;"), "1:6: bad range in character class: `z` comes after `a`");
+    assert_eq!(
+        error("s = [z-a] ;"),
+        "1:6: bad range in character class: `z` comes after `a`"
+    );
     assert_eq!(error("s = [] ;"), "1:5: empty character class `[]` matches nothing");
-    assert_eq!(error("s = [^\\x00-\\u{10FFFF}] ;"), "1:5: character class `[^\\x00-\\u{10FFFF}]` matches nothing");
+    assert_eq!(
+        error("s = [^\\x00-\\u{10FFFF}] ;"),
+        "1:5: character class `[^\\x00-\\u{10FFFF}]` matches nothing"
+    );
 }
 
 #[test]
 fn error_syntax() {
-    assert_eq!(error("s = \"a\"\nt = \"b\" ;"), "2:1: expected `;` before the start of rule `t`");
+    assert_eq!(
+        error("s = \"a\"\nt = \"b\" ;"),
+        "2:1: expected `;` before the start of rule `t`"
+    );
     assert_eq!(error("s \"a\" ;"), "1:3: expected `=` after rule name `s`, found `\"`");
-    assert_eq!(error("s = ( \"a\" ;"), "1:11: expected `)` to close the group, found `;`");
-    assert_eq!(error("s = \"a\""), "1:8: rule `s` is not terminated: expected `;` before the end of the file");
-    assert_eq!(error("s = * \"a\" ;"), "1:5: a repetition operator needs an item before it");
-    assert_eq!(error("s = \"a\"{3,1} ;"), "1:8: repetition bound `{3,1}` has its maximum below its minimum");
-    assert_eq!(error("s = \"a\"{2 ;"), "1:8: unclosed repetition bound: expected `{n}`, `{n,m}` or `{n,}`");
-    assert_eq!(error("s = \"a\" 40 ;"), "1:9: a weight like `40%` may only start an alternative");
-    assert_eq!(error("s = 150% \"a\" ;"), "1:5: bad weight `150%`: a weight is a percentage from 0 to 100");
-    assert_eq!(error("s = 60% \"a\" | 50% \"b\" ;"), "1:5: the weights of these alternatives add up to 110%, more than 100%");
-    assert_eq!(error("# only a comment\n"), "2:1: the grammar has no rules; write at least one `name = ... ;`");
+    assert_eq!(
+        error("s = ( \"a\" ;"),
+        "1:11: expected `)` to close the group, found `;`"
+    );
+    assert_eq!(
+        error("s = \"a\""),
+        "1:8: rule `s` is not terminated: expected `;` before the end of the file"
+    );
+    assert_eq!(
+        error("s = * \"a\" ;"),
+        "1:5: a repetition operator needs an item before it"
+    );
+    assert_eq!(
+        error("s = \"a\"{3,1} ;"),
+        "1:8: repetition bound `{3,1}` has its maximum below its minimum"
+    );
+    assert_eq!(
+        error("s = \"a\"{2 ;"),
+        "1:8: unclosed repetition bound: expected `{n}`, `{n,m}` or `{n,}`"
+    );
+    assert_eq!(
+        error("s = \"a\" 40 ;"),
+        "1:9: a weight like `40%` may only start an alternative"
+    );
+    assert_eq!(
+        error("s = 150% \"a\" ;"),
+        "1:5: bad weight `150%`: a weight is a percentage from 0 to 100"
+    );
+    assert_eq!(
+        error("s = 60% \"a\" | 50% \"b\" ;"),
+        "1:5: the weights of these alternatives add up to 110%, more than 100%"
+    );
+    assert_eq!(
+        error("# only a comment\n"),
+        "2:1: the grammar has no rules; write at least one `name = ... ;`"
+    );
     assert!(error("s = \"a\"{99999999999} ;").contains("repetition bound too large"));
 }
 
@@ -215,7 +287,9 @@ fn cheapest_derivation_prefers_fewest_bytes_then_height() {
 
 #[test]
 fn unit_chains_follow_single_item_alternatives() {
-    let g = load(r#"expr = term | expr "+" term ; term = factor | term "*" factor ; factor = num | "(" expr ")" ; num = [0-9]+ ;"#);
+    let g = load(
+        r#"expr = term | expr "+" term ; term = factor | term "*" factor ; factor = num | "(" expr ")" ; num = [0-9]+ ;"#,
+    );
     let id = |n: &str| g.symbol_by_name(n).unwrap();
     assert!(g.unit_derives(id("expr"), id("term")));
     assert!(g.unit_derives(id("expr"), id("factor")));

@@ -78,7 +78,13 @@ pub fn arity(grammar: &Grammar, sym: SymbolId) -> usize {
 impl Model {
     /// An empty model for `grammar`.
     pub fn new(grammar: &Grammar) -> Model {
-        Model { format: MODEL_FORMAT.into(), grammar: grammar.origin().into(), fingerprint: grammar.fingerprint(), samples: 0, counts: BTreeMap::new() }
+        Model {
+            format: MODEL_FORMAT.into(),
+            grammar: grammar.origin().into(),
+            fingerprint: grammar.fingerprint(),
+            samples: 0,
+            counts: BTreeMap::new(),
+        }
     }
 
     /// Adds the choices made in `tree` (a derivation of `grammar`).
@@ -90,7 +96,10 @@ impl Model {
             if n == 0 {
                 return;
             }
-            let counts = self.counts.entry(grammar.symbol(sym).name.clone()).or_insert_with(|| vec![0; n]);
+            let counts = self
+                .counts
+                .entry(grammar.symbol(sym).name.clone())
+                .or_insert_with(|| vec![0; n]);
             match (tree.kind(node), &grammar.symbol(sym).body) {
                 (NodeKind::Rule { alt, .. }, _) => counts[alt as usize] += 1,
                 (NodeKind::Optional { .. }, _) => counts[usize::from(tree.child_count(node) > 0)] += 1,
@@ -111,13 +120,20 @@ impl Model {
     /// Adds another model's counts to this one (same grammar required).
     pub fn merge(&mut self, other: &Model) -> Result<(), ModelError> {
         if other.fingerprint != self.fingerprint {
-            return Err(ModelError::WrongGrammar { model_grammar: other.grammar.clone(), expected: self.grammar.clone() });
+            return Err(ModelError::WrongGrammar {
+                model_grammar: other.grammar.clone(),
+                expected: self.grammar.clone(),
+            });
         }
         self.samples += other.samples;
         for (name, counts) in &other.counts {
             let mine = self.counts.entry(name.clone()).or_insert_with(|| vec![0; counts.len()]);
             if mine.len() != counts.len() {
-                return Err(ModelError::Format(format!("choice point `{name}` has {} counts in one model and {} in the other", mine.len(), counts.len())));
+                return Err(ModelError::Format(format!(
+                    "choice point `{name}` has {} counts in one model and {} in the other",
+                    mine.len(),
+                    counts.len()
+                )));
             }
             for (a, b) in mine.iter_mut().zip(counts) {
                 *a += b;
@@ -129,12 +145,21 @@ impl Model {
     /// Checks that the model belongs to `grammar` and that its counts fit the grammar's symbols.
     pub fn check(&self, grammar: &Grammar) -> Result<(), ModelError> {
         if self.fingerprint != grammar.fingerprint() {
-            return Err(ModelError::WrongGrammar { model_grammar: self.grammar.clone(), expected: grammar.origin().to_string() });
+            return Err(ModelError::WrongGrammar {
+                model_grammar: self.grammar.clone(),
+                expected: grammar.origin().to_string(),
+            });
         }
         for (name, counts) in &self.counts {
-            let fits = grammar.symbols().iter().position(|s| &s.name == name).is_some_and(|i| arity(grammar, SymbolId(i as u32)) == counts.len());
+            let fits = grammar
+                .symbols()
+                .iter()
+                .position(|s| &s.name == name)
+                .is_some_and(|i| arity(grammar, SymbolId(i as u32)) == counts.len());
             if !fits {
-                return Err(ModelError::Format(format!("the model counts a choice point `{name}` that the grammar does not have")));
+                return Err(ModelError::Format(format!(
+                    "the model counts a choice point `{name}` that the grammar does not have"
+                )));
             }
         }
         Ok(())
@@ -147,10 +172,16 @@ impl Model {
 
     /// Reads a model file and checks it against `grammar`.
     pub fn load(path: &Path, grammar: &Grammar) -> Result<Model, ModelError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ModelError::Io(format!("cannot read model {}: {e}", path.display())))?;
-        let model: Model = serde_json::from_str(&text).map_err(|e| ModelError::Format(format!("{}: not a hellfuzz model: {e}", path.display())))?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ModelError::Io(format!("cannot read model {}: {e}", path.display())))?;
+        let model: Model = serde_json::from_str(&text)
+            .map_err(|e| ModelError::Format(format!("{}: not a hellfuzz model: {e}", path.display())))?;
         if model.format != MODEL_FORMAT {
-            return Err(ModelError::Format(format!("{}: unknown model format `{}` (expected `{MODEL_FORMAT}`)", path.display(), model.format)));
+            return Err(ModelError::Format(format!(
+                "{}: unknown model format `{}` (expected `{MODEL_FORMAT}`)",
+                path.display(),
+                model.format
+            )));
         }
         model.check(grammar)?;
         Ok(model)
@@ -159,7 +190,8 @@ impl Model {
     /// Writes the model as JSON, atomically (a temporary file renamed into place).
     pub fn save(&self, path: &Path) -> Result<(), ModelError> {
         let text = serde_json::to_string_pretty(self).expect("models always serialize");
-        crate::generate::write_atomically(path, text.as_bytes()).map_err(|e| ModelError::Io(format!("cannot write model {}: {e}", path.display())))
+        crate::generate::write_atomically(path, text.as_bytes())
+            .map_err(|e| ModelError::Io(format!("cannot write model {}: {e}", path.display())))
     }
 }
 

@@ -39,7 +39,9 @@ impl Probabilities {
                 if n == 0 {
                     return Vec::new();
                 }
-                let counts = model.and_then(|m| m.counts_of(grammar, sym)).filter(|c| c.iter().sum::<u64>() > 0);
+                let counts = model
+                    .and_then(|m| m.counts_of(grammar, sym))
+                    .filter(|c| c.iter().sum::<u64>() > 0);
                 match (mode, counts) {
                     (Mode::Uniform, _) => vec![1.0 / n as f64; n],
                     (_, None) => unspecified(grammar, sym, n),
@@ -80,8 +82,16 @@ impl Annotations for Annotated<'_> {
             return None;
         }
         Some(match self.grammar.symbol(sym).body {
-            Body::Optional(_) => format!("present {}, absent {}", format_weight(p[1] * 100.0), format_weight(p[0] * 100.0)),
-            _ => format!("one more {}, stop {}", format_weight(p[1] * 100.0), format_weight(p[0] * 100.0)),
+            Body::Optional(_) => format!(
+                "present {}, absent {}",
+                format_weight(p[1] * 100.0),
+                format_weight(p[0] * 100.0)
+            ),
+            _ => format!(
+                "one more {}, stop {}",
+                format_weight(p[1] * 100.0),
+                format_weight(p[0] * 100.0)
+            ),
         })
     }
 }
@@ -97,7 +107,10 @@ fn mined(counts: &[u64]) -> Vec<f64> {
 fn inverted(counts: &[u64]) -> Vec<f64> {
     let unseen = counts.iter().filter(|&&c| c == 0).count();
     if unseen > 0 {
-        return counts.iter().map(|&c| if c == 0 { 1.0 / unseen as f64 } else { 0.0 }).collect();
+        return counts
+            .iter()
+            .map(|&c| if c == 0 { 1.0 / unseen as f64 } else { 0.0 })
+            .collect();
     }
     let weights: Vec<f64> = counts.iter().map(|&c| 1.0 / c as f64).collect();
     let total: f64 = weights.iter().sum();

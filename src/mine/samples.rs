@@ -31,7 +31,8 @@ pub fn collect(args: &[String]) -> Result<Vec<PathBuf>, String> {
         } else if path.is_dir() {
             walk(path, &mut files).map_err(|e| format!("cannot read folder {arg}: {e}"))?;
         } else {
-            let matches = glob::glob(arg).map_err(|e| format!("`{arg}` is no file, folder or valid glob pattern: {e}"))?;
+            let matches =
+                glob::glob(arg).map_err(|e| format!("`{arg}` is no file, folder or valid glob pattern: {e}"))?;
             let before = files.len();
             for m in matches {
                 let m = m.map_err(|e| format!("{arg}: {e}"))?;
@@ -42,7 +43,9 @@ pub fn collect(args: &[String]) -> Result<Vec<PathBuf>, String> {
                 }
             }
             if files.len() == before {
-                return Err(format!("no samples found at `{arg}` (no such file or folder, and no glob match)"));
+                return Err(format!(
+                    "no samples found at `{arg}` (no such file or folder, and no glob match)"
+                ));
             }
         }
     }
@@ -65,14 +68,21 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
 
 /// Parses `samples` (name, bytes): the trees of those that parse, and the others with their
 /// errors.
-pub fn parse_all<'s>(grammar: &Grammar, samples: impl IntoIterator<Item = (String, std::borrow::Cow<'s, [u8]>)>) -> (Vec<crate::tree::Tree>, Vec<Skipped>) {
+pub fn parse_all<'s>(
+    grammar: &Grammar,
+    samples: impl IntoIterator<Item = (String, std::borrow::Cow<'s, [u8]>)>,
+) -> (Vec<crate::tree::Tree>, Vec<Skipped>) {
     let parser = Parser::new(grammar);
     let mut trees = Vec::new();
     let mut skipped = Vec::new();
     for (name, bytes) in samples {
         match parser.parse(&bytes) {
             Ok(tree) => trees.push(tree),
-            Err(e) => skipped.push(Skipped { name, reason: e.to_string(), parse_error: Some(e) }),
+            Err(e) => skipped.push(Skipped {
+                name,
+                reason: e.to_string(),
+                parse_error: Some(e),
+            }),
         }
     }
     (trees, skipped)
@@ -86,7 +96,11 @@ pub fn parse_files(grammar: &Grammar, files: &[PathBuf]) -> (Vec<crate::tree::Tr
         .filter_map(|f| match std::fs::read(f) {
             Ok(bytes) => Some((f.display().to_string(), std::borrow::Cow::Owned(bytes))),
             Err(e) => {
-                unreadable.push(Skipped { name: f.display().to_string(), reason: format!("cannot read: {e}"), parse_error: None });
+                unreadable.push(Skipped {
+                    name: f.display().to_string(),
+                    reason: format!("cannot read: {e}"),
+                    parse_error: None,
+                });
                 None
             }
         })
@@ -98,7 +112,10 @@ pub fn parse_files(grammar: &Grammar, files: &[PathBuf]) -> (Vec<crate::tree::Tr
 
 /// Mines `samples` (name, bytes) into a new model; samples that do not parse are skipped and
 /// returned with their errors.
-pub fn mine<'s>(grammar: &Grammar, samples: impl IntoIterator<Item = (String, std::borrow::Cow<'s, [u8]>)>) -> (Model, Vec<Skipped>) {
+pub fn mine<'s>(
+    grammar: &Grammar,
+    samples: impl IntoIterator<Item = (String, std::borrow::Cow<'s, [u8]>)>,
+) -> (Model, Vec<Skipped>) {
     let (trees, skipped) = parse_all(grammar, samples);
     (model_of(grammar, &trees), skipped)
 }
@@ -120,5 +137,10 @@ fn model_of(grammar: &Grammar, trees: &[crate::tree::Tree]) -> Model {
 /// Mines the built-in samples of the built-in grammar `name` (an empty model if there are none).
 pub fn mine_builtin(grammar: &Grammar, name: &str) -> (Model, Vec<Skipped>) {
     let samples = crate::grammar::builtin::samples(name);
-    mine(grammar, samples.iter().map(|(file, bytes)| (format!("<builtin:{name}>/{file}"), std::borrow::Cow::Borrowed(*bytes))))
+    mine(
+        grammar,
+        samples
+            .iter()
+            .map(|(file, bytes)| (format!("<builtin:{name}>/{file}"), std::borrow::Cow::Borrowed(*bytes))),
+    )
 }

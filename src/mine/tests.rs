@@ -27,7 +27,11 @@ fn assert_probs(g: &Grammar, p: &Probabilities, name: &str, expected: &[f64]) {
     let got = p.of(g.symbol_by_name(name).unwrap());
     assert_eq!(got.len(), expected.len(), "{name}");
     for (k, (a, b)) in got.iter().zip(expected).enumerate() {
-        assert!((a - b).abs() < 1e-9, "{name} alternative {}: {a} != {b} (all: {got:?})", k + 1);
+        assert!(
+            (a - b).abs() < 1e-9,
+            "{name} alternative {}: {a} != {b} (all: {got:?})",
+            k + 1
+        );
     }
 }
 
@@ -51,7 +55,12 @@ fn figure_3_mined_probabilities() {
     assert_probs(&g, &p, "term", &[0.75, 0.25, 0.0]);
     assert_probs(&g, &p, "factor", &[0.75, 0.0, 0.0, 0.25]);
     assert_probs(&g, &p, "int", &[0.0, 1.0]);
-    assert_probs(&g, &p, "digit", &[0.0, third, third, third, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+    assert_probs(
+        &g,
+        &p,
+        "digit",
+        &[0.0, third, third, third, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+    );
     // The annotated grammar reads like the figure, with explicit 0% for what was never seen.
     let text = p.annotate(&g);
     for line in [
@@ -74,9 +83,19 @@ fn figure_5_inverted_probabilities() {
     assert_probs(&g, &p, "term", &[0.0, 0.0, 1.0]);
     assert_probs(&g, &p, "factor", &[0.0, 0.5, 0.5, 0.0]);
     assert_probs(&g, &p, "int", &[1.0, 0.0]);
-    assert_probs(&g, &p, "digit", &[seventh, 0.0, 0.0, 0.0, seventh, seventh, seventh, seventh, seventh, seventh]);
+    assert_probs(
+        &g,
+        &p,
+        "digit",
+        &[
+            seventh, 0.0, 0.0, 0.0, seventh, seventh, seventh, seventh, seventh, seventh,
+        ],
+    );
     let text = p.annotate(&g);
-    assert!(text.contains(r#"digit = 14.3% "0" | 0% "1" | 0% "2" | 0% "3" | 14.3% "4" |"#), "{text}");
+    assert!(
+        text.contains(r#"digit = 14.3% "0" | 0% "1" | 0% "2" | 0% "3" | 14.3% "4" |"#),
+        "{text}"
+    );
 }
 
 #[test]
@@ -89,7 +108,9 @@ fn probs_inverted_for(counts: &[u64]) -> Vec<f64> {
     let g = Grammar::from_text(r#"s = "a" | "b" ;"#, "t").unwrap();
     let mut model = Model::new(&g);
     model.counts.insert("s".into(), counts.to_vec());
-    Probabilities::new(&g, Some(&model), Mode::Inverted).of(g.start()).to_vec()
+    Probabilities::new(&g, Some(&model), Mode::Inverted)
+        .of(g.start())
+        .to_vec()
 }
 
 #[test]
@@ -102,7 +123,12 @@ fn unreached_choice_points_stay_uniform_or_hand_weighted() {
         let p = Probabilities::new(&g, Some(&model), mode);
         assert_probs(&g, &p, "b", &[0.6, 0.4]);
     }
-    assert_probs(&g, &Probabilities::new(&g, Some(&model), Mode::Uniform), "b", &[0.5, 0.5]);
+    assert_probs(
+        &g,
+        &Probabilities::new(&g, Some(&model), Mode::Uniform),
+        "b",
+        &[0.5, 0.5],
+    );
 }
 
 #[test]
@@ -140,7 +166,10 @@ fn models_merge_and_refuse_other_grammars() {
     assert_eq!(b.counts["expr"], [4, 2, 0]);
     let other = Grammar::from_text(r#"s = "x" ;"#, "other.grammar").unwrap();
     let err = Model::new(&other).merge(&a).unwrap_err();
-    assert!(err.to_string().contains("mined with another grammar (paper.grammar)"), "{err}");
+    assert!(
+        err.to_string().contains("mined with another grammar (paper.grammar)"),
+        "{err}"
+    );
     assert!(a.check(&g).is_ok());
     assert!(a.check(&other).is_err());
 }
@@ -154,7 +183,10 @@ fn models_round_trip_through_json_files() {
     model.save(&path).unwrap();
     assert_eq!(Model::load(&path, &g).unwrap(), model);
     std::fs::write(&path, "{\"format\": \"nope\"}").unwrap();
-    assert!(Model::load(&path, &g).unwrap_err().to_string().contains("not a hellfuzz model"));
+    assert!(Model::load(&path, &g)
+        .unwrap_err()
+        .to_string()
+        .contains("not a hellfuzz model"));
 }
 
 #[test]
@@ -174,7 +206,12 @@ fn annotated_grammar_loads_with_the_same_structure_and_probabilities() {
                         let written = again.symbol(crate::grammar::SymbolId(i as u32)).alt_probabilities();
                         for (a, b) in written.iter().zip(p.of(crate::grammar::SymbolId(i as u32))) {
                             // Weights are printed to 0.1% and renormalized on loading.
-                            assert!((a - b).abs() < 0.005, "{name} {}: {written:?} vs {:?}", s.name, p.of(crate::grammar::SymbolId(i as u32)));
+                            assert!(
+                                (a - b).abs() < 0.005,
+                                "{name} {}: {written:?} vs {:?}",
+                                s.name,
+                                p.of(crate::grammar::SymbolId(i as u32))
+                            );
                         }
                     }
                 }

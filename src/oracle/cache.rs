@@ -164,14 +164,18 @@ mod tests {
         assert_eq!(cached.test(b""), Outcome::Unresolved);
         assert!(cached.stats().time >= Duration::from_millis(2));
         let json = serde_json::to_string(&cached.stats()).unwrap();
-        assert!(json.contains("\"calls\":1") && json.contains("\"cache_hits\":1"), "{json}");
+        assert!(
+            json.contains("\"calls\":1") && json.contains("\"cache_hits\":1"),
+            "{json}"
+        );
     }
 
     #[test]
     fn shared_across_threads() {
         let cached = Cached::new(Counting(AtomicU64::new(0)));
-        let inputs: Vec<Vec<u8>> =
-            (0..50).map(|i| format!("input {i} {}", if i % 3 == 0 { "BUG" } else { "" }).into_bytes()).collect();
+        let inputs: Vec<Vec<u8>> = (0..50)
+            .map(|i| format!("input {i} {}", if i % 3 == 0 { "BUG" } else { "" }).into_bytes())
+            .collect();
         std::thread::scope(|s| {
             for _ in 0..4 {
                 s.spawn(|| {

@@ -54,7 +54,10 @@ impl fmt::Display for OracleError {
                  build with panic = \"unwind\" or use a subprocess oracle"
             ),
             OracleError::EmptyCommand => {
-                write!(f, "the test command is empty; give a program and its arguments (use @@ for the input file)")
+                write!(
+                    f,
+                    "the test command is empty; give a program and its arguments (use @@ for the input file)"
+                )
             }
             OracleError::Spawn { program, reason } => write!(
                 f,
@@ -67,9 +70,16 @@ impl fmt::Display for OracleError {
                  temporary directory (TMPDIR) exists and is writable"
             ),
             OracleError::BadRegex { pattern, reason } => {
-                write!(f, "the stderr pattern `{pattern}` is not a valid regular expression: {reason}")
+                write!(
+                    f,
+                    "the stderr pattern `{pattern}` is not a valid regular expression: {reason}"
+                )
             }
-            OracleError::NotFailing { expected, happened, stderr_tail } => {
+            OracleError::NotFailing {
+                expected,
+                happened,
+                stderr_tail,
+            } => {
                 write!(
                     f,
                     "the original input does not fail the test: expected {expected}, but {happened}; \
@@ -93,10 +103,15 @@ mod tests {
 
     #[test]
     fn messages_name_the_problem_and_the_fix() {
-        let e =
-            OracleError::Spawn { program: "./nope".into(), reason: "No such file or directory (os error 2)".into() };
+        let e = OracleError::Spawn {
+            program: "./nope".into(),
+            reason: "No such file or directory (os error 2)".into(),
+        };
         let text = e.to_string();
-        assert!(text.contains("`./nope`") && text.contains("No such file") && text.contains("PATH"), "{text}");
+        assert!(
+            text.contains("`./nope`") && text.contains("No such file") && text.contains("PATH"),
+            "{text}"
+        );
         let e = OracleError::NotFailing {
             expected: "exit status 3".into(),
             happened: "exit status 0".into(),

@@ -187,7 +187,10 @@ mod tests {
     #[test]
     fn unwrap_on_none_is_preserved() {
         let oracle = InProcess::new(parse_pair, b"no equals sign").unwrap();
-        assert_eq!(oracle.signature().message, "called `Option::unwrap()` on a `None` value");
+        assert_eq!(
+            oracle.signature().message,
+            "called `Option::unwrap()` on a `None` value"
+        );
         assert_eq!(oracle.test(b""), Outcome::Fail);
         assert_eq!(oracle.test(b"x"), Outcome::Fail);
         assert_eq!(oracle.test(b"x=1"), Outcome::Pass);
@@ -249,7 +252,10 @@ mod tests {
         assert!(sig.message.starts_with("index out of bounds"), "{sig}");
         assert_eq!(catch_panic(|| 7), Ok(7));
         // A panic caught inside the closure does not count once the closure returns normally.
-        assert_eq!(catch_panic(|| std::panic::catch_unwind(|| parse_pair(b"")).is_err()), Ok(true));
+        assert_eq!(
+            catch_panic(|| std::panic::catch_unwind(|| parse_pair(b"")).is_err()),
+            Ok(true)
+        );
     }
 
     #[test]

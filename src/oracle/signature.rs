@@ -38,7 +38,11 @@ pub struct Signature {
 impl Signature {
     /// A panic signature.
     pub fn panic(location: Option<String>, message: impl Into<String>) -> Signature {
-        Signature { kind: CrashKind::Panic, location, message: message.into() }
+        Signature {
+            kind: CrashKind::Panic,
+            location,
+            message: message.into(),
+        }
     }
 
     /// True when `other` is the same crash: same kind, same location, same normalized message.
@@ -173,7 +177,9 @@ fn panic_header(line: &str) -> Option<&str> {
         // The name may contain anything, even spaces; the id in parentheses appeared in Rust 1.89.
         Regex::new(r"^thread '.*?' (?:\(\d+\) )?panicked at (.*)$").expect("constant regex")
     });
-    re.captures(line.trim_end_matches('\r')).and_then(|c| c.get(1)).map(|m| m.as_str())
+    re.captures(line.trim_end_matches('\r'))
+        .and_then(|c| c.get(1))
+        .map(|m| m.as_str())
 }
 
 /// `file:line:column` (or the pre-1.42 `file:line`), the file being anything non-empty.
@@ -198,7 +204,11 @@ fn ends_message(line: &str) -> bool {
 fn parse_old_format(body: &str, lines: &[&str], start: usize) -> Option<(Signature, usize)> {
     let mut message = String::new();
     // Only look a bounded number of lines ahead, so a stray quote cannot swallow the whole stderr.
-    for (k, line) in std::iter::once(body).chain(lines[start + 1..].iter().copied()).take(64).enumerate() {
+    for (k, line) in std::iter::once(body)
+        .chain(lines[start + 1..].iter().copied())
+        .take(64)
+        .enumerate()
+    {
         if k > 0 {
             message.push('\n');
         }
@@ -337,7 +347,10 @@ mod tests {
             normalize_message("index out of bounds: the len is 3 but the index is 17"),
             "index out of bounds: the len is N but the index is N"
         );
-        assert_eq!(normalize_message("bad pointer 0x7ffd1234abcd at 12"), "bad pointer 0xN at N");
+        assert_eq!(
+            normalize_message("bad pointer 0x7ffd1234abcd at 12"),
+            "bad pointer 0xN at N"
+        );
         assert_eq!(normalize_message("0x"), "Nx"); // no hex digits: only the 0 is a number
         assert_eq!(normalize_message("größe 3 – ü"), "größe N – ü");
         assert_eq!(normalize_message(""), "");
@@ -353,7 +366,11 @@ mod tests {
         assert!(!a.matches(&other_place));
         assert!(!a.matches(&other_msg));
         assert_eq!(a.normalized(), b.normalized());
-        let sig = |kind| Signature { kind, location: None, message: String::new() };
+        let sig = |kind| Signature {
+            kind,
+            location: None,
+            message: String::new(),
+        };
         assert!(sig(CrashKind::Signal(11)).matches(&sig(CrashKind::Signal(11))));
         assert!(!sig(CrashKind::Signal(11)).matches(&sig(CrashKind::Signal(6))));
         assert!(!sig(CrashKind::ExitCode(1)).matches(&sig(CrashKind::Timeout)));
@@ -368,15 +385,24 @@ mod tests {
             "==1==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x602000000011\n",
             "SUMMARY: AddressSanitizer: heap-buffer-overflow /src/a.c:3:5 in f\n",
         );
-        assert_eq!(crash_summary(asan).unwrap(), "SUMMARY: AddressSanitizer: heap-buffer-overflow /src/a.c:3:5 in f");
+        assert_eq!(
+            crash_summary(asan).unwrap(),
+            "SUMMARY: AddressSanitizer: heap-buffer-overflow /src/a.c:3:5 in f"
+        );
         let overflow = "\nthread 'main' has overflowed its stack\nfatal runtime error: stack overflow, aborting\n";
-        assert_eq!(crash_summary(overflow).unwrap(), "fatal runtime error: stack overflow, aborting");
+        assert_eq!(
+            crash_summary(overflow).unwrap(),
+            "fatal runtime error: stack overflow, aborting"
+        );
         assert_eq!(crash_summary("plain\n"), None);
     }
 
     impl Signature {
         fn clone_with_location(&self, loc: &str) -> Signature {
-            Signature { location: Some(loc.into()), ..self.clone() }
+            Signature {
+                location: Some(loc.into()),
+                ..self.clone()
+            }
         }
     }
 }

@@ -52,7 +52,10 @@ impl Classify {
     pub fn stderr(pattern: &str) -> Result<Classify, OracleError> {
         Regex::new(pattern)
             .map(Classify::Stderr)
-            .map_err(|e| OracleError::BadRegex { pattern: pattern.to_string(), reason: e.to_string() })
+            .map_err(|e| OracleError::BadRegex {
+                pattern: pattern.to_string(),
+                reason: e.to_string(),
+            })
     }
 
     /// What a failing run looks like, for messages.
@@ -205,7 +208,10 @@ impl Command {
         let signature = run_signature(&raw.exit, &raw.stderr);
         let happened = match &raw.exit {
             Exit::Timeout => {
-                format!("it timed out after {:?} (raise the timeout if the input needs longer)", self.timeout)
+                format!(
+                    "it timed out after {:?} (raise the timeout if the input needs longer)",
+                    self.timeout
+                )
             }
             other => format!("it ended with {other}"),
         };
@@ -218,7 +224,12 @@ impl Command {
         match &self.classify {
             Classify::SamePanic => match parse_panic(&raw.stderr) {
                 Some(panic) => self.original = Some(panic),
-                None => return Err(not_failing(expected, format!("{happened} and printed no Rust panic on stderr"))),
+                None => {
+                    return Err(not_failing(
+                        expected,
+                        format!("{happened} and printed no Rust panic on stderr"),
+                    ))
+                }
             },
             Classify::SameCrash => match &signature {
                 Some(sig) => self.original = Some(sig.clone()),
@@ -278,7 +289,11 @@ impl Command {
                 Outcome::Unresolved
             };
         }
-        let crashed = if signature.is_some() { Outcome::Unresolved } else { Outcome::Pass };
+        let crashed = if signature.is_some() {
+            Outcome::Unresolved
+        } else {
+            Outcome::Pass
+        };
         match &self.classify {
             Classify::ExitCode(code) => match exit {
                 Exit::Code(c) if c == code => Outcome::Fail,
@@ -315,7 +330,11 @@ impl Command {
     /// Errors only when the run cannot happen at all.
     fn execute(&self, input: &[u8]) -> Result<RawRun, OracleError> {
         // Kept alive until the end of this function: dropping it removes the file.
-        let temp = if self.uses_file { Some(self.write_temp(input)?) } else { None };
+        let temp = if self.uses_file {
+            Some(self.write_temp(input)?)
+        } else {
+            None
+        };
         let expand = |arg: &String| -> OsString {
             match &temp {
                 Some(path) if arg.contains("@@") => {
@@ -343,8 +362,10 @@ impl Command {
             cmd.process_group(0);
         }
         let start = Instant::now();
-        let mut child =
-            cmd.spawn().map_err(|e| OracleError::Spawn { program: self.argv[0].clone(), reason: e.to_string() })?;
+        let mut child = cmd.spawn().map_err(|e| OracleError::Spawn {
+            program: self.argv[0].clone(),
+            reason: e.to_string(),
+        })?;
         let _running = Running::register(child.id());
 
         // Feeding stdin and draining stdout/stderr happen on their own threads, so that a program
@@ -379,7 +400,9 @@ impl Command {
         // them; then that process group is killed too, and whatever was read so far is kept.
         let drains_finish = |grace: Duration| {
             let deadline = Instant::now() + grace;
-            [&stdout, &stderr].iter().all(|d| d.as_ref().map_or(true, |d| d.wait_until(deadline)))
+            [&stdout, &stderr]
+                .iter()
+                .all(|d| d.as_ref().is_none_or(|d| d.wait_until(deadline)))
         };
         if !drains_finish(PIPE_GRACE) {
             #[cfg(unix)]
@@ -399,8 +422,11 @@ impl Command {
 
     fn write_temp(&self, input: &[u8]) -> Result<tempfile::TempPath, OracleError> {
         let err = |e: std::io::Error| OracleError::TempFile(e.to_string());
-        let mut file =
-            tempfile::Builder::new().prefix("hellfuzz-").suffix(&self.temp_suffix).tempfile().map_err(err)?;
+        let mut file = tempfile::Builder::new()
+            .prefix("hellfuzz-")
+            .suffix(&self.temp_suffix)
+            .tempfile()
+            .map_err(err)?;
         file.write_all(input).and_then(|()| file.flush()).map_err(err)?;
         // Closed, so that the program is the only one with the file open; removed on drop.
         Ok(file.into_temp_path())
@@ -424,10 +450,18 @@ struct RawRun {
 /// A run's crash signature: a timeout, else the first Rust panic on stderr, else the signal or the
 /// non-zero exit status (with a sanitizer or runtime summary line as the message when there is one).
 fn run_signature(exit: &Exit, stderr: &str) -> Option<Signature> {
-    let other = |kind| Signature { kind, location: None, message: crash_summary(stderr).unwrap_or_default() };
+    let other = |kind| Signature {
+        kind,
+        location: None,
+        message: crash_summary(stderr).unwrap_or_default(),
+    };
     match exit {
         Exit::NotRun(_) => None,
-        Exit::Timeout => Some(Signature { kind: CrashKind::Timeout, location: None, message: String::new() }),
+        Exit::Timeout => Some(Signature {
+            kind: CrashKind::Timeout,
+            location: None,
+            message: String::new(),
+        }),
         _ if parse_panic(stderr).is_some() => parse_panic(stderr),
         Exit::Signal(s) => Some(other(CrashKind::Signal(*s))),
         Exit::Code(0) => None,
@@ -578,14 +612,19 @@ mod tests {
     #[test]
     fn at_at_inside_an_argument() {
         let script = r#"case "$1" in --input=*) grep -q BUG "${1#--input=}" && exit 3;; esac; exit 0"#;
-        let cmd = sh(script, &["--input=@@"]).classify(Classify::ExitCode(3)).calibrate(b"BUG").unwrap();
+        let cmd = sh(script, &["--input=@@"])
+            .classify(Classify::ExitCode(3))
+            .calibrate(b"BUG")
+            .unwrap();
         assert_eq!(cmd.test(b"no"), Outcome::Pass);
         assert_eq!(cmd.test(b"BUG!"), Outcome::Fail);
     }
 
     #[test]
     fn temp_files_are_removed_and_unique_across_threads() {
-        let cmd = sh(r#"printf '%s\n' "$1"; cat "$1""#, &["@@"]).classify(Classify::ExitCode(0)).temp_suffix(".json");
+        let cmd = sh(r#"printf '%s\n' "$1"; cat "$1""#, &["@@"])
+            .classify(Classify::ExitCode(0))
+            .temp_suffix(".json");
         let run = cmd.run(b"content");
         assert_eq!(run.outcome, Outcome::Fail);
         let (path, content) = run.stdout.split_once('\n').unwrap();
@@ -638,7 +677,10 @@ mod tests {
 
     #[test]
     fn same_crash_normalizes_messages_and_distinguishes_kinds() {
-        let cmd = sh(FAKE_PANIC, &["@@"]).classify(Classify::SameCrash).calibrate(b"xxAxx").unwrap();
+        let cmd = sh(FAKE_PANIC, &["@@"])
+            .classify(Classify::SameCrash)
+            .calibrate(b"xxAxx")
+            .unwrap();
         assert_eq!(cmd.test(b"A"), Outcome::Fail); // "the len is 1": same after normalization
         assert_eq!(cmd.test(b"B"), Outcome::Unresolved);
         assert_eq!(cmd.test(b"X"), Outcome::Unresolved);
@@ -684,8 +726,9 @@ mod tests {
 
     #[test]
     fn background_process_holding_the_pipes_does_not_hang() {
-        let cmd =
-            sh("sleep 30 & echo $!; exit 3", &[]).classify(Classify::ExitCode(3)).timeout(Duration::from_secs(60));
+        let cmd = sh("sleep 30 & echo $!; exit 3", &[])
+            .classify(Classify::ExitCode(3))
+            .timeout(Duration::from_secs(60));
         let run = cmd.run(b"");
         assert_eq!(run.outcome, Outcome::Fail);
         let pid: u32 = run.stdout.trim().parse().unwrap();
@@ -731,7 +774,9 @@ mod tests {
         if std::env::var_os("HELLFUZZ_KILL_RUNNING_CHILD").is_none() {
             return;
         }
-        let cmd = sh("sleep 30", &[]).classify(Classify::ExitCode(0)).timeout(Duration::from_secs(60));
+        let cmd = sh("sleep 30", &[])
+            .classify(Classify::ExitCode(0))
+            .timeout(Duration::from_secs(60));
         std::thread::scope(|s| {
             let run = s.spawn(|| cmd.run(b""));
             while RUNNING.lock().unwrap().is_empty() {
@@ -748,12 +793,21 @@ mod tests {
     #[test]
     fn kill_running_ends_runs_in_progress() {
         let out = std::process::Command::new(std::env::current_exe().unwrap())
-            .args(["oracle::subprocess::tests::kill_running_child", "--exact", "--ignored", "--test-threads=1"])
+            .args([
+                "oracle::subprocess::tests::kill_running_child",
+                "--exact",
+                "--ignored",
+                "--test-threads=1",
+            ])
             .env("HELLFUZZ_KILL_RUNNING_CHILD", "1")
             .output()
             .unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         assert!(stdout.contains("1 passed"), "the helper did not run:\n{stdout}");
     }
 
@@ -767,7 +821,10 @@ mod tests {
         assert_eq!(run.outcome, Outcome::Unresolved);
         assert!(matches!(run.exit, Exit::NotRun(_)));
         assert_eq!(cmd.test(b"x"), Outcome::Unresolved);
-        assert_eq!(Command::new(Vec::<String>::new()).unwrap_err(), OracleError::EmptyCommand);
+        assert_eq!(
+            Command::new(Vec::<String>::new()).unwrap_err(),
+            OracleError::EmptyCommand
+        );
     }
 
     #[test]
@@ -775,7 +832,10 @@ mod tests {
         let cmd = sh("echo 'usage: prog FILE' >&2; exit 0", &["@@"]);
         let err = cmd.clone().classify(Classify::ExitCode(3)).calibrate(b"x").unwrap_err();
         let text = err.to_string();
-        assert!(text.contains("expected exit status 3, but it ended with exit status 0"), "{text}");
+        assert!(
+            text.contains("expected exit status 3, but it ended with exit status 0"),
+            "{text}"
+        );
         assert!(text.contains("usage: prog FILE"), "{text}");
         let err = cmd.clone().classify(Classify::SamePanic).calibrate(b"x").unwrap_err();
         assert!(err.to_string().contains("no Rust panic"), "{err}");
@@ -785,8 +845,10 @@ mod tests {
 
     #[test]
     fn non_utf8_and_huge_output() {
-        let cmd =
-            sh(r#"printf '\377\376 BUG\n' >&2; head -c 1000000 /dev/zero | tr '\0' x >&2; echo END >&2; exit 1"#, &[]);
+        let cmd = sh(
+            r#"printf '\377\376 BUG\n' >&2; head -c 1000000 /dev/zero | tr '\0' x >&2; echo END >&2; exit 1"#,
+            &[],
+        );
         let cmd = cmd.classify(Classify::stderr("BUG").unwrap()).calibrate(b"").unwrap();
         let run = cmd.run(b"");
         assert_eq!(run.outcome, Outcome::Fail);

@@ -187,7 +187,13 @@ impl Compiled {
     fn add_prod(&mut self, lhs: u32, rhs: &[Elem], alt: u32) {
         let rhs_start = self.elems.len() as u32;
         self.elems.extend_from_slice(rhs);
-        self.prods.push(Prod { lhs, rhs_start, len: rhs.len() as u32, alt, dot_base: 0 });
+        self.prods.push(Prod {
+            lhs,
+            rhs_start,
+            len: rhs.len() as u32,
+            alt,
+            dot_base: 0,
+        });
     }
 
     fn fill_dots(&mut self) {
@@ -202,7 +208,10 @@ impl Compiled {
                     match self.elems[(prod.rhs_start + k) as usize] {
                         Elem::Term(t) => Next::Term(t),
                         Elem::Token(s) => Next::Token(s),
-                        Elem::Nt(e) => Next::Nt { esym: e, nullable: self.nullable[e as usize] },
+                        Elem::Nt(e) => Next::Nt {
+                            esym: e,
+                            nullable: self.nullable[e as usize],
+                        },
                     }
                 };
                 self.dot_next.push(next);

@@ -41,7 +41,6 @@ struct Pending {
     item: EItem,
 }
 
-
 impl PartialEq for Pending {
     fn eq(&self, other: &Self) -> bool {
         (self.target, self.seq) == (other.target, other.seq)
@@ -69,12 +68,19 @@ fn add(items: &mut Vec<EItem>, seen: &mut FxHashSet<u64>, set_start: usize, it: 
     let key = ((it.dot as u64) << 32) | it.origin as u64;
     let size = items.len() - set_start;
     if size < SMALL_SET {
-        if items[set_start..].iter().any(|x| x.dot == it.dot && x.origin == it.origin) {
+        if items[set_start..]
+            .iter()
+            .any(|x| x.dot == it.dot && x.origin == it.origin)
+        {
             return;
         }
     } else {
         if size == SMALL_SET {
-            seen.extend(items[set_start..].iter().map(|x| ((x.dot as u64) << 32) | x.origin as u64));
+            seen.extend(
+                items[set_start..]
+                    .iter()
+                    .map(|x| ((x.dot as u64) << 32) | x.origin as u64),
+            );
         }
         if !seen.insert(key) {
             return;
@@ -123,7 +129,18 @@ pub(crate) fn recognize(c: &Compiled, g: &Grammar, input: &[u8], lexer: &mut Lex
         if i == 0 {
             let (b, e) = c.prods_of[c.start as usize];
             for p in b..e {
-                add(&mut items, &mut seen, set_start, EItem { dot: c.prods[p as usize].dot_base, origin: 0, pred: NONE, split: 0, child: NONE });
+                add(
+                    &mut items,
+                    &mut seen,
+                    set_start,
+                    EItem {
+                        dot: c.prods[p as usize].dot_base,
+                        origin: 0,
+                        pred: NONE,
+                        split: 0,
+                        child: NONE,
+                    },
+                );
             }
         }
         while pending.peek().is_some_and(|p| p.target == i as u32) {
@@ -155,7 +172,18 @@ pub(crate) fn recognize(c: &Compiled, g: &Grammar, input: &[u8], lexer: &mut Lex
                                 break;
                             }
                             let wi = items[w as usize];
-                            add(&mut items, &mut seen, set_start, EItem { dot: wi.dot + 1, origin: wi.origin, pred: w, split: it.origin, child: k as u32 });
+                            add(
+                                &mut items,
+                                &mut seen,
+                                set_start,
+                                EItem {
+                                    dot: wi.dot + 1,
+                                    origin: wi.origin,
+                                    pred: w,
+                                    split: it.origin,
+                                    child: k as u32,
+                                },
+                            );
                         }
                     }
                 }
@@ -165,15 +193,47 @@ pub(crate) fn recognize(c: &Compiled, g: &Grammar, input: &[u8], lexer: &mut Lex
                         predicted_list.push(esym);
                         let (b, e) = c.prods_of[esym as usize];
                         for p in b..e {
-                            add(&mut items, &mut seen, set_start, EItem { dot: c.prods[p as usize].dot_base, origin: iu, pred: NONE, split: iu, child: NONE });
+                            add(
+                                &mut items,
+                                &mut seen,
+                                set_start,
+                                EItem {
+                                    dot: c.prods[p as usize].dot_base,
+                                    origin: iu,
+                                    pred: NONE,
+                                    split: iu,
+                                    child: NONE,
+                                },
+                            );
                         }
                     }
                     if nullable {
-                        add(&mut items, &mut seen, set_start, EItem { dot: it.dot + 1, origin: it.origin, pred: k as u32, split: iu, child: NONE });
+                        add(
+                            &mut items,
+                            &mut seen,
+                            set_start,
+                            EItem {
+                                dot: it.dot + 1,
+                                origin: it.origin,
+                                pred: k as u32,
+                                split: iu,
+                                child: NONE,
+                            },
+                        );
                     }
                 }
                 Next::Term(t) => match match_terminal(g.terminal(t), &input[i..]) {
-                    Some(len) => scan_ahead(&mut pending, (i + len) as u32, EItem { dot: it.dot + 1, origin: it.origin, pred: k as u32, split: iu, child: NONE }),
+                    Some(len) => scan_ahead(
+                        &mut pending,
+                        (i + len) as u32,
+                        EItem {
+                            dot: it.dot + 1,
+                            origin: it.origin,
+                            pred: k as u32,
+                            split: iu,
+                            child: NONE,
+                        },
+                    ),
                     None => lexer.note_failure(t, i),
                 },
                 Next::Token(sym) => {
@@ -195,7 +255,13 @@ pub(crate) fn recognize(c: &Compiled, g: &Grammar, input: &[u8], lexer: &mut Lex
                             (from as u32, kept as u32)
                         }
                     };
-                    let advanced = EItem { dot: it.dot + 1, origin: it.origin, pred: k as u32, split: iu, child: NONE };
+                    let advanced = EItem {
+                        dot: it.dot + 1,
+                        origin: it.origin,
+                        pred: k as u32,
+                        split: iu,
+                        child: NONE,
+                    };
                     for &e in &token_ends[from as usize..to as usize] {
                         if e == iu {
                             add(&mut items, &mut seen, set_start, advanced);

@@ -30,8 +30,21 @@ struct Span {
 
 /// Character-level grammars make about two nodes per input byte (a symbol node and its leaf);
 /// reserving that up front avoids regrowing (and copying) the arena of large inputs.
-pub(crate) fn build(c: &Compiled, g: &Grammar, input: &[u8], chart: &Chart, lexer: &mut Lexer<'_>) -> Result<Tree, String> {
-    let mut b = Builder { c, g, chart, lexer, tree: Tree::with_text(input.to_vec(), 2 * input.len() + 16), tasks: Vec::new() };
+pub(crate) fn build(
+    c: &Compiled,
+    g: &Grammar,
+    input: &[u8],
+    chart: &Chart,
+    lexer: &mut Lexer<'_>,
+) -> Result<Tree, String> {
+    let mut b = Builder {
+        c,
+        g,
+        chart,
+        lexer,
+        tree: Tree::with_text(input.to_vec(), 2 * input.len() + 16),
+        tasks: Vec::new(),
+    };
     let (_, start) = b.spans(chart.accept, input.len() as u32);
     let root = b.child(start[0])?;
     while let Some(task) = b.tasks.pop() {
@@ -54,13 +67,23 @@ struct Builder<'a, 'l> {
 impl Builder<'_, '_> {
     /// A detached node for an element and its span; nonterminals are expanded later.
     fn child(&mut self, span: Span) -> Result<NodeId, String> {
-        let Span { elem, start, end, child } = span;
+        let Span {
+            elem,
+            start,
+            end,
+            child,
+        } = span;
         match elem {
             Elem::Term(t) => Ok(self.tree.add_leaf(t, start as usize, (end - start) as usize)),
             Elem::Token(s) => self
                 .lexer
                 .derive(&mut self.tree, Item::Symbol(s), start, end)
-                .ok_or_else(|| format!("internal error: token `{}` does not derive bytes {start}..{end}", self.g.symbol(s).name)),
+                .ok_or_else(|| {
+                    format!(
+                        "internal error: token `{}` does not derive bytes {start}..{end}",
+                        self.g.symbol(s).name
+                    )
+                }),
             Elem::Nt(esym) => {
                 let sym = match self.c.ekind[esym as usize] {
                     EKind::Choice(s) | EKind::Optional(s) | EKind::RepeatUnbounded(s) | EKind::RepeatBounded(s) => s,
@@ -72,8 +95,15 @@ impl Builder<'_, '_> {
                         .add_cheapest(self.g, Item::Symbol(sym))
                         .ok_or_else(|| "internal error: empty span of an unproductive symbol".into());
                 }
-                let node = self.tree.add_node(NodeKind::Rule { symbol: sym, alt: 0 }, (end - start) as usize);
-                self.tasks.push(Task { node, esym, item: child, end });
+                let node = self
+                    .tree
+                    .add_node(NodeKind::Rule { symbol: sym, alt: 0 }, (end - start) as usize);
+                self.tasks.push(Task {
+                    node,
+                    esym,
+                    item: child,
+                    end,
+                });
                 Ok(node)
             }
         }
@@ -87,7 +117,12 @@ impl Builder<'_, '_> {
         let (mut cur, mut e) = (idx, end);
         for &elem in rhs.iter().rev() {
             let it = self.chart.items[cur as usize];
-            out.push(Span { elem, start: it.split, end: e, child: it.child });
+            out.push(Span {
+                elem,
+                start: it.split,
+                end: e,
+                child: it.child,
+            });
             e = it.split;
             cur = it.pred;
         }
@@ -99,7 +134,13 @@ impl Builder<'_, '_> {
         let (prod, spans) = self.spans(t.item, t.end);
         let children: Vec<Span> = match self.c.ekind[t.esym as usize] {
             EKind::Choice(symbol) => {
-                self.tree.set_kind(t.node, NodeKind::Rule { symbol, alt: self.c.prods[prod as usize].alt });
+                self.tree.set_kind(
+                    t.node,
+                    NodeKind::Rule {
+                        symbol,
+                        alt: self.c.prods[prod as usize].alt,
+                    },
+                );
                 spans
             }
             EKind::Optional(symbol) => {
@@ -138,7 +179,12 @@ impl Builder<'_, '_> {
             if inner.start == inner.end {
                 // The rest of the repetition is empty: its minimum of (empty) iterations.
                 let base = self.c.prods_of[esym as usize].0;
-                reversed.extend(self.c.rhs(base).iter().map(|&elem| Span { elem, start: inner.start, end: inner.start, child: NONE }));
+                reversed.extend(self.c.rhs(base).iter().map(|&elem| Span {
+                    elem,
+                    start: inner.start,
+                    end: inner.start,
+                    child: NONE,
+                }));
                 break;
             }
             (prod, spans) = self.spans(inner.child, inner.end);
@@ -149,7 +195,10 @@ impl Builder<'_, '_> {
 
     /// `S -> [x; min, T]` with `T -> [] | [x, T']`: the base elements, then the tail's iterations.
     fn bounded_iterations(&self, mut spans: Vec<Span>) -> Result<Vec<Span>, String> {
-        let Some(&tail) = spans.last().filter(|s| matches!(s.elem, Elem::Nt(t) if self.c.ekind[t as usize] == EKind::Tail)) else {
+        let Some(&tail) = spans
+            .last()
+            .filter(|s| matches!(s.elem, Elem::Nt(t) if self.c.ekind[t as usize] == EKind::Tail))
+        else {
             return Ok(spans);
         };
         spans.pop();

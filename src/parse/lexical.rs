@@ -36,7 +36,18 @@ const MEMO_AFTER_CALLS_PER_BYTE: usize = 64;
 
 impl<'a> Lexer<'a> {
     pub fn new(grammar: &'a Grammar, input: &'a [u8]) -> Lexer<'a> {
-        Lexer { grammar, input, furthest: 0, expected: Vec::new(), track_failures: true, outer_expected: Vec::new(), pool: Vec::new(), memo: FxHashMap::default(), calls: 0, memoize: false }
+        Lexer {
+            grammar,
+            input,
+            furthest: 0,
+            expected: Vec::new(),
+            track_failures: true,
+            outer_expected: Vec::new(),
+            pool: Vec::new(),
+            memo: FxHashMap::default(),
+            calls: 0,
+            memoize: false,
+        }
     }
 
     fn buf(&mut self) -> Vec<u32> {
@@ -202,7 +213,15 @@ impl<'a> Lexer<'a> {
 
     /// Iterations `count + 1, ...` of a repetition whose positions after `count` iterations are
     /// `frontier`.
-    fn general_repeat(&mut self, item: Item, min: u32, max: Option<u32>, mut count: u32, mut frontier: Vec<u32>, out: &mut Vec<u32>) {
+    fn general_repeat(
+        &mut self,
+        item: Item,
+        min: u32,
+        max: Option<u32>,
+        mut count: u32,
+        mut frontier: Vec<u32>,
+        out: &mut Vec<u32>,
+    ) {
         // Once `min` is reached a position seen before adds nothing new (this also stops nullable
         // items from looping). Positions only grow, so `seen` stays sorted by pushing.
         let mut seen = self.buf();
@@ -267,7 +286,13 @@ impl<'a> Lexer<'a> {
                     // the last one derives it and needs no verification.
                     let trusted = k == alts.len() - 1;
                     if let Some(splits) = self.seq_splits(&alt.items, start, end, trusted) {
-                        let node = tree.add_node(NodeKind::Rule { symbol: s, alt: k as u32 }, (end - start) as usize);
+                        let node = tree.add_node(
+                            NodeKind::Rule {
+                                symbol: s,
+                                alt: k as u32,
+                            },
+                            (end - start) as usize,
+                        );
                         self.derive_children(tree, node, &alt.items, &splits)?;
                         return Some(node);
                     }
@@ -386,7 +411,8 @@ impl<'a> Lexer<'a> {
     /// Whether `item` derives exactly `start..end`.
     fn can_span(&mut self, item: Item, start: u32, end: u32) -> bool {
         if let Item::Terminal(t) = item {
-            return match_terminal(self.grammar.terminal(t), &self.input[start as usize..]) == Some((end - start) as usize);
+            return match_terminal(self.grammar.terminal(t), &self.input[start as usize..])
+                == Some((end - start) as usize);
         }
         let mut ends = self.buf();
         self.ends(item, start, &mut ends);
@@ -410,17 +436,26 @@ impl<'a> Lexer<'a> {
                 p
             }
         };
-        (match_terminal(self.grammar.terminal(t), &self.input[start..]) == Some(end as usize - start)).then_some(start as u32)
+        (match_terminal(self.grammar.terminal(t), &self.input[start..]) == Some(end as usize - start))
+            .then_some(start as u32)
     }
 
     /// Iteration boundaries of a repetition spanning `start..end` with the fewest iterations.
     fn repeat_splits(&mut self, item: Item, min: u32, max: Option<u32>, start: u32, end: u32) -> Option<Vec<u32>> {
-        self.forced_repeat_splits(item, min, max, start, end).or_else(|| self.searched_repeat_splits(item, min, max, start, end))
+        self.forced_repeat_splits(item, min, max, start, end)
+            .or_else(|| self.searched_repeat_splits(item, min, max, start, end))
     }
 
     /// The common case: from every position the item has exactly one non-empty end, so the
     /// iterations are forced. `None` if that does not hold or does not reach `end` within bounds.
-    fn forced_repeat_splits(&mut self, item: Item, min: u32, max: Option<u32>, start: u32, end: u32) -> Option<Vec<u32>> {
+    fn forced_repeat_splits(
+        &mut self,
+        item: Item,
+        min: u32,
+        max: Option<u32>,
+        start: u32,
+        end: u32,
+    ) -> Option<Vec<u32>> {
         let mut splits = vec![start];
         let mut ends = self.buf();
         let mut p = start;
@@ -440,7 +475,14 @@ impl<'a> Lexer<'a> {
     }
 
     /// Breadth-first search for the fewest iterations, for repetitions with choices at each step.
-    fn searched_repeat_splits(&mut self, item: Item, min: u32, max: Option<u32>, start: u32, end: u32) -> Option<Vec<u32>> {
+    fn searched_repeat_splits(
+        &mut self,
+        item: Item,
+        min: u32,
+        max: Option<u32>,
+        start: u32,
+        end: u32,
+    ) -> Option<Vec<u32>> {
         // Breadth-first search over states (position, count); the count is capped at `min` when
         // the repetition is unbounded (past `min` it no longer matters). Predecessors live in a
         // dense table indexed by (count layer, position - start).

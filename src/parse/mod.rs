@@ -58,7 +58,12 @@ impl fmt::Display for ParseError {
             [] => write!(f, "expected the end of the input")?,
             [one] => write!(f, "expected {one}")?,
             many if many.len() <= 12 => write!(f, "expected one of {}", many.join(", "))?,
-            many => write!(f, "expected one of {}, … ({} in all)", many[..12].join(", "), many.len())?,
+            many => write!(
+                f,
+                "expected one of {}, … ({} in all)",
+                many[..12].join(", "),
+                many.len()
+            )?,
         }
         write!(f, ", found {}", self.found)
     }
@@ -69,7 +74,10 @@ impl std::error::Error for ParseError {}
 impl Parser {
     /// Compiles `grammar` for parsing (the grammar is cloned into the parser).
     pub fn new(grammar: &Grammar) -> Parser {
-        Parser { compiled: compile::Compiled::new(grammar), grammar: grammar.clone() }
+        Parser {
+            compiled: compile::Compiled::new(grammar),
+            grammar: grammar.clone(),
+        }
     }
 
     /// The grammar this parser parses.
@@ -88,7 +96,11 @@ impl Parser {
             Ok(chart) => forest::build(&self.compiled, &self.grammar, input, &chart, &mut lexer)
                 .map_err(|internal| self.error(input, 0, vec![internal])),
             Err(failure) => {
-                let expected = failure.expected.iter().map(|&t| self.grammar.terminal(t).to_string()).collect();
+                let expected = failure
+                    .expected
+                    .iter()
+                    .map(|&t| self.grammar.terminal(t).to_string())
+                    .collect();
                 Err(self.error(input, failure.offset, expected))
             }
         }
@@ -96,7 +108,13 @@ impl Parser {
 
     fn error(&self, input: &[u8], offset: usize, expected: Vec<String>) -> ParseError {
         let (line, col) = line_col(input, offset);
-        ParseError { offset, line, col, expected, found: describe_at(input, offset) }
+        ParseError {
+            offset,
+            line,
+            col,
+            expected,
+            found: describe_at(input, offset),
+        }
     }
 }
 
@@ -104,7 +122,10 @@ impl Parser {
 fn describe_at(input: &[u8], offset: usize) -> String {
     match crate::grammar::charclass::decode_utf8(&input[offset.min(input.len())..]) {
         _ if offset >= input.len() => "the end of the input".to_string(),
-        Some((c, _)) => format!("`{}`", char::from_u32(c).map_or_else(String::new, |ch| ch.escape_debug().to_string())),
+        Some((c, _)) => format!(
+            "`{}`",
+            char::from_u32(c).map_or_else(String::new, |ch| ch.escape_debug().to_string())
+        ),
         None => format!("byte 0x{:02X} (not UTF-8)", input[offset]),
     }
 }

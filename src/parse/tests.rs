@@ -116,7 +116,9 @@ fn ambiguity_is_resolved_deterministically() {
     assert_eq!(a.to_text(p.grammar()), b.to_text(p.grammar()));
     // Exactly one of the derivations, with all seven leaves.
     let mut leaves = 0;
-    a.pre_order(a.root(), |n| leaves += usize::from(matches!(a.kind(n), NodeKind::Leaf { .. })));
+    a.pre_order(a.root(), |n| {
+        leaves += usize::from(matches!(a.kind(n), NodeKind::Leaf { .. }))
+    });
     assert_eq!(leaves, 7);
 }
 
@@ -214,7 +216,10 @@ fn failure_expecting_only_the_end() {
     let p = parser(r#"s = "ab" ;"#);
     let e = p.parse(b"abc").unwrap_err();
     assert_eq!((e.offset, e.expected.len()), (2, 0));
-    assert_eq!(e.to_string(), "line 1, column 3 (byte 2): expected the end of the input, found `c`");
+    assert_eq!(
+        e.to_string(),
+        "line 1, column 3 (byte 2): expected the end of the input, found `c`"
+    );
 }
 
 #[test]

@@ -38,9 +38,13 @@ impl CorpusFilter {
 
     /// Learns from sample files parsed with `grammar`. Returns the filter, how many samples it
     /// learned from, and the samples that could not be read or parsed.
-    pub fn learn_files(grammar: &crate::grammar::Grammar, files: &[std::path::PathBuf]) -> (CorpusFilter, usize, Vec<crate::mine::samples::Skipped>) {
+    pub fn learn_files(
+        grammar: &crate::grammar::Grammar,
+        files: &[std::path::PathBuf],
+    ) -> (CorpusFilter, usize, Vec<crate::mine::samples::Skipped>) {
         let (trees, skipped) = crate::mine::samples::parse_files(grammar, files);
-        let derivations: Vec<super::Derivation<'_>> = trees.into_iter().map(|t| super::Derivation::new(grammar, t)).collect();
+        let derivations: Vec<super::Derivation<'_>> =
+            trees.into_iter().map(|t| super::Derivation::new(grammar, t)).collect();
         (CorpusFilter::learn(&derivations), derivations.len(), skipped)
     }
 

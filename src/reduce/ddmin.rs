@@ -12,7 +12,12 @@ use crate::oracle::Outcome;
 /// `build` turns a sublist into the input to test, or `None` if that sublist is not a valid
 /// configuration (it then counts as Pass, without an oracle call). Precondition: the full list
 /// fails. With `try_empty`, the empty list is tested first (ddmin alone never tests it).
-pub fn ddmin<T: Clone>(items: Vec<T>, tester: &Tester<'_>, try_empty: bool, build: &dyn Fn(&[T]) -> Option<Vec<u8>>) -> Vec<T> {
+pub fn ddmin<T: Clone>(
+    items: Vec<T>,
+    tester: &Tester<'_>,
+    try_empty: bool,
+    build: &dyn Fn(&[T]) -> Option<Vec<u8>>,
+) -> Vec<T> {
     let mut inp = items;
     if try_empty && !inp.is_empty() && build(&[]).is_some_and(|input| tester.test(&input) == Outcome::Fail) {
         return Vec::new();

@@ -39,7 +39,18 @@ impl<'g> Derivation<'g> {
 /// Whether two symbols have the same body (e.g. `stmt*` in two rules): one can stand for the other.
 pub fn same_shape(g: &Grammar, a: SymbolId, b: SymbolId) -> bool {
     match (&g.symbol(a).body, &g.symbol(b).body) {
-        (Body::Repeat { item: i, min: m, max: x }, Body::Repeat { item: j, min: n, max: y }) => i == j && m == n && x == y,
+        (
+            Body::Repeat {
+                item: i,
+                min: m,
+                max: x,
+            },
+            Body::Repeat {
+                item: j,
+                min: n,
+                max: y,
+            },
+        ) => i == j && m == n && x == y,
         (Body::Optional(i), Body::Optional(j)) => i == j,
         (Body::Choice(p), Body::Choice(q)) => p.len() == q.len() && p.iter().zip(q).all(|(x, y)| x.items == y.items),
         _ => false,
@@ -113,7 +124,9 @@ impl Derivation<'_> {
     /// Makes `r` fit the slot of `node`: relabels an equivalent symbol, or wraps it in the unit
     /// chain from the slot's symbol down to its own. Returns the node to put in the slot.
     fn fit(&mut self, node: NodeId, r: NodeId) -> NodeId {
-        let (Some(a), Some(b)) = (self.symbol(node), self.symbol(r)) else { return r };
+        let (Some(a), Some(b)) = (self.symbol(node), self.symbol(r)) else {
+            return r;
+        };
         if a == b {
             return r;
         }
@@ -127,7 +140,9 @@ impl Derivation<'_> {
             self.tree.set_kind(r, kind);
             return r;
         }
-        let Some(path) = self.grammar.unit_path(a, b) else { return r };
+        let Some(path) = self.grammar.unit_path(a, b) else {
+            return r;
+        };
         // Build the chain a → ... → (parent of b), then hang `r` under its last node.
         self.tree.detach(r);
         let len = self.tree.len_of(r);

@@ -54,7 +54,12 @@ fn edit_size<T: ReducibleTree>(tree: &T, node: T::Node, edit: Option<Edit<T::Nod
 
 /// At-most-one templates (Algorithm 4, line 7): ddmin over the level's nodes that have a
 /// candidate, where a node left out of the kept set gets its candidate applied.
-fn reduce_level_by_ddmin<T: ReducibleTree>(tree: &mut T, level: &[T::Node], template: &dyn Template<T>, tester: &Tester<'_>) {
+fn reduce_level_by_ddmin<T: ReducibleTree>(
+    tree: &mut T,
+    level: &[T::Node],
+    template: &dyn Template<T>,
+    tester: &Tester<'_>,
+) {
     let mut changes: Edits<T::Node> = Vec::new();
     for &n in level {
         if let Some(&edit) = template.candidates(tree, n).first() {
@@ -89,20 +94,38 @@ fn not_kept<N: Copy>(changes: &[(N, Edit<N>)], kept: &[usize]) -> Vec<(N, Edit<N
 }
 
 /// Algorithm 5: backtracking search for the smallest replacement of each node of a level.
-fn reduce_level_nodes<T: ReducibleTree>(tree: &mut T, level: &[T::Node], template: &dyn Template<T>, tester: &Tester<'_>) {
+fn reduce_level_nodes<T: ReducibleTree>(
+    tree: &mut T,
+    level: &[T::Node],
+    template: &dyn Template<T>,
+    tester: &Tester<'_>,
+) {
     let candidates: Vec<Vec<Edit<T::Node>>> = level.iter().map(|&n| template.candidates(tree, n)).collect();
     if candidates.iter().all(Vec::is_empty) {
         return;
     }
     let mut conf: Vec<Option<Edit<T::Node>>> = vec![None; level.len()];
     let edits_with = |conf: &[Option<Edit<T::Node>>], i: usize, e: Edit<T::Node>| -> Edits<T::Node> {
-        conf.iter().enumerate().filter_map(|(k, c)| if k == i { Some((level[k], e)) } else { c.map(|c| (level[k], c)) }).collect()
+        conf.iter()
+            .enumerate()
+            .filter_map(|(k, c)| {
+                if k == i {
+                    Some((level[k], e))
+                } else {
+                    c.map(|c| (level[k], c))
+                }
+            })
+            .collect()
     };
     loop {
         let mut improved = false;
         for i in 0..level.len() {
             let current = edit_size(tree, level[i], conf[i]);
-            let trial: Vec<Edit<T::Node>> = candidates[i].iter().copied().filter(|&c| edit_size(tree, level[i], Some(c)) < current).collect();
+            let trial: Vec<Edit<T::Node>> = candidates[i]
+                .iter()
+                .copied()
+                .filter(|&c| edit_size(tree, level[i], Some(c)) < current)
+                .collect();
             if trial.is_empty() {
                 continue;
             }
@@ -120,7 +143,10 @@ fn reduce_level_nodes<T: ReducibleTree>(tree: &mut T, level: &[T::Node], templat
             } else {
                 // All at once, then the same choice the sequential loop makes: a candidate's
                 // outcome does not depend on which of this node's other candidates was tried.
-                let inputs: Vec<Vec<u8>> = trial.iter().map(|&c| tree.unparse_with(&edits_with(&conf, i, c))).collect();
+                let inputs: Vec<Vec<u8>> = trial
+                    .iter()
+                    .map(|&c| tree.unparse_with(&edits_with(&conf, i, c)))
+                    .collect();
                 let outcomes = tester.test_batch(&inputs);
                 for (c, outcome) in trial.into_iter().zip(outcomes) {
                     let size = edit_size(tree, level[i], Some(c));
@@ -136,7 +162,11 @@ fn reduce_level_nodes<T: ReducibleTree>(tree: &mut T, level: &[T::Node], templat
             break;
         }
     }
-    let applied: Edits<T::Node> = conf.iter().enumerate().filter_map(|(k, c)| c.map(|c| (level[k], c))).collect();
+    let applied: Edits<T::Node> = conf
+        .iter()
+        .enumerate()
+        .filter_map(|(k, c)| c.map(|c| (level[k], c)))
+        .collect();
     if !applied.is_empty() {
         tree.apply(&applied);
     }

@@ -85,7 +85,13 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Options {
-        Options { algorithm: Algorithm::GtrStar, byte_pass: true, jobs: 1, budget: Budget::default(), corpus: None }
+        Options {
+            algorithm: Algorithm::GtrStar,
+            byte_pass: true,
+            jobs: 1,
+            budget: Budget::default(),
+            corpus: None,
+        }
     }
 }
 
@@ -135,7 +141,12 @@ impl std::error::Error for ReduceError {}
 
 /// Reduces `input`, which must fail the oracle. With a grammar, the tree algorithm runs on its
 /// derivation tree (inputs that do not parse fall back to ddmin); without, ddmin on characters.
-pub fn reduce(input: &[u8], grammar: Option<&Grammar>, oracle: &dyn Oracle, options: &Options) -> Result<Reduction, ReduceError> {
+pub fn reduce(
+    input: &[u8],
+    grammar: Option<&Grammar>,
+    oracle: &dyn Oracle,
+    options: &Options,
+) -> Result<Reduction, ReduceError> {
     reduce_with_progress(input, grammar, oracle, options, &|_| {})
 }
 
@@ -165,7 +176,12 @@ pub fn reduce_with_progress(
     let report = |tests: u64, best: usize| {
         let stats = cached.stats();
         let best = if best == usize::MAX { input.len() } else { best };
-        progress(&Progress { tests, best, oracle_calls: stats.calls, cache_hits: stats.cache_hits });
+        progress(&Progress {
+            tests,
+            best,
+            oracle_calls: stats.calls,
+            cache_hits: stats.cache_hits,
+        });
     };
     let tester = Tester::new(&cached, options.budget.clone(), options.jobs).with_progress(&report);
     match tester.test(input) {
@@ -192,7 +208,13 @@ pub fn reduce_with_progress(
                     current = d.unparse();
                 }
                 Err(e) => {
-                    notes.push(format!("the input does not parse with {} ({}:{}: {}); reduced with ddmin on bytes instead", g.origin(), e.line, e.col, e));
+                    notes.push(format!(
+                        "the input does not parse with {} ({}:{}: {}); reduced with ddmin on bytes instead",
+                        g.origin(),
+                        e.line,
+                        e.col,
+                        e
+                    ));
                     algorithm = Algorithm::Ddmin;
                 }
             },

@@ -39,7 +39,9 @@ impl<T: ReducibleTree> Template<T> for Deletion<'_> {
         true
     }
     fn candidates(&self, tree: &mut T, node: T::Node) -> Vec<Edit<T::Node>> {
-        let allowed = tree.context(node).is_some_and(|(parent, edge)| self.filter.is_none_or(|f| !f.mandatory(&parent, &edge)));
+        let allowed = tree
+            .context(node)
+            .is_some_and(|(parent, edge)| self.filter.is_none_or(|f| !f.mandatory(&parent, &edge)));
         if allowed && tree.size(node) > 0 {
             vec![Edit::Delete]
         } else {
@@ -115,7 +117,10 @@ impl<'g> Template<Derivation<'g>> for GrammarDeletion<'_> {
         }
         match d.symbol(node) {
             Some(sym) if d.grammar.is_nullable(sym) => {
-                let empty = d.tree.add_cheapest(d.grammar, Item::Symbol(sym)).expect("nullable symbols are productive");
+                let empty = d
+                    .tree
+                    .add_cheapest(d.grammar, Item::Symbol(sym))
+                    .expect("nullable symbols are productive");
                 vec![Edit::Replace(empty)]
             }
             _ => Vec::new(),
@@ -205,7 +210,10 @@ impl<'g> Template<Derivation<'g>> for Cheapest {
         if cost == 0 || cost >= d.tree.len_of(node) {
             return Vec::new();
         }
-        let cheap = d.tree.add_cheapest(d.grammar, Item::Symbol(sym)).expect("loaded grammars are productive");
+        let cheap = d
+            .tree
+            .add_cheapest(d.grammar, Item::Symbol(sym))
+            .expect("loaded grammars are productive");
         vec![Edit::Replace(cheap)]
     }
 }

@@ -37,7 +37,16 @@ pub struct Tester<'o> {
 impl<'o> Tester<'o> {
     /// A tester running up to `jobs` candidates at once (1: sequentially).
     pub fn new(oracle: &'o dyn Oracle, budget: Budget, jobs: usize) -> Tester<'o> {
-        Tester { oracle, budget, jobs: jobs.max(1), started: Instant::now(), tests: AtomicU64::new(0), exhausted: AtomicBool::new(false), best: AtomicUsize::new(usize::MAX), progress: None }
+        Tester {
+            oracle,
+            budget,
+            jobs: jobs.max(1),
+            started: Instant::now(),
+            tests: AtomicU64::new(0),
+            exhausted: AtomicBool::new(false),
+            best: AtomicUsize::new(usize::MAX),
+            progress: None,
+        }
     }
 
     /// Calls `progress` with the number of tests so far and the smallest failing size after
@@ -106,7 +115,16 @@ impl<'o> Tester<'o> {
     pub fn test_options(&self, inputs: &[Option<Vec<u8>>]) -> Vec<Outcome> {
         let valid: Vec<Vec<u8>> = inputs.iter().flatten().cloned().collect();
         let mut outcomes = self.test_batch(&valid).into_iter();
-        inputs.iter().map(|i| if i.is_some() { outcomes.next().expect("one outcome per valid input") } else { Outcome::Pass }).collect()
+        inputs
+            .iter()
+            .map(|i| {
+                if i.is_some() {
+                    outcomes.next().expect("one outcome per valid input")
+                } else {
+                    Outcome::Pass
+                }
+            })
+            .collect()
     }
 
     /// How many candidates to test at once.

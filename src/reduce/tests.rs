@@ -8,7 +8,11 @@ use proptest::prelude::*;
 
 fn run(input: &str, grammar: &str, algorithm: Algorithm, oracle: &(dyn Fn(&[u8]) -> Outcome + Sync)) -> Reduction {
     let g = Grammar::load(grammar).unwrap();
-    let options = Options { algorithm, byte_pass: false, ..Options::default() };
+    let options = Options {
+        algorithm,
+        byte_pass: false,
+        ..Options::default()
+    };
     reduce(input.as_bytes(), Some(&g), &oracle, &options).unwrap()
 }
 
@@ -20,7 +24,11 @@ fn js_oracle(check: impl Fn(&str) -> bool + Sync) -> impl Fn(&[u8]) -> Outcome +
     let parser = Parser::new(&Grammar::load("js").unwrap());
     move |s: &[u8]| {
         let ok = parser.parse(s).is_ok() && check(&String::from_utf8_lossy(s));
-        if ok { Outcome::Fail } else { Outcome::Pass }
+        if ok {
+            Outcome::Fail
+        } else {
+            Outcome::Pass
+        }
     }
 }
 
@@ -32,8 +40,14 @@ fn gtr_running_example_reduces_to_the_declaration_and_hdd_does_not() {
     assert_eq!(text(&run(input, "js", Algorithm::Gtr, &oracle)), "var a = 5;");
     assert_eq!(text(&run(input, "js", Algorithm::GtrStar, &oracle)), "var a = 5;");
     // HDD can only delete: the `if` and its condition stay.
-    assert_eq!(text(&run(input, "js", Algorithm::Hdd, &oracle)), "if(!c){var a = 5;}else {}");
-    assert_eq!(text(&run(input, "js", Algorithm::HddStar, &oracle)), "if(!c){var a = 5;}else {}");
+    assert_eq!(
+        text(&run(input, "js", Algorithm::Hdd, &oracle)),
+        "if(!c){var a = 5;}else {}"
+    );
+    assert_eq!(
+        text(&run(input, "js", Algorithm::HddStar, &oracle)),
+        "if(!c){var a = 5;}else {}"
+    );
 }
 
 /// The paper's second example: `crash(b)` must be called with `b` assigned, and every variable
@@ -74,16 +88,26 @@ fn gtr_needs_a_second_pass_over_a_level_for_the_assignment() {
 fn gtr_reduces_the_introductions_loop_to_the_two_calls() {
     let input = "for (var i = 0; i < 10; i++) {\n  if (cond1 || cond2) {\n    partOfBug();\n  }\n  if (cond3) {\n    otherPartOfBug();\n  }\n}\n";
     let oracle = js_oracle(|s| s.contains("partOfBug()") && s.contains("otherPartOfBug()"));
-    assert_eq!(text(&run(input, "js", Algorithm::GtrStar, &oracle)), "partOfBug();otherPartOfBug();");
+    assert_eq!(
+        text(&run(input, "js", Algorithm::GtrStar, &oracle)),
+        "partOfBug();otherPartOfBug();"
+    );
     // HDD keeps the loop and the ifs, as the paper shows.
-    assert_eq!(text(&run(input, "js", Algorithm::HddStar, &oracle)), "for(;;){if(c||c){partOfBug();}if(c){otherPartOfBug();}}");
+    assert_eq!(
+        text(&run(input, "js", Algorithm::HddStar, &oracle)),
+        "for(;;){if(c||c){partOfBug();}if(c){otherPartOfBug();}}"
+    );
 }
 
 /// fuzzingbook's MysteryRunner: fails when a `(` comes before a `)`.
 fn mystery(s: &[u8]) -> Outcome {
     let x = s.iter().position(|&b| b == b'(');
     let y = s.iter().position(|&b| b == b')');
-    if matches!((x, y), (Some(x), Some(y)) if x < y) { Outcome::Fail } else { Outcome::Pass }
+    if matches!((x, y), (Some(x), Some(y)) if x < y) {
+        Outcome::Fail
+    } else {
+        Outcome::Pass
+    }
 }
 
 #[test]
@@ -97,20 +121,56 @@ fn fuzzingbook_expression_example() {
     let r = run("1 + (2 * 3)", "expr", Algorithm::Ddmin, &recording);
     assert_eq!(text(&r), "()");
     let tested = tested.into_inner().unwrap();
-    let book = ["1 + (2 * 3)", "2 * 3)", "1 + (", "+ (2 * 3)", "+ ( 3)", " 3)", "+ (", " ( 3)", "( 3)", "3)", "( ", "(3)", "()", ")", "("];
-    assert_eq!(&tested[..book.len()], &book, "the candidates fuzzingbook's ddmin tests, in order");
+    let book = [
+        "1 + (2 * 3)",
+        "2 * 3)",
+        "1 + (",
+        "+ (2 * 3)",
+        "+ ( 3)",
+        " 3)",
+        "+ (",
+        " ( 3)",
+        "( 3)",
+        "3)",
+        "( ",
+        "(3)",
+        "()",
+        ")",
+        "(",
+    ];
+    assert_eq!(
+        &tested[..book.len()],
+        &book,
+        "the candidates fuzzingbook's ddmin tests, in order"
+    );
     // The grammar reducer with an oracle that needs valid expressions: `(3)`, as in fuzzingbook.
     let parser = Parser::new(&Grammar::load("expr").unwrap());
-    let eval = |s: &[u8]| if parser.parse(s).is_err() { Outcome::Unresolved } else { mystery(s) };
+    let eval = |s: &[u8]| {
+        if parser.parse(s).is_err() {
+            Outcome::Unresolved
+        } else {
+            mystery(s)
+        }
+    };
     assert_eq!(text(&run("1 + (2 * 3)", "expr", Algorithm::GtrStar, &eval)), "(3)");
 }
 
 #[test]
 fn inputs_that_do_not_parse_fall_back_to_ddmin_and_say_so() {
-    let r = run("1 + (2 * 3", "expr", Algorithm::GtrStar, &|s: &[u8]| if s.contains(&b'(') { Outcome::Fail } else { Outcome::Pass });
+    let r = run("1 + (2 * 3", "expr", Algorithm::GtrStar, &|s: &[u8]| {
+        if s.contains(&b'(') {
+            Outcome::Fail
+        } else {
+            Outcome::Pass
+        }
+    });
     assert_eq!(text(&r), "(");
     assert_eq!(r.algorithm, "ddmin");
-    assert!(r.notes[0].contains("does not parse with <builtin:expr>"), "{:?}", r.notes);
+    assert!(
+        r.notes[0].contains("does not parse with <builtin:expr>"),
+        "{:?}",
+        r.notes
+    );
 }
 
 #[test]
@@ -120,7 +180,13 @@ fn a_passing_input_is_an_error_and_a_flaky_oracle_is_reported() {
     assert!(err.to_string().contains("does not fail to begin with"));
     // Fails on every first sight of an input, passes on the second: only the re-run sees it.
     let seen = std::sync::Mutex::new(std::collections::HashSet::new());
-    let flaky = |s: &[u8]| if seen.lock().unwrap().insert(s.to_vec()) { Outcome::Fail } else { Outcome::Pass };
+    let flaky = |s: &[u8]| {
+        if seen.lock().unwrap().insert(s.to_vec()) {
+            Outcome::Fail
+        } else {
+            Outcome::Pass
+        }
+    };
     let r = reduce(b"1 + 2", Some(&g), &flaky, &Options::default()).unwrap();
     assert!(!r.confirmed);
     assert!(r.notes.iter().any(|n| n.contains("flaky")));
@@ -129,9 +195,16 @@ fn a_passing_input_is_an_error_and_a_flaky_oracle_is_reported() {
 #[test]
 fn the_budget_stops_early_with_the_best_so_far() {
     let oracle = js_oracle(|s| s.contains("partOfBug()") && s.contains("otherPartOfBug()"));
-    let input = "for (var i = 0; i < 10; i++) { if (cond1 || cond2) { partOfBug(); } if (cond3) { otherPartOfBug(); } }";
+    let input =
+        "for (var i = 0; i < 10; i++) { if (cond1 || cond2) { partOfBug(); } if (cond3) { otherPartOfBug(); } }";
     let g = Grammar::load("js").unwrap();
-    let options = Options { budget: Budget { max_tests: Some(30), ..Budget::default() }, ..Options::default() };
+    let options = Options {
+        budget: Budget {
+            max_tests: Some(30),
+            ..Budget::default()
+        },
+        ..Options::default()
+    };
     let r = reduce(input.as_bytes(), Some(&g), &oracle, &options).unwrap();
     assert!(r.budget_exhausted && r.confirmed);
     assert!(r.input.len() < input.len() && oracle(&r.input) == Outcome::Fail);
@@ -150,9 +223,16 @@ fn cancelling_ends_with_the_best_input_so_far() {
         }
         inner(s)
     };
-    let input = "for (var i = 0; i < 10; i++) { if (cond1 || cond2) { partOfBug(); } if (cond3) { otherPartOfBug(); } }";
+    let input =
+        "for (var i = 0; i < 10; i++) { if (cond1 || cond2) { partOfBug(); } if (cond3) { otherPartOfBug(); } }";
     let g = Grammar::load("js").unwrap();
-    let options = Options { budget: Budget { cancel: Some(cancel.clone()), ..Budget::default() }, ..Options::default() };
+    let options = Options {
+        budget: Budget {
+            cancel: Some(cancel.clone()),
+            ..Budget::default()
+        },
+        ..Options::default()
+    };
     let r = reduce(input.as_bytes(), Some(&g), &oracle, &options).unwrap();
     assert!(r.budget_exhausted && r.confirmed);
     assert!(r.input.len() < input.len() && inner(&r.input) == Outcome::Fail);
@@ -164,8 +244,27 @@ fn parallel_reduction_gives_the_sequential_result() {
     let oracle = js_oracle(|s| s.contains("partOfBug()") && s.contains("otherPartOfBug()"));
     let g = Grammar::load("js").unwrap();
     for algorithm in [Algorithm::GtrStar, Algorithm::HddStar, Algorithm::Ddmin] {
-        let one = reduce(input.as_bytes(), Some(&g), &oracle, &Options { algorithm, ..Options::default() }).unwrap();
-        let four = reduce(input.as_bytes(), Some(&g), &oracle, &Options { algorithm, jobs: 4, ..Options::default() }).unwrap();
+        let one = reduce(
+            input.as_bytes(),
+            Some(&g),
+            &oracle,
+            &Options {
+                algorithm,
+                ..Options::default()
+            },
+        )
+        .unwrap();
+        let four = reduce(
+            input.as_bytes(),
+            Some(&g),
+            &oracle,
+            &Options {
+                algorithm,
+                jobs: 4,
+                ..Options::default()
+            },
+        )
+        .unwrap();
         assert_eq!(one.input, four.input, "{algorithm:?}");
     }
 }
@@ -184,7 +283,11 @@ fn property_oracle(which: u8) -> impl Fn(&[u8]) -> Outcome + Sync {
             2 => has(b'-') && has(b'/'),
             _ => s.len() > 6 && has(b'+'),
         };
-        if fails { Outcome::Fail } else { Outcome::Pass }
+        if fails {
+            Outcome::Fail
+        } else {
+            Outcome::Pass
+        }
     }
 }
 

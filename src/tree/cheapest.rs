@@ -28,7 +28,9 @@ impl Tree {
         while let Some((node, item)) = stack.pop() {
             let Item::Symbol(sym) = item else { continue };
             let children: Vec<Item> = match &grammar.symbol(sym).body {
-                Body::Choice(alts) => alts[grammar.analysis().cheapest_alt[sym.index()] as usize].items.clone(),
+                Body::Choice(alts) => alts[grammar.analysis().cheapest_alt[sym.index()] as usize]
+                    .items
+                    .clone(),
                 Body::Repeat { item, min, .. } => vec![*item; *min as usize],
                 Body::Optional(_) => Vec::new(),
             };
@@ -51,9 +53,10 @@ impl Tree {
                     self.new_leaf(t, c.encode_utf8(&mut [0; 4]).as_bytes())
                 }
             },
-            Item::Symbol(s) => {
-                self.add_node(node_kind(grammar, s, grammar.analysis().cheapest_alt[s.index()]), grammar.cheapest_len(s) as usize)
-            }
+            Item::Symbol(s) => self.add_node(
+                node_kind(grammar, s, grammar.analysis().cheapest_alt[s.index()]),
+                grammar.cheapest_len(s) as usize,
+            ),
         }
     }
 }

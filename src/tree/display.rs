@@ -19,7 +19,9 @@ impl Tree {
             }
             let name = self.label(grammar, node);
             match self.kind(node) {
-                NodeKind::Rule { alt, .. } if grammar.symbol(self.kind(node).symbol().unwrap()).alternatives().len() > 1 => {
+                NodeKind::Rule { alt, .. }
+                    if grammar.symbol(self.kind(node).symbol().unwrap()).alternatives().len() > 1 =>
+                {
                     let _ = writeln!(out, "{name} (alt {})", alt + 1);
                 }
                 NodeKind::Rule { .. } => {
@@ -29,7 +31,11 @@ impl Tree {
                     let _ = writeln!(out, "{name} [{} items]", self.child_count(node));
                 }
                 NodeKind::Optional { .. } => {
-                    let state = if self.child_count(node) == 0 { "absent" } else { "present" };
+                    let state = if self.child_count(node) == 0 {
+                        "absent"
+                    } else {
+                        "present"
+                    };
                     let _ = writeln!(out, "{name} ({state})");
                 }
                 NodeKind::Leaf { .. } => {
@@ -72,14 +78,21 @@ impl Tree {
                             let bytes = self.leaf_bytes(node);
                             pos += bytes.len();
                             let text = json_string(&String::from_utf8_lossy(bytes));
-                            let _ = write!(out, "{{\"terminal\":{label},\"text\":{text},\"start\":{start},\"end\":{pos}}}");
+                            let _ = write!(
+                                out,
+                                "{{\"terminal\":{label},\"text\":{text},\"start\":{start},\"end\":{pos}}}"
+                            );
                             continue;
                         }
                         NodeKind::Rule { alt, .. } => {
                             let _ = write!(out, "{{\"symbol\":{label},\"kind\":\"rule\",\"alt\":{alt},\"start\":{start},\"end\":{},\"children\":[", start + self.len_of(node));
                         }
                         NodeKind::Repeat { .. } => {
-                            let _ = write!(out, "{{\"symbol\":{label},\"kind\":\"repeat\",\"start\":{start},\"end\":{},\"children\":[", start + self.len_of(node));
+                            let _ = write!(
+                                out,
+                                "{{\"symbol\":{label},\"kind\":\"repeat\",\"start\":{start},\"end\":{},\"children\":[",
+                                start + self.len_of(node)
+                            );
                         }
                         NodeKind::Optional { .. } => {
                             let _ = write!(out, "{{\"symbol\":{label},\"kind\":\"optional\",\"start\":{start},\"end\":{},\"children\":[", start + self.len_of(node));

@@ -85,7 +85,11 @@ pub struct Tree {
 impl Tree {
     /// An empty arena whose leaves will point into `text` (the parsed input).
     pub(crate) fn with_text(text: Vec<u8>, capacity: usize) -> Tree {
-        Tree { nodes: Vec::with_capacity(capacity), text, root: NodeId(0) }
+        Tree {
+            nodes: Vec::with_capacity(capacity),
+            text,
+            root: NodeId(0),
+        }
     }
 
     /// Adds a detached inner node whose subtree will derive `len` bytes once its children are
@@ -115,7 +119,16 @@ impl Tree {
 
     fn push(&mut self, kind: NodeKind, text_start: u32, len: u32) -> NodeId {
         let id = NodeId(self.nodes.len() as u32);
-        self.nodes.push(Node { kind, parent: NONE, first: NONE, last: NONE, next: NONE, prev: NONE, text_start, len });
+        self.nodes.push(Node {
+            kind,
+            parent: NONE,
+            first: NONE,
+            last: NONE,
+            next: NONE,
+            prev: NONE,
+            text_start,
+            len,
+        });
         id
     }
 
@@ -292,7 +305,10 @@ impl Tree {
 
     /// The children in order.
     pub fn children(&self, node: NodeId) -> Children<'_> {
-        Children { tree: self, next: self.nodes[node.index()].first }
+        Children {
+            tree: self,
+            next: self.nodes[node.index()].first,
+        }
     }
 
     /// The number of children.
@@ -389,15 +405,25 @@ impl Tree {
     /// Where `node` sits in its parent, or `None` for the root.
     pub fn context(&self, node: NodeId) -> Option<Context> {
         let parent = self.parent(node)?;
-        let position = self.children(parent).position(|c| c == node).expect("a child is among its parent's children");
-        Some(Context { parent, parent_kind: self.kind(parent), position })
+        let position = self
+            .children(parent)
+            .position(|c| c == node)
+            .expect("a child is among its parent's children");
+        Some(Context {
+            parent,
+            parent_kind: self.kind(parent),
+            position,
+        })
     }
 
     /// The name of a node's label: its symbol's name, or a leaf's terminal as written.
     pub fn label(&self, grammar: &Grammar, node: NodeId) -> String {
         match self.kind(node) {
             NodeKind::Leaf { terminal } => grammar.terminal(terminal).to_string(),
-            kind => grammar.symbol(kind.symbol().expect("inner nodes have symbols")).name.clone(),
+            kind => grammar
+                .symbol(kind.symbol().expect("inner nodes have symbols"))
+                .name
+                .clone(),
         }
     }
 }

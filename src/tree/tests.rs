@@ -131,7 +131,9 @@ fn cheapest_derivations_have_the_cheapest_length_and_parse() {
             assert_sizes_consistent(&t);
         }
         let start = Tree::cheapest(&g, g.start()).unwrap().unparse();
-        Parser::new(&g).parse(&start).unwrap_or_else(|e| panic!("{name}: cheapest {:?}: {e}", String::from_utf8_lossy(&start)));
+        Parser::new(&g)
+            .parse(&start)
+            .unwrap_or_else(|e| panic!("{name}: cheapest {:?}: {e}", String::from_utf8_lossy(&start)));
     }
 }
 

@@ -11,7 +11,10 @@ use hellfuzz::tree::{NodeId, NodeKind, Tree};
 /// accepted the input, but reading the tree back out of the chart failed.
 pub fn check_not_internal(e: &ParseError, input: &[u8]) {
     if e.expected.iter().any(|x| x.starts_with("internal error")) {
-        panic!("input accepted by the recognizer but no tree built: {e} (input {:?})", String::from_utf8_lossy(input));
+        panic!(
+            "input accepted by the recognizer but no tree built: {e} (input {:?})",
+            String::from_utf8_lossy(input)
+        );
     }
 }
 
@@ -21,7 +24,11 @@ pub fn check_not_internal(e: &ParseError, input: &[u8]) {
 /// with the subtree.
 pub fn check_tree(grammar: &Grammar, tree: &Tree, root_sym: SymbolId, what: &str) {
     let root = tree.root();
-    assert_eq!(tree.kind(root).symbol(), Some(root_sym), "{what}: root node has the wrong symbol");
+    assert_eq!(
+        tree.kind(root).symbol(),
+        Some(root_sym),
+        "{what}: root node has the wrong symbol"
+    );
     assert_eq!(tree.parent(root), None, "{what}: root has a parent");
     // Post-order size check and per-node grammar check, iteratively (trees can be deep).
     let mut order = Vec::new();
@@ -39,9 +46,18 @@ pub fn check_tree(grammar: &Grammar, tree: &Tree, root_sym: SymbolId, what: &str
                 match grammar.terminal(terminal) {
                     Terminal::Literal(lit) => assert_eq!(bytes, &lit[..], "{what}: literal leaf has the wrong bytes"),
                     Terminal::Class { class, text } => {
-                        let (c, n) = decode_utf8(bytes).unwrap_or_else(|| panic!("{what}: class leaf {text} is not one UTF-8 character: {bytes:?}"));
-                        assert_eq!(n, bytes.len(), "{what}: class leaf {text} holds more than one character: {bytes:?}");
-                        assert!(class.contains(c), "{what}: class leaf {text} holds U+{c:04X}, not in the class");
+                        let (c, n) = decode_utf8(bytes).unwrap_or_else(|| {
+                            panic!("{what}: class leaf {text} is not one UTF-8 character: {bytes:?}")
+                        });
+                        assert_eq!(
+                            n,
+                            bytes.len(),
+                            "{what}: class leaf {text} holds more than one character: {bytes:?}"
+                        );
+                        assert!(
+                            class.contains(c),
+                            "{what}: class leaf {text} holds U+{c:04X}, not in the class"
+                        );
                     }
                 }
                 (bytes.len(), 1)
@@ -51,21 +67,46 @@ pub fn check_tree(grammar: &Grammar, tree: &Tree, root_sym: SymbolId, what: &str
                 let s: &Symbol = grammar.symbol(sym);
                 let child_items: Vec<Item> = match (&s.body, kind) {
                     (Body::Choice(alts), NodeKind::Rule { alt, .. }) => {
-                        let a = alts.get(alt as usize).unwrap_or_else(|| panic!("{what}: rule node of `{}` has alternative {alt} of {}", s.name, alts.len()));
+                        let a = alts.get(alt as usize).unwrap_or_else(|| {
+                            panic!(
+                                "{what}: rule node of `{}` has alternative {alt} of {}",
+                                s.name,
+                                alts.len()
+                            )
+                        });
                         a.items.clone()
                     }
                     (Body::Repeat { item, min, max }, NodeKind::Repeat { .. }) => {
                         let n = children.len() as u32;
-                        assert!(n >= *min && max.is_none_or(|m| n <= m), "{what}: repetition `{}` has {n} iterations, bounds {min}..{max:?}", s.name);
+                        assert!(
+                            n >= *min && max.is_none_or(|m| n <= m),
+                            "{what}: repetition `{}` has {n} iterations, bounds {min}..{max:?}",
+                            s.name
+                        );
                         vec![*item; children.len()]
                     }
                     (Body::Optional(item), NodeKind::Optional { .. }) => {
-                        assert!(children.len() <= 1, "{what}: optional `{}` has {} children", s.name, children.len());
+                        assert!(
+                            children.len() <= 1,
+                            "{what}: optional `{}` has {} children",
+                            s.name,
+                            children.len()
+                        );
                         vec![*item; children.len()]
                     }
-                    (body, kind) => panic!("{what}: node kind {kind:?} does not fit the body of `{}`: {body:?}", s.name),
+                    (body, kind) => panic!(
+                        "{what}: node kind {kind:?} does not fit the body of `{}`: {body:?}",
+                        s.name
+                    ),
                 };
-                assert_eq!(children.len(), child_items.len(), "{what}: node of `{}` ({kind:?}) has {} children, expected {}", s.name, children.len(), child_items.len());
+                assert_eq!(
+                    children.len(),
+                    child_items.len(),
+                    "{what}: node of `{}` ({kind:?}) has {} children, expected {}",
+                    s.name,
+                    children.len(),
+                    child_items.len()
+                );
                 for (&c, &it) in children.iter().zip(&child_items) {
                     match (it, tree.kind(c)) {
                         (Item::Terminal(t), NodeKind::Leaf { terminal }) if t == terminal => {}
@@ -83,8 +124,16 @@ pub fn check_tree(grammar: &Grammar, tree: &Tree, root_sym: SymbolId, what: &str
                 (len, count)
             }
         };
-        assert_eq!(tree.len_of(node), len, "{what}: cached length of node {node:?} is wrong");
-        assert_eq!(tree.count_of(node), count, "{what}: cached node count of node {node:?} is wrong");
+        assert_eq!(
+            tree.len_of(node),
+            len,
+            "{what}: cached length of node {node:?} is wrong"
+        );
+        assert_eq!(
+            tree.count_of(node),
+            count,
+            "{what}: cached node count of node {node:?} is wrong"
+        );
         size.insert(node, (len, count));
     }
 }
@@ -105,7 +154,12 @@ pub fn cheapest_node_counts(grammar: &Grammar) -> Vec<u64> {
             match it {
                 Item::Terminal(_) => 1,
                 Item::Symbol(s) => {
-                    assert!(a.cheapest[s.index()].is_finite(), "cheapest derivation of `{}` uses unproductive `{}`", syms[i].name, syms[s.index()].name);
+                    assert!(
+                        a.cheapest[s.index()].is_finite(),
+                        "cheapest derivation of `{}` uses unproductive `{}`",
+                        syms[i].name,
+                        syms[s.index()].name
+                    );
                     assert!(
                         a.cheapest[s.index()].height < height,
                         "cheapest derivation of `{}` (height {height}) uses `{}` of height {}: not well-founded",
@@ -120,7 +174,9 @@ pub fn cheapest_node_counts(grammar: &Grammar) -> Vec<u64> {
         let n = match &syms[i].body {
             Body::Choice(alts) => {
                 let alt = &alts[a.cheapest_alt[i] as usize];
-                alt.items.iter().fold(1u64, |acc, &it| acc.saturating_add(item_nodes(it)))
+                alt.items
+                    .iter()
+                    .fold(1u64, |acc, &it| acc.saturating_add(item_nodes(it)))
             }
             Body::Repeat { item, min, .. } => {
                 if *min == 0 {
@@ -153,7 +209,13 @@ pub fn generate(grammar: &Grammar, choices: &[u8], max_len: usize, max_steps: us
             return None;
         }
         // Random decisions only while the derivation is small; then close it off cheaply.
-        let mut pick = || if steps < max_steps / 4 && out.len() < max_len / 2 { choices.next() } else { None };
+        let mut pick = || {
+            if steps < max_steps / 4 && out.len() < max_len / 2 {
+                choices.next()
+            } else {
+                None
+            }
+        };
         match item {
             Item::Terminal(t) => match grammar.terminal(t) {
                 Terminal::Literal(bytes) => out.extend_from_slice(bytes),
