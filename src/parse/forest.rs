@@ -34,7 +34,7 @@ pub(crate) fn build(
     c: &Compiled,
     g: &Grammar,
     input: &[u8],
-    chart: &Chart,
+    chart: &Chart<'_>,
     lexer: &mut Lexer<'_>,
 ) -> Result<Tree, String> {
     let mut b = Builder {
@@ -58,7 +58,7 @@ pub(crate) fn build(
 struct Builder<'a, 'l> {
     c: &'a Compiled,
     g: &'a Grammar,
-    chart: &'a Chart,
+    chart: &'a Chart<'a>,
     lexer: &'a mut Lexer<'l>,
     tree: Tree,
     tasks: Vec<Task>,

@@ -33,6 +33,9 @@ use crate::tree::Tree;
 pub struct Parser {
     grammar: Grammar,
     compiled: compile::Compiled,
+    /// Chart buffers reused by the next parse (taken without waiting: parallel parses each
+    /// allocate their own).
+    scratch: std::sync::Mutex<earley::Scratch>,
 }
 
 /// Why an input does not parse: the furthest point reached and what was expected there.
@@ -77,6 +80,7 @@ impl Parser {
         Parser {
             compiled: compile::Compiled::new(grammar),
             grammar: grammar.clone(),
+            scratch: Default::default(),
         }
     }
 
@@ -92,7 +96,12 @@ impl Parser {
             return Err(self.error(input, 0, vec!["an input smaller than 4 GiB".into()]));
         }
         let mut lexer = lexical::Lexer::new(&self.grammar, input);
-        match earley::recognize(&self.compiled, &self.grammar, input, &mut lexer) {
+        let mut scratch = self
+            .scratch
+            .try_lock()
+            .map(|mut s| std::mem::take(&mut *s))
+            .unwrap_or_default();
+        let result = match earley::recognize(&self.compiled, &self.grammar, input, &mut lexer, &mut scratch) {
             Ok(chart) => forest::build(&self.compiled, &self.grammar, input, &chart, &mut lexer)
                 .map_err(|internal| self.error(input, 0, vec![internal])),
             Err(failure) => {
@@ -103,7 +112,13 @@ impl Parser {
                     .collect();
                 Err(self.error(input, failure.offset, expected))
             }
+        };
+        if scratch.worth_keeping() {
+            if let Ok(mut kept) = self.scratch.try_lock() {
+                *kept = scratch;
+            }
         }
+        result
     }
 
     fn error(&self, input: &[u8], offset: usize, expected: Vec<String>) -> ParseError {

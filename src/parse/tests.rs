@@ -167,6 +167,19 @@ fn grammars_the_fuzzer_made_exponential_parse_correctly() {
 }
 
 #[test]
+fn a_parser_reused_gives_the_same_trees() {
+    // The chart's buffers are kept between parses; nothing of one parse may leak into the next.
+    let json = Parser::new(&Grammar::load("json").unwrap());
+    let a = br#"{"a": [1, 2, {"b": null}], "c": "\u00e9"}"#;
+    let b = b"[[[[[]]]], 1e5, -0.5]";
+    let first = json.parse(a).unwrap().to_text(json.grammar());
+    json.parse(b).unwrap();
+    assert!(json.parse(b"[1, 2,, 3]").is_err());
+    assert_eq!(json.parse(a).unwrap().to_text(json.grammar()), first);
+    assert_eq!(json.parse(b).unwrap().unparse(), b);
+}
+
+#[test]
 fn lexical_start_symbol() {
     let p = parser(r#"num = "-"? [0-9]+ ("." [0-9]+)? ;"#);
     ok(&p, "-12.5");
