@@ -89,15 +89,7 @@ impl Lowerer<'_, '_> {
             if let [ExprAst::Postfix(inner, Quant { min, max }, _)] = items.as_slice() {
                 if (*min, *max) != (1, Some(1)) {
                     if let Some(item) = self.expr(inner) {
-                        return if (*min, *max) == (0, Some(1)) {
-                            Body::Optional(item)
-                        } else {
-                            Body::Repeat {
-                                item,
-                                min: *min,
-                                max: *max,
-                            }
-                        };
+                        return postfix_body(item, *min, *max);
                     }
                 }
             }
@@ -183,15 +175,7 @@ impl Lowerer<'_, '_> {
                     return Some(item);
                 }
                 let id = self.synthetic(*span);
-                self.symbols[id.index()].body = if (*min, *max) == (0, Some(1)) {
-                    Body::Optional(item)
-                } else {
-                    Body::Repeat {
-                        item,
-                        min: *min,
-                        max: *max,
-                    }
-                };
+                self.symbols[id.index()].body = postfix_body(item, *min, *max);
                 Some(Item::Symbol(id))
             }
         }
@@ -234,6 +218,15 @@ impl Lowerer<'_, '_> {
             }
         }
         best.map(|(_, c)| c.to_string())
+    }
+}
+
+/// The body of `item` under a postfix operator: `?` is an optional, anything else a repetition.
+fn postfix_body(item: Item, min: u32, max: Option<u32>) -> Body {
+    if (min, max) == (0, Some(1)) {
+        Body::Optional(item)
+    } else {
+        Body::Repeat { item, min, max }
     }
 }
 

@@ -107,6 +107,26 @@ fn add(items: &mut Vec<EItem>, seen: &mut FxHashSet<u64>, set_start: usize, it: 
     items.push(it);
 }
 
+/// Adds to the current set (at offset `at`) the start item of every production of `esym`.
+fn predict(c: &Compiled, esym: u32, at: u32, items: &mut Vec<EItem>, seen: &mut FxHashSet<u64>, set_start: usize) {
+    let (b, e) = c.prods_of[esym as usize];
+    for p in b..e {
+        let dot = c.prods[p as usize].dot_base;
+        add(
+            items,
+            seen,
+            set_start,
+            EItem {
+                dot,
+                origin: at,
+                pred: NONE,
+                split: at,
+                child: NONE,
+            },
+        );
+    }
+}
+
 /// Where recognition failed: the furthest offset reached and what was expected there.
 pub(crate) struct Failure {
     pub offset: usize,
@@ -156,21 +176,7 @@ pub(crate) fn recognize<'s>(
         token_cache.clear();
         token_ends.clear();
         if i == 0 {
-            let (b, e) = c.prods_of[c.start as usize];
-            for p in b..e {
-                add(
-                    items,
-                    &mut seen,
-                    set_start,
-                    EItem {
-                        dot: c.prods[p as usize].dot_base,
-                        origin: 0,
-                        pred: NONE,
-                        split: 0,
-                        child: NONE,
-                    },
-                );
-            }
+            predict(c, c.start, 0, items, &mut seen, set_start);
         }
         while pending.peek().is_some_and(|p| p.target == i as u32) {
             let p = pending.pop().expect("peeked");
@@ -220,21 +226,7 @@ pub(crate) fn recognize<'s>(
                     if !predicted[esym as usize] {
                         predicted[esym as usize] = true;
                         predicted_list.push(esym);
-                        let (b, e) = c.prods_of[esym as usize];
-                        for p in b..e {
-                            add(
-                                items,
-                                &mut seen,
-                                set_start,
-                                EItem {
-                                    dot: c.prods[p as usize].dot_base,
-                                    origin: iu,
-                                    pred: NONE,
-                                    split: iu,
-                                    child: NONE,
-                                },
-                            );
-                        }
+                        predict(c, esym, iu, items, &mut seen, set_start);
                     }
                     if nullable {
                         add(
@@ -263,7 +255,7 @@ pub(crate) fn recognize<'s>(
                             child: NONE,
                         },
                     ),
-                    None => lexer.note_failure(t, i),
+                    None => lexer.failed(t, i),
                 },
                 Next::Token(sym) => {
                     let (from, to) = match token_cache.iter().find(|(s, _, _)| *s == sym) {

@@ -127,11 +127,7 @@ impl<'a> Lexer<'a> {
     }
 
     /// Records that terminal `t` did not match at `pos` (kept only if `pos` is the furthest yet).
-    pub fn note_failure(&mut self, t: TerminalId, pos: usize) {
-        self.failed(t, pos);
-    }
-
-    fn failed(&mut self, t: TerminalId, pos: usize) {
+    pub fn failed(&mut self, t: TerminalId, pos: usize) {
         if !self.track_failures || pos < self.furthest {
             return;
         }
