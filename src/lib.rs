@@ -4,6 +4,7 @@
 //!
 //! | module | owns |
 //! |---|---|
+//! | [`files`] | writing files atomically (a utility every later module may use) |
 //! | [`grammar`] | the grammar text format, its loader and diagnostics, the IR, and analyses |
 //! | [`parse`] | an Earley parser over bytes producing one derivation tree |
 //! | [`tree`] | the derivation tree (arena), unparse, sizes, levels, contexts, cheap edits |
@@ -22,6 +23,7 @@
 //! assert_eq!(tree.unparse(), br#"{"a": [1, 2.5e3, "x"]}"#);
 //! ```
 
+pub mod files;
 pub mod generate;
 pub mod grammar;
 pub mod mine;

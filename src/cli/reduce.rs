@@ -74,7 +74,7 @@ pub fn reduce_cmd(
         p.push(".reduced");
         PathBuf::from(p)
     });
-    hellfuzz::generate::write_atomically(&out, &result.input)
+    hellfuzz::files::write_atomically(&out, &result.input)
         .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     eprintln!(
         "reduced {} from {} to {} bytes with {} in {:.1} s: {} candidates tested, {} oracle runs, {} cache hits{}; written to {}",

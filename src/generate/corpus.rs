@@ -1,11 +1,10 @@
 //! Writing generated inputs into a corpus folder the way libFuzzer does: one file per input, named
 //! by the SHA-1 of its content, so duplicates (also of files already there) are skipped.
 //!
-//! Every write is atomic (a temporary file in the same folder, then a rename), so an interrupted
-//! run never leaves a half-written input for the fuzzer to load.
+//! Every write is atomic ([`crate::files::write_atomically`]), so an interrupted run never
+//! leaves a half-written input for the fuzzer to load.
 
 use std::collections::HashSet;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// What happened to one input handed to [`Corpus::add`].
@@ -43,7 +42,7 @@ impl Corpus {
             return Ok(Written::Duplicate);
         }
         let path = self.dir.join(&name);
-        write_atomically(&path, input)?;
+        crate::files::write_atomically(&path, input)?;
         Ok(Written::New(path))
     }
 }
@@ -51,27 +50,4 @@ impl Corpus {
 /// The libFuzzer file name of an input: the hex SHA-1 of its bytes.
 pub fn content_name(input: &[u8]) -> String {
     sha1_smol::Sha1::from(input).digest().to_string()
-}
-
-/// Writes `bytes` to `path` atomically: into a temporary file beside it, then renamed over it.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
 }

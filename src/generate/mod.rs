@@ -17,7 +17,7 @@ mod corpus;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-pub use corpus::{write_atomically, Corpus, Written};
+pub use corpus::{Corpus, Written};
 
 use crate::grammar::{Body, CharClass, Grammar, Item, SymbolId, Terminal};
 use crate::mine::{Mode, Probabilities};

@@ -190,7 +190,7 @@ impl Model {
     /// Writes the model as JSON, atomically (a temporary file renamed into place).
     pub fn save(&self, path: &Path) -> Result<(), ModelError> {
         let text = serde_json::to_string_pretty(self).expect("models always serialize");
-        crate::generate::write_atomically(path, text.as_bytes())
+        crate::files::write_atomically(path, text.as_bytes())
             .map_err(|e| ModelError::Io(format!("cannot write model {}: {e}", path.display())))
     }
 }
