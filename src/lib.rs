@@ -12,6 +12,7 @@
 //! | [`generate`] | size-bounded probabilistic generation, seeded and reproducible; corpus output |
 //! | [`oracle`] | "is this candidate still interesting?": in-process closure or subprocess; signatures; cache |
 //! | [`reduce`] | ddmin, HDD/HDD*, GTR/GTR* with grammar-aware templates and corpus filters |
+//! | [`harness`] | fuzz-target wrappers (libFuzzer, AFL, plain): reduce-on-crash, reduce mode, mutator |
 //!
 //! Each module depends only on the modules above it. Start with [`grammar::Grammar::load`] and
 //! [`parse::Parser`]:
@@ -26,6 +27,7 @@
 pub mod files;
 pub mod generate;
 pub mod grammar;
+pub mod harness;
 pub mod mine;
 pub mod oracle;
 pub mod parse;

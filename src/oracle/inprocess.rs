@@ -20,6 +20,8 @@ thread_local! {
     // closure which itself uses `catch_panic` does not switch capturing off for its caller.
     static CAPTURE_DEPTH: Cell<u32> = const { Cell::new(0) };
     static CAPTURED: RefCell<Option<Signature>> = const { RefCell::new(None) };
+    // Set by `catch_panic_reported`: record the panic *and* let the previous hook print it.
+    static REPORT: Cell<bool> = const { Cell::new(false) };
 }
 
 static INSTALL: Once = Once::new();
@@ -53,7 +55,8 @@ pub fn install_panic_hook() {
                     }
                     Err(_) => false,
                 });
-                if stored == Ok(true) {
+                let report = REPORT.try_with(Cell::get).unwrap_or(false);
+                if stored == Ok(true) && !report {
                     return;
                 }
             }
@@ -93,6 +96,17 @@ pub fn catch_panic<R>(f: impl FnOnce() -> R) -> Result<R, Signature> {
         // replaced ours): the payload still gives the message, the location is unknown.
         Err(payload) => Err(recorded.unwrap_or_else(|| Signature::panic(None, payload_message(&*payload)))),
     }
+}
+
+/// Runs `f` like [`catch_panic`], except that a panic is also reported as it would be without
+/// hellfuzz: the hook installed before ours prints the message (and, with `RUST_BACKTRACE=1`,
+/// the backtrace, taken before unwinding). Fuzz-target wrappers use it for the real input, whose
+/// crash log people and triage read; candidates during a reduction use the quiet [`catch_panic`].
+pub fn catch_panic_reported<R>(f: impl FnOnce() -> R) -> Result<R, Signature> {
+    let before = REPORT.with(|r| r.replace(true));
+    let result = catch_panic(f);
+    REPORT.with(|r| r.set(before));
+    result
 }
 
 /// An oracle that calls a closure on each candidate in this process.

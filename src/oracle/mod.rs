@@ -28,7 +28,7 @@ mod subprocess;
 
 pub use cache::{Cached, Stats};
 pub use error::OracleError;
-pub use inprocess::{catch_panic, install_panic_hook, InProcess};
+pub use inprocess::{catch_panic, catch_panic_reported, install_panic_hook, InProcess};
 pub use signature::{crash_summary, normalize_message, parse_panic, parse_panics, CrashKind, Signature};
 pub use subprocess::{kill_running, Classify, Command, Exit, Run, DEFAULT_TIMEOUT, KEPT_OUTPUT};
 

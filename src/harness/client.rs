@@ -1,0 +1,196 @@
+//! Reducing a crash with a harness binary from outside: first its reduce mode (in-process, fast),
+//! then, for crashes that kill the process, the binary as a subprocess oracle.
+//!
+//! Map: [`reduce_with_harness`] · [`HarnessReduction`] (the result, whichever way it was made) ·
+//! [`Method`].
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::crash::ArtifactRecord;
+use super::reduce_mode::{INFO_LINE, REDUCE_ENV, REDUCE_OUT_ENV, RESULT_LINE};
+use crate::grammar::Grammar;
+use crate::oracle::{Classify, Command, Exit, Oracle, Outcome, Signature};
+use crate::reduce::{reduce, Options};
+
+/// How a crash was reduced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Method {
+    /// In the harness process (its reduce mode): one process, thousands of candidates per second.
+    ReduceMode,
+    /// One harness process per candidate (the crash is not a catchable panic, or the binary has
+    /// no reduce mode).
+    Subprocess,
+}
+
+/// A reduction made through a harness binary.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct HarnessReduction {
+    /// How it was made.
+    pub method: Method,
+    /// The minimized input (it crashes the harness like the original).
+    pub input: Vec<u8>,
+    /// Bytes in the original.
+    pub original_size: usize,
+    /// The crash signature that was preserved.
+    pub signature: Option<Signature>,
+    /// What ran (`gtr*`, `ddmin`, ...).
+    pub algorithm: String,
+    /// Runs of the target (in-process calls or processes).
+    pub oracle_calls: u64,
+    /// Seconds spent.
+    pub time_secs: f64,
+    /// The budget ran out: the result is the best found.
+    pub budget_exhausted: bool,
+    /// What the user should know (fallbacks, reasons).
+    pub notes: Vec<String>,
+}
+
+/// Reduces `crash` with the harness `binary`, writing the result to `out` (and, in reduce mode,
+/// its record to `out.json`). `grammar` overrides the harness's own; `timeout` limits each
+/// subprocess run in the fallback. The crash file itself is only read.
+pub fn reduce_with_harness(
+    binary: &Path,
+    crash: &Path,
+    out: &Path,
+    grammar: Option<&Grammar>,
+    options: &Options,
+    timeout: Duration,
+) -> Result<HarnessReduction, String> {
+    let input = std::fs::read(crash).map_err(|e| format!("cannot read {}: {e}", crash.display()))?;
+    let binary_arg = binary.to_string_lossy().into_owned();
+    let mut notes = Vec::new();
+    // Reduce mode, unless a grammar from outside must be used (the harness only knows its own).
+    let mut harness_grammar = None;
+    if grammar.is_none() {
+        let attempt = run_reduce_mode(&binary_arg, crash, out, options)?;
+        match attempt {
+            ReduceMode::Done(record) => {
+                let reduced = std::fs::read(out).map_err(|e| format!("cannot read {}: {e}", out.display()))?;
+                return Ok(HarnessReduction {
+                    method: Method::ReduceMode,
+                    input: reduced,
+                    original_size: record.original_size,
+                    signature: Some(record.signature),
+                    algorithm: record.algorithm,
+                    oracle_calls: record.oracle_calls,
+                    time_secs: record.time_secs,
+                    budget_exhausted: record.budget_exhausted,
+                    notes: record.notes,
+                });
+            }
+            ReduceMode::Failed { grammar, reason } => {
+                notes.push(format!(
+                    "{reason}; reducing with one harness process per candidate instead"
+                ));
+                harness_grammar = grammar;
+            }
+        }
+    }
+    let loaded = match (grammar, harness_grammar) {
+        (Some(_), _) | (None, None) => None,
+        (None, Some(name)) => match Grammar::load(&name) {
+            Ok(g) => Some(g),
+            Err(e) => {
+                notes.push(format!("cannot load the harness's grammar {name}: {e}"));
+                None
+            }
+        },
+    };
+    let grammar = grammar.or(loaded.as_ref());
+    let command = Command::new([binary_arg, "@@".to_string()])
+        .map_err(|e| e.to_string())?
+        .timeout(timeout)
+        .env("RUST_BACKTRACE", "0")
+        .env("HELLFUZZ_MINIMIZE", "0")
+        .classify(Classify::SameCrash)
+        .calibrate(&input)
+        .map_err(|e| e.to_string())?;
+    let signature = command.original_signature().cloned();
+    // An interrupted reduce mode leaves its best candidate: start from it if it still crashes alike.
+    let partial = PathBuf::from(format!("{}.partial", out.display()));
+    let mut start = input.clone();
+    if let Ok(best) = std::fs::read(&partial) {
+        if best.len() < input.len() && command.test(&best) == Outcome::Fail {
+            notes.push(format!(
+                "continuing from the reduce mode's best so far ({} bytes)",
+                best.len()
+            ));
+            start = best;
+        }
+    }
+    let reduction = reduce(&start, grammar, &command, options).map_err(|e| e.to_string())?;
+    crate::files::write_atomically(out, &reduction.input)
+        .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    let _ = std::fs::remove_file(&partial);
+    notes.extend(reduction.notes);
+    Ok(HarnessReduction {
+        method: Method::Subprocess,
+        original_size: input.len(),
+        input: reduction.input,
+        signature,
+        algorithm: reduction.algorithm,
+        oracle_calls: reduction.oracle_calls,
+        time_secs: reduction.time.as_secs_f64(),
+        budget_exhausted: reduction.budget_exhausted,
+        notes,
+    })
+}
+
+enum ReduceMode {
+    Done(ArtifactRecord),
+    /// Reduce mode did not produce a result; `grammar` is what the harness said it uses.
+    Failed {
+        grammar: Option<String>,
+        reason: String,
+    },
+}
+
+/// Runs `binary crash` with [`REDUCE_ENV`] set. A harness built with hellfuzz reduces; any other
+/// libFuzzer-style binary just runs the file once, which is harmless.
+fn run_reduce_mode(binary: &str, crash: &Path, out: &Path, options: &Options) -> Result<ReduceMode, String> {
+    let budget = &options.budget;
+    let wall = budget
+        .max_time
+        .map_or(Duration::from_secs(3600), |t| t + Duration::from_secs(30));
+    let mut command = Command::new([binary.to_string(), crash.to_string_lossy().into_owned()])
+        .map_err(|e| e.to_string())?
+        .timeout(wall)
+        .env("RUST_BACKTRACE", "0")
+        .env(REDUCE_ENV, crash.to_string_lossy())
+        .env(REDUCE_OUT_ENV, out.to_string_lossy())
+        .env("HELLFUZZ_REDUCE_ALGO", options.algorithm.name())
+        .env("HELLFUZZ_REDUCE_JOBS", options.jobs.to_string());
+    if let Some(t) = budget.max_time {
+        command = command.env("HELLFUZZ_REDUCE_TIME", format!("{}", t.as_secs_f64()));
+    }
+    if let Some(n) = budget.max_tests {
+        command = command.env("HELLFUZZ_REDUCE_TESTS", n.to_string());
+    }
+    let run = command.run(b"");
+    let grammar = run
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix(INFO_LINE))
+        .and_then(|info| serde_json::from_str::<serde_json::Value>(info).ok());
+    let Some(info) = grammar else {
+        return Ok(ReduceMode::Failed {
+            grammar: None,
+            reason: format!("{binary} has no reduce mode (not built with hellfuzz::fuzz_target!)"),
+        });
+    };
+    let grammar = info["grammar"].as_str().map(str::to_string);
+    let result = run.stdout.lines().find_map(|l| l.strip_prefix(RESULT_LINE));
+    if let (Exit::Code(0), Some(result)) = (&run.exit, result) {
+        let record = serde_json::from_str(result).map_err(|e| format!("unreadable reduce-mode result: {e}"))?;
+        return Ok(ReduceMode::Done(record));
+    }
+    let reason = match &run.exit {
+        Exit::Code(super::reduce_mode::EXIT_NO_PANIC) => "the crash is not a panic the harness can catch".to_string(),
+        Exit::Timeout => format!("reduce mode did not finish within {:.0} s", wall.as_secs_f64()),
+        Exit::Code(c) => format!("reduce mode exited with status {c}"),
+        Exit::Signal(s) => format!("reduce mode was killed by signal {s} (the crash kills the process)"),
+        Exit::NotRun(e) => return Err(format!("cannot run {binary}: {e}")),
+    };
+    Ok(ReduceMode::Failed { grammar, reason })
+}

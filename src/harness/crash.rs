@@ -1,0 +1,360 @@
+//! Reduce-on-crash: what a wrapper does between catching a panic and aborting, and the files it
+//! leaves in the artifacts folder.
+//!
+//! Map: [`CrashHandler`] (save the original, skip known signatures, reduce, write artifacts) ·
+//! [`ArtifactRecord`] (the `minimized-<hash>.json` record) · `minimize` (shared with reduce mode).
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use super::target::{Settings, Target};
+use crate::files::write_atomically;
+use crate::oracle::{InProcess, Oracle, Outcome, Signature};
+use crate::reduce::{reduce, Options, Reduction};
+
+/// The JSON record written next to each minimized input (`minimized-<hash>.json`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ArtifactRecord {
+    /// The crash: panic location and message.
+    pub signature: Signature,
+    /// A stable short hash of the normalized signature; one minimized file per hash.
+    pub signature_hash: String,
+    /// File name of the original crash (libFuzzer's `crash-<sha1>`; the reduce mode's input).
+    pub original: String,
+    /// Bytes in the original.
+    pub original_size: usize,
+    /// File name of the minimized input.
+    pub minimized: String,
+    /// Bytes in the minimized input.
+    pub minimized_size: usize,
+    /// What ran (`gtr*`, `ddmin`, ...).
+    pub algorithm: String,
+    /// The grammar, if one was used.
+    pub grammar: Option<String>,
+    /// Real runs of the target closure.
+    pub oracle_calls: u64,
+    /// Candidates answered by the cache.
+    pub cache_hits: u64,
+    /// Seconds spent reducing.
+    pub time_secs: f64,
+    /// The budget ran out: the result is the best found, maybe not minimal.
+    pub budget_exhausted: bool,
+    /// Notes from the reducer (fallbacks, flakiness).
+    pub notes: Vec<String>,
+}
+
+/// A short hash naming a signature: the first 16 hex digits of the SHA-1 of its normalized form.
+pub fn signature_hash(signature: &Signature) -> String {
+    let n = signature.normalized();
+    let key = format!("{:?}\n{}\n{}", n.kind, n.location.unwrap_or_default(), n.message);
+    sha1_smol::Sha1::from(key.as_bytes()).digest().to_string()[..16].to_string()
+}
+
+/// Signatures this process has already reduced (or is reducing): each is reduced once.
+static SEEN: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Handles a caught panic for a wrapper: keeps the original safe, reduces it in-process, writes
+/// `minimized-<sha1>` and its record where the fuzzer writes artifacts.
+pub struct CrashHandler<'t> {
+    target: &'t Target,
+    /// libFuzzer's `-artifact_prefix` semantics: prepended to file names (`"dir/"`, `"dir/x-"`).
+    prefix: String,
+    /// Write `crash-<sha1>` ourselves before reducing (libFuzzer's name for it), so that a
+    /// reduction that hangs or dies cannot lose it.
+    save_original: bool,
+    settings: Settings,
+}
+
+impl<'t> CrashHandler<'t> {
+    /// A handler writing to `prefix` (`"./"` is libFuzzer's default).
+    pub fn new(target: &'t Target, prefix: impl Into<String>, save_original: bool, settings: Settings) -> Self {
+        CrashHandler {
+            target,
+            prefix: prefix.into(),
+            save_original,
+            settings,
+        }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        PathBuf::from(format!("{}{name}", self.prefix))
+    }
+
+    /// Handles one crash of `input` with `signature`; `run` is the target closure. Returns the
+    /// record when a minimized file was written. Never panics; problems are reported on stderr.
+    pub fn handle(&self, input: &[u8], signature: &Signature, run: fn(&[u8])) -> Option<ArtifactRecord> {
+        let original = format!("crash-{}", sha1_smol::Sha1::from(input).digest());
+        if self.save_original && !self.path(&original).exists() {
+            if let Err(e) = write_atomically(&self.path(&original), input) {
+                eprintln!("hellfuzz: cannot save {}: {e}", self.path(&original).display());
+            }
+        }
+        if !self.settings.enabled {
+            return None;
+        }
+        let hash = signature_hash(signature);
+        {
+            let mut seen = SEEN.lock().unwrap_or_else(|p| p.into_inner());
+            if seen.contains(&hash) {
+                return None;
+            }
+            seen.push(hash.clone());
+        }
+        if let Some(known) = find_record(&self.prefix, &hash) {
+            eprintln!("hellfuzz: {signature} was minimized before: {}", known.display());
+            return None;
+        }
+        eprintln!(
+            "hellfuzz: minimizing the crash ({} bytes, {signature}) for at most {:.0} s",
+            input.len(),
+            self.settings.options.budget.max_time.unwrap_or_default().as_secs_f64()
+        );
+        let partial = self.path(&format!("minimized-partial-{hash}"));
+        let result = minimize(self.target, input, signature, run, &self.settings.options, &partial);
+        match result {
+            Ok(reduction) => {
+                let minimized = format!("minimized-{}", sha1_smol::Sha1::from(&reduction.input).digest());
+                let record = make_record(self.target, signature, &original, &minimized, &reduction);
+                match write_artifacts(&self.path(&minimized), &reduction.input, &record) {
+                    Ok(()) => {
+                        let _ = std::fs::remove_file(&partial);
+                        eprintln!(
+                            "hellfuzz: minimized {} → {} bytes ({} runs, {:.1} s): {}",
+                            record.original_size,
+                            record.minimized_size,
+                            record.oracle_calls,
+                            record.time_secs,
+                            self.path(&minimized).display()
+                        );
+                        Some(record)
+                    }
+                    Err(e) => {
+                        eprintln!("hellfuzz: {e}");
+                        None
+                    }
+                }
+            }
+            Err(e) => {
+                eprintln!("hellfuzz: not minimized: {e}");
+                None
+            }
+        }
+    }
+}
+
+/// Reduces `input` in-process with `run` as the oracle (Fail = a panic matching `signature`).
+/// The smallest failing candidate so far is written to `partial` as it improves (at most every
+/// half second), so a reduction killed by a hanging or crashing candidate leaves its best.
+pub(super) fn minimize(
+    target: &Target,
+    input: &[u8],
+    signature: &Signature,
+    run: fn(&[u8]),
+    options: &Options,
+    partial: &Path,
+) -> Result<Reduction, String> {
+    let oracle = KeepBest {
+        inner: InProcess::with_signature(run, signature.clone()),
+        best: Mutex::new((input.len(), None)),
+        path: partial,
+    };
+    let reduction = reduce(input, target.grammar(), &oracle, options).map_err(|e| e.to_string())?;
+    Ok(reduction)
+}
+
+/// The record for a finished reduction.
+pub(super) fn make_record(
+    target: &Target,
+    signature: &Signature,
+    original: &str,
+    minimized: &str,
+    reduction: &Reduction,
+) -> ArtifactRecord {
+    ArtifactRecord {
+        signature: signature.clone(),
+        signature_hash: signature_hash(signature),
+        original: original.to_string(),
+        original_size: reduction.original_size,
+        minimized: minimized.to_string(),
+        minimized_size: reduction.input.len(),
+        algorithm: reduction.algorithm.clone(),
+        grammar: target.source().name().map(str::to_string),
+        oracle_calls: reduction.oracle_calls,
+        cache_hits: reduction.cache_hits,
+        time_secs: reduction.time.as_secs_f64(),
+        budget_exhausted: reduction.budget_exhausted,
+        notes: reduction.notes.clone(),
+    }
+}
+
+/// Writes the minimized input at `path` and its record at `path.json`, each atomically.
+pub(super) fn write_artifacts(path: &Path, input: &[u8], record: &ArtifactRecord) -> Result<(), String> {
+    write_atomically(path, input).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let json_path = PathBuf::from(format!("{}.json", path.display()));
+    let json = serde_json::to_vec_pretty(record).expect("records serialize");
+    write_atomically(&json_path, &json).map_err(|e| format!("cannot write {}: {e}", json_path.display()))
+}
+
+/// A record with signature hash `hash` among the `minimized-*.json` files under `prefix`: a
+/// crash minimized by an earlier process of the same campaign (libFuzzer `-fork`, restarts).
+fn find_record(prefix: &str, hash: &str) -> Option<PathBuf> {
+    let probe = PathBuf::from(format!("{prefix}x"));
+    let dir = match probe.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let file_prefix = format!("{}minimized-", probe.file_name()?.to_str()?.strip_suffix('x')?);
+    std::fs::read_dir(&dir).ok()?.flatten().map(|e| e.path()).find(|p| {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        name.starts_with(&file_prefix)
+            && name.ends_with(".json")
+            && std::fs::read(p)
+                .ok()
+                .and_then(|b| serde_json::from_slice::<ArtifactRecord>(&b).ok())
+                .is_some_and(|r| r.signature_hash == hash)
+    })
+}
+
+/// An oracle that remembers (and writes out) the smallest failing input it has seen.
+struct KeepBest<'p, O> {
+    inner: O,
+    best: Mutex<(usize, Option<Instant>)>,
+    path: &'p Path,
+}
+
+impl<O: Oracle> Oracle for KeepBest<'_, O> {
+    fn test(&self, input: &[u8]) -> Outcome {
+        let outcome = self.inner.test(input);
+        if outcome == Outcome::Fail {
+            let mut best = self.best.lock().unwrap_or_else(|p| p.into_inner());
+            let due = best.1.is_none_or(|t| t.elapsed() >= Duration::from_millis(500));
+            if input.len() < best.0 && due && write_atomically(self.path, input).is_ok() {
+                *best = (input.len(), Some(Instant::now()));
+            }
+        }
+        outcome
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::GrammarSource;
+    use crate::oracle::catch_panic;
+
+    /// A JSON "consumer" with a bug: an object key `"boom"` holding an array of three or more
+    /// elements makes it index past a fixed table.
+    fn consume(data: &[u8]) {
+        let Ok(value) = serde_json::from_slice::<serde_json::Value>(data) else {
+            return;
+        };
+        if let Some(items) = value.get("boom").and_then(|v| v.as_array()) {
+            let table = [0u8; 2];
+            let _ = table[items.len() - 1];
+        }
+    }
+
+    static JSON: Target = Target::new(GrammarSource::Named("json"));
+
+    fn settings() -> Settings {
+        Settings::from_vars(None, |_| None)
+    }
+
+    #[test]
+    fn a_crash_is_saved_minimized_and_recorded_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let prefix = format!("{}/", dir.path().display());
+        let input = br#"{"name": "x", "list": [1, 2, {"deep": true}], "boom": [10, 20, 30, 40], "z": null}"#;
+        let signature = catch_panic(|| consume(input)).unwrap_err();
+        let handler = CrashHandler::new(&JSON, prefix.clone(), true, settings());
+        let record = handler.handle(input, &signature, consume).expect("minimized");
+
+        // The original is saved under libFuzzer's own name, byte for byte.
+        let original = dir.path().join(&record.original);
+        assert_eq!(std::fs::read(&original).unwrap(), input);
+        assert_eq!(
+            record.original,
+            format!("crash-{}", sha1_smol::Sha1::from(&input[..]).digest())
+        );
+        // The minimized input is smaller, valid JSON with the grammar, and crashes the same way.
+        let minimized = std::fs::read(dir.path().join(&record.minimized)).unwrap();
+        assert!(minimized.len() <= 24, "{}", String::from_utf8_lossy(&minimized));
+        crate::parse::Parser::new(JSON.grammar().unwrap())
+            .parse(&minimized)
+            .expect("still JSON");
+        assert_eq!(record.minimized_size, minimized.len());
+        assert!(catch_panic(|| consume(&minimized)).unwrap_err().matches(&signature));
+        assert_eq!(record.algorithm, "gtr*");
+        assert_eq!(record.grammar.as_deref(), Some("json"));
+        let json: ArtifactRecord =
+            serde_json::from_slice(&std::fs::read(dir.path().join(format!("{}.json", record.minimized))).unwrap())
+                .unwrap();
+        assert_eq!(json.signature_hash, record.signature_hash);
+        assert!(!dir
+            .path()
+            .join(format!("minimized-partial-{}", record.signature_hash))
+            .exists());
+
+        // The same bug again, from another input: not reduced a second time.
+        let again = br#"{"boom": [1, 2, 3]}"#;
+        let sig2 = catch_panic(|| consume(again)).unwrap_err();
+        assert!(handler.handle(again, &sig2, consume).is_none());
+        // ... but its original is saved all the same.
+        assert!(dir
+            .path()
+            .join(format!("crash-{}", sha1_smol::Sha1::from(&again[..]).digest()))
+            .exists());
+    }
+
+    fn consume_other(data: &[u8]) {
+        if data.windows(3).any(|w| w == b"bad") {
+            panic!("bad input of {} bytes", data.len());
+        }
+    }
+
+    #[test]
+    fn another_process_minimized_it_already() {
+        // A record from an earlier process (libFuzzer -fork children) in the same folder.
+        let dir = tempfile::tempdir().unwrap();
+        let prefix = format!("{}/nightly-", dir.path().display());
+        let signature = catch_panic(|| consume_other(b"xxbadxx")).unwrap_err();
+        let record = ArtifactRecord {
+            signature: signature.clone(),
+            signature_hash: signature_hash(&signature),
+            original: "crash-0".into(),
+            original_size: 7,
+            minimized: "minimized-0".into(),
+            minimized_size: 3,
+            algorithm: "ddmin".into(),
+            grammar: None,
+            oracle_calls: 1,
+            cache_hits: 0,
+            time_secs: 0.0,
+            budget_exhausted: false,
+            notes: vec![],
+        };
+        write_artifacts(&dir.path().join("nightly-minimized-0"), b"bad", &record).unwrap();
+        let target = Target::new(GrammarSource::None);
+        let handler = CrashHandler::new(&target, prefix, true, settings());
+        assert!(handler
+            .handle(b"a longer bad input", &signature, consume_other)
+            .is_none());
+        let names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names.len(), 3, "{names:?}"); // the old record, its input, and the new original
+        assert!(names.iter().any(|n| n.starts_with("nightly-crash-")));
+    }
+
+    #[test]
+    fn signature_hashes_ignore_varying_numbers() {
+        let a = catch_panic(|| consume_other(b"bad")).unwrap_err();
+        let b = catch_panic(|| consume_other(b"very bad")).unwrap_err();
+        assert_ne!(a.message, b.message);
+        assert_eq!(signature_hash(&a), signature_hash(&b));
+    }
+}

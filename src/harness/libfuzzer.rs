@@ -1,0 +1,129 @@
+//! The libFuzzer runtime (feature `libfuzzer`): what `fuzz_target!` expands to under cargo-fuzz.
+//!
+//! Map: [`initialize`] (flags from libFuzzer's argv, our panic hook, reduce mode) · [`test_input`]
+//! (one execution: catch the panic, reduce, abort so libFuzzer saves the crash as always).
+
+use std::ffi::CStr;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use super::crash::CrashHandler;
+use super::target::{Settings, Target};
+use crate::oracle::{catch_panic_reported, install_panic_hook};
+
+/// The flags of this process that matter for reduction.
+struct Flags {
+    artifact_prefix: String,
+    timeout: Option<Duration>,
+    /// libFuzzer was given files, not corpus folders: it runs them once (reproducing a crash,
+    /// or a subprocess oracle / triage rerun). Nothing is reduced or saved then: the file exists,
+    /// and each run must stay a single quick execution.
+    running_files: bool,
+}
+
+static FLAGS: OnceLock<Flags> = OnceLock::new();
+
+/// Called from `LLVMFuzzerInitialize`: reads `-artifact_prefix=` and `-timeout=` from the command
+/// line, installs hellfuzz's panic hook (not libfuzzer-sys's aborting one: the wrapper must unwind
+/// to reduce), and runs reduce mode when asked.
+///
+/// # Safety
+/// `argc` and `argv` must be what libFuzzer passes to `LLVMFuzzerInitialize` (`int *argc`,
+/// `char ***argv`).
+pub unsafe fn initialize(
+    target: &Target,
+    argc: *const std::os::raw::c_int,
+    argv: *const *const *const u8,
+    run: fn(&[u8]),
+) {
+    let args = unsafe { arguments(argc, argv) };
+    let _ = FLAGS.set(parse_flags(&args));
+    install_panic_hook();
+    super::reduce_mode::run_if_requested(target, run);
+}
+
+/// # Safety: as for [`initialize`].
+unsafe fn arguments(argc: *const std::os::raw::c_int, argv: *const *const *const u8) -> Vec<String> {
+    if argc.is_null() || argv.is_null() {
+        return Vec::new();
+    }
+    let (count, list) = unsafe { (*argc, *argv) };
+    (0..count.max(0) as usize)
+        .filter_map(|i| {
+            let arg = unsafe { *list.add(i) };
+            (!arg.is_null()).then(|| unsafe { CStr::from_ptr(arg.cast()) }.to_string_lossy().into_owned())
+        })
+        .collect()
+}
+
+/// The flags among libFuzzer's arguments (the last occurrence wins, as in libFuzzer).
+fn parse_flags(args: &[String]) -> Flags {
+    let mut flags = Flags {
+        artifact_prefix: "./".to_string(),
+        timeout: None,
+        running_files: false,
+    };
+    for arg in args.iter().skip(1) {
+        if !arg.starts_with('-') && std::path::Path::new(arg).is_file() {
+            flags.running_files = true;
+        }
+        if let Some(prefix) = arg.strip_prefix("-artifact_prefix=") {
+            flags.artifact_prefix = prefix.to_string();
+        } else if let Some(secs) = arg.strip_prefix("-timeout=") {
+            flags.timeout = secs.parse::<u64>().ok().map(Duration::from_secs);
+        }
+    }
+    flags
+}
+
+/// Called from `rust_fuzzer_test_input` for every execution. On a panic: the panic is printed as
+/// usual, the crash is reduced and its artifacts written, then the process aborts, so libFuzzer
+/// reports the crash and saves the input exactly as without hellfuzz.
+pub fn test_input(target: &Target, data: &[u8], run: fn(&[u8])) -> i32 {
+    if let Some(path) = libfuzzer_sys::rust_libfuzzer_debug_path() {
+        // `cargo fuzz fmt` asks for the input's Debug form; keep that working.
+        let _ = std::fs::write(path, format!("{data:?}\n"));
+        return 0;
+    }
+    match catch_panic_reported(|| run(data)) {
+        Ok(()) => 0,
+        Err(signature) => {
+            let flags = FLAGS.get_or_init(|| parse_flags(&[]));
+            if !flags.running_files {
+                let settings = Settings::from_env(flags.timeout);
+                CrashHandler::new(target, flags.artifact_prefix.clone(), true, settings).handle(data, &signature, run);
+            }
+            std::process::abort()
+        }
+    }
+}
+
+/// libFuzzer's own mutation of `data[..size]` (for the custom mutator's fallback).
+pub fn fuzzer_mutate(data: &mut [u8], size: usize, max_size: usize) -> usize {
+    libfuzzer_sys::fuzzer_mutate(data, size, max_size)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_are_read_from_libfuzzer_arguments() {
+        let args: Vec<String> = [
+            "fuzz/target/x",
+            "-artifact_prefix=fuzz/artifacts/t/",
+            "-timeout=25",
+            "src",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let flags = parse_flags(&args);
+        assert_eq!(flags.artifact_prefix, "fuzz/artifacts/t/");
+        assert_eq!(flags.timeout, Some(Duration::from_secs(25)));
+        assert!(!flags.running_files, "a corpus folder is fuzzed");
+        assert_eq!(parse_flags(&[]).artifact_prefix, "./");
+        let file = format!("{}/Cargo.toml", env!("CARGO_MANIFEST_DIR"));
+        assert!(parse_flags(&["x".to_string(), file]).running_files);
+    }
+}

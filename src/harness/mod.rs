@@ -1,0 +1,50 @@
+//! Fuzz-target wrappers: the target's closure runs under `catch_unwind`; a panic is reduced
+//! in-process with the same closure as oracle, and the minimized input lands next to the crash.
+//!
+//! Map: `macros` (`fuzz_target!`, `fuzz_mutator!`) · `target` (a target's grammar and settings) ·
+//! `crash` (reduce-on-crash, artifacts) · `reduce_mode` (a harness binary reducing one file) ·
+//! `client` (`hellfuzz reduce --harness`: reduce mode, else a subprocess oracle) · `mutator`
+//! (grammar-aware mutation) · `libfuzzer`, `afl`, `standalone` (one entry point per runtime).
+//!
+//! A target looks like libfuzzer-sys's, with the grammar named:
+//!
+//! ```ignore
+//! #![no_main]
+//! hellfuzz::fuzz_target!(grammar = "json", |data: &[u8]| {
+//!     my_crate::parse(data);
+//! });
+//! ```
+//!
+//! Build it with hellfuzz's feature `libfuzzer` (cargo-fuzz), `afl` (cargo afl), or neither (a
+//! plain binary that runs the files named on its command line, for reproducing and for tests).
+//! Every runtime honours the reduce mode: `HELLFUZZ_REDUCE=<crash file> <harness>` reduces that
+//! file in-process, writes the minimized input, and exits.
+
+mod client;
+mod crash;
+mod macros;
+mod mutator;
+mod reduce_mode;
+mod target;
+
+#[cfg(feature = "afl")]
+pub mod afl;
+#[cfg(feature = "libfuzzer")]
+pub mod libfuzzer;
+pub mod standalone;
+
+pub use client::{reduce_with_harness, HarnessReduction, Method};
+pub use crash::{ArtifactRecord, CrashHandler};
+#[cfg(feature = "libfuzzer")]
+pub use mutator::SharedMutator;
+pub use mutator::{MutationKind, Mutator};
+pub use reduce_mode::{REDUCE_ENV, REDUCE_OUT_ENV};
+pub use target::{GrammarSource, Settings, Target};
+
+/// Re-exported for the macros: a target crate needs no direct dependency on these.
+#[cfg(feature = "afl")]
+#[doc(hidden)]
+pub use ::afl as afl_crate;
+#[cfg(feature = "libfuzzer")]
+#[doc(hidden)]
+pub use ::libfuzzer_sys;
