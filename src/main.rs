@@ -116,8 +116,12 @@ enum Command {
         grammar: Option<String>,
         /// The command to run on each candidate: `@@` becomes the path of a file holding it;
         /// without `@@` the candidate goes to standard input.
-        #[arg(long)]
-        cmd: String,
+        #[arg(long, required_unless_present = "harness")]
+        cmd: Option<String>,
+        /// A fuzz-target binary built with `hellfuzz::fuzz_target!`: reduce in its process (reduce
+        /// mode); crashes that kill the process fall back to one run of the binary per candidate.
+        #[arg(long, conflicts_with_all = ["cmd", "same_panic", "exit_code", "stderr", "corpus"])]
+        harness: Option<PathBuf>,
         /// The algorithm: gtr*, gtr, hdd*, hdd or ddmin.
         #[arg(long, default_value = "gtr*")]
         algo: String,
@@ -212,6 +216,7 @@ fn main() -> ExitCode {
             input,
             grammar,
             cmd,
+            harness,
             algo,
             same_panic,
             exit_code,
@@ -246,13 +251,25 @@ fn main() -> ExitCode {
                     budget,
                     corpus: None,
                 };
+                let timeout = Duration::from_secs_f64(timeout);
+                if let Some(harness) = harness {
+                    return cli::reduce::reduce_harness_cmd(
+                        &input,
+                        &harness,
+                        grammar.as_deref(),
+                        timeout,
+                        options,
+                        out,
+                        json,
+                    );
+                }
                 cli::reduce::reduce_cmd(
                     &input,
                     grammar.as_deref(),
                     &corpus,
-                    &cmd,
+                    cmd.as_deref().unwrap_or_default(),
                     classify,
-                    Duration::from_secs_f64(timeout),
+                    timeout,
                     options,
                     out,
                     json,

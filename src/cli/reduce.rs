@@ -1,7 +1,10 @@
-//! `hellfuzz reduce`: a subprocess oracle around the user's command, progress, the result file.
+//! `hellfuzz reduce`: a subprocess oracle around the user's command (or a harness binary's reduce
+//! mode with `--harness`), progress, the result file.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use hellfuzz::mine::samples;
@@ -35,14 +38,7 @@ pub fn reduce_cmd(
         .classify(classify)
         .calibrate(&input)
         .map_err(|e| e.to_string())?;
-    // Ctrl-C: stop testing, kill the running command, and keep the best input found so far.
-    let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let flag = cancel.clone();
-    let _ = ctrlc::set_handler(move || {
-        flag.store(true, std::sync::atomic::Ordering::Relaxed);
-        hellfuzz::oracle::kill_running();
-    });
-    options.budget.cancel = Some(cancel);
+    options.budget.cancel = Some(cancel_on_ctrl_c());
     let grammar = grammar.map(load_grammar).transpose()?;
     if !corpus.is_empty() {
         let g = grammar
@@ -69,11 +65,7 @@ pub fn reduce_cmd(
     for note in &result.notes {
         eprintln!("note: {note}");
     }
-    let out = out.unwrap_or_else(|| {
-        let mut p = path.clone().into_os_string();
-        p.push(".reduced");
-        PathBuf::from(p)
-    });
+    let out = out.unwrap_or_else(|| default_out(path));
     hellfuzz::files::write_atomically(&out, &result.input)
         .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     eprintln!(
@@ -100,4 +92,75 @@ pub fn reduce_cmd(
     } else {
         ExitCode::from(2)
     })
+}
+
+/// `hellfuzz reduce --harness`: the harness's reduce mode, or the harness as a subprocess oracle.
+pub fn reduce_harness_cmd(
+    path: &Path,
+    harness: &Path,
+    grammar: Option<&str>,
+    timeout: Duration,
+    mut options: Options,
+    out: Option<PathBuf>,
+    json: bool,
+) -> Result<ExitCode, String> {
+    options.budget.cancel = Some(cancel_on_ctrl_c());
+    let grammar = grammar.map(load_grammar).transpose()?;
+    let out = out.unwrap_or_else(|| default_out(path));
+    let bar = indicatif::ProgressBar::new_spinner();
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} reducing with {msg} ({elapsed})").expect("valid template"),
+    );
+    bar.set_message(harness.display().to_string());
+    bar.enable_steady_tick(Duration::from_millis(200));
+    let result = hellfuzz::harness::reduce_with_harness(harness, path, &out, grammar.as_ref(), &options, timeout);
+    bar.finish_and_clear();
+    let result = result?;
+    for note in &result.notes {
+        eprintln!("note: {note}");
+    }
+    let how = match result.method {
+        hellfuzz::harness::Method::ReduceMode => "in the harness process",
+        hellfuzz::harness::Method::Subprocess => "one harness run per candidate",
+    };
+    eprintln!(
+        "reduced {} from {} to {} bytes with {} ({how}) in {:.1} s: {} runs{}; written to {}",
+        path.display(),
+        result.original_size,
+        result.input.len(),
+        result.algorithm,
+        result.time_secs,
+        result.oracle_calls,
+        if result.budget_exhausted {
+            " (budget exhausted: best so far)"
+        } else {
+            ""
+        },
+        out.display()
+    );
+    if json {
+        let mut record = serde_json::to_value(&result).expect("reductions serialize");
+        record["input"] = serde_json::Value::String(String::from_utf8_lossy(&result.input).into_owned());
+        record["output"] = serde_json::Value::String(out.display().to_string());
+        println!("{record}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Where a reduced input goes without `--out`: the input's path plus `.reduced`.
+fn default_out(path: &Path) -> PathBuf {
+    let mut p = path.as_os_str().to_owned();
+    p.push(".reduced");
+    PathBuf::from(p)
+}
+
+/// Ctrl-C stops testing, kills the running command, and keeps the best input found so far.
+fn cancel_on_ctrl_c() -> Arc<AtomicBool> {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let flag = cancel.clone();
+    let _ = ctrlc::set_handler(move || {
+        flag.store(true, Ordering::Relaxed);
+        hellfuzz::oracle::kill_running();
+    });
+    cancel
 }
