@@ -25,7 +25,6 @@ mod common;
 use hellfuzz::grammar::{Grammar, SymbolId};
 use hellfuzz::parse::Parser;
 use hellfuzz::tree::Tree;
-use libfuzzer_sys::fuzz_target;
 
 const MAX_TEXT: usize = 4096;
 const MAX_INPUT: usize = 4096;
@@ -36,7 +35,7 @@ const MAX_CHEAPEST: u64 = 1 << 16;
 /// Total nodes of cheapest trees built per execution.
 const CHEAPEST_BUDGET: u64 = 1 << 20;
 
-fuzz_target!(|data: &[u8]| {
+hellfuzz::fuzz_target!(|data: &[u8]| {
     let (grammar_bytes, input) = match data.iter().position(|&b| b == 0xFF) {
         Some(p) => (&data[..p], &data[p + 1..]),
         None => (data, &[][..]),

@@ -16,7 +16,6 @@ use std::sync::OnceLock;
 
 use hellfuzz::grammar::Grammar;
 use hellfuzz::parse::Parser;
-use libfuzzer_sys::fuzz_target;
 
 fn parser() -> &'static Parser {
     static PARSER: OnceLock<Parser> = OnceLock::new();
@@ -62,7 +61,7 @@ fn has_surrogate_escape(data: &[u8]) -> bool {
     })
 }
 
-fuzz_target!(|data: &[u8]| {
+hellfuzz::fuzz_target!(grammar = "json", |data: &[u8]| {
     let parser = parser();
     let ours = parser.parse(data);
     if let Ok(tree) = &ours {

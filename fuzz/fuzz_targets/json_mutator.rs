@@ -1,0 +1,12 @@
+//! The json target with hellfuzz's grammar-aware custom mutator: crashes are minimized with the `json` grammar
+//! before libFuzzer saves them (see `common/subjects.rs` for what is tested).
+#![no_main]
+
+#[path = "common/subjects.rs"]
+mod subjects;
+
+hellfuzz::fuzz_target!(grammar = "json", |data: &[u8]| {
+    subjects::json(data);
+});
+
+hellfuzz::fuzz_mutator!(grammar = "json");
