@@ -3,17 +3,17 @@
 //! arithmetic by an operator-precedence (shunting-yard) loop.
 //!
 //! **It has a planted bug**, the subject of hellfuzz's fuzzing walk-through. A run of prefix signs
-//! (`- - + -3`) is folded before evaluation: repeats of one sign collapse, and each change of sign
-//! is recorded in a fixed buffer of [`SIGN_FLIPS`] entries, because "nobody writes more than a few
-//! sign flips". Nothing checks the buffer's end, so the ninth flip in one run indexes past it.
-//! Inputs from hell (rare alternatives, such as unary signs, chosen often) reach it at once; byte
-//! mutation of ordinary samples rarely does: repeating one byte adds no flip, and each flip needs
-//! a `+` or `-` put exactly next to the other sign.
+//! (`- - + -3`) has a canonical form in which repeats of one sign collapse; after a successful
+//! evaluation, each change of sign is recorded in a fixed buffer of [`SIGN_FLIPS`] entries,
+//! because "nobody writes more than a few sign flips". Nothing checks the buffer's end, so a
+//! *valid* expression with a run of twelve alternating signs indexes past it. Inputs from hell
+//! (rare alternatives, such as unary signs, chosen often; always valid) reach it; byte mutation
+//! of ordinary samples must build twelve alternations and keep the whole expression valid.
 
 use std::fmt;
 
 /// Sign changes one prefix run may hold. (The bug: nothing checks it.)
-pub const SIGN_FLIPS: usize = 8;
+pub const SIGN_FLIPS: usize = 11;
 
 /// Why an expression has no value.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -82,24 +82,47 @@ impl OpStack {
 /// Folds the run of prefix signs starting at `i` (whitespace between them allowed) into one
 /// operator; returns it (`None` for an even number of minus signs) and the offset after the run.
 fn fold_signs(input: &[u8], mut i: usize) -> (Option<Op>, usize) {
-    let mut flips = [0u8; SIGN_FLIPS];
-    let mut runs = 0;
     let mut minus = 0u32;
     while i < input.len() {
         match input[i] {
-            b' ' | b'\t' | b'\n' | b'\r' => {}
-            sign @ (b'+' | b'-') => {
-                if runs == 0 || flips[runs - 1] != sign {
-                    flips[runs] = sign;
-                    runs += 1;
-                }
-                minus += u32::from(sign == b'-');
-            }
+            b' ' | b'\t' | b'\n' | b'\r' | b'+' => {}
+            b'-' => minus += 1,
             _ => break,
         }
         i += 1;
     }
     (if minus % 2 == 1 { Some(Op::Neg(1)) } else { None }, i)
+}
+
+/// The canonical sign runs of a *valid* expression (what its pretty-printer keeps): each run of
+/// prefix signs as its sign changes, e.g. `- - + -` → `-+-`. The longest run's changes are
+/// counted into a fixed buffer of [`SIGN_FLIPS`] entries.
+fn longest_sign_run(input: &[u8]) -> usize {
+    let mut flips = [0u8; SIGN_FLIPS];
+    let mut longest = 0;
+    let mut runs = 0;
+    let mut expect_operand = true;
+    for &b in input {
+        match b {
+            b' ' | b'\t' | b'\n' | b'\r' => {}
+            b'+' | b'-' if expect_operand => {
+                if runs == 0 || flips[runs - 1] != b {
+                    flips[runs] = b;
+                    runs += 1;
+                }
+            }
+            b'+' | b'-' | b'*' | b'/' | b'(' => {
+                expect_operand = true;
+                runs = 0;
+            }
+            _ => {
+                expect_operand = false;
+                longest = longest.max(runs);
+                runs = 0;
+            }
+        }
+    }
+    longest
 }
 
 /// Evaluates an expression.
@@ -110,6 +133,13 @@ fn fold_signs(input: &[u8], mut i: usize) -> (Option<Op>, usize) {
 /// assert!(calc::eval(b"1 +").is_err());
 /// ```
 pub fn eval(input: &[u8]) -> Result<i64, Error> {
+    let value = evaluate(input)?;
+    // The canonical form is only computed for expressions that have a value.
+    let _ = std::hint::black_box(longest_sign_run(input));
+    Ok(value)
+}
+
+fn evaluate(input: &[u8]) -> Result<i64, Error> {
     let mut ops = OpStack { ops: Vec::new() };
     let mut values: Vec<i64> = Vec::new();
     // Whether the next token must be an operand (or a prefix operator / parenthesis).
@@ -244,9 +274,9 @@ mod tests {
     }
 
     #[test]
-    fn the_planted_bug_nine_sign_flips_in_a_row() {
-        assert_eq!(eval(b"1 - -+-+-+-+ 2"), Ok(-1)); // eight runs of signs: fine
-        assert!(std::panic::catch_unwind(|| eval(b"1 - -+-+-+-+- 2")).is_err());
-        assert!(std::panic::catch_unwind(|| eval(b"- + - + - + - + - 7")).is_err());
+    fn the_planted_bug_twelve_alternating_signs() {
+        assert_eq!(eval(b"1 - -+-+-+-+-+- 2"), Ok(-1)); // eleven runs of signs: fine
+        assert!(std::panic::catch_unwind(|| eval(b"1 - -+-+-+-+-+-+ 2")).is_err());
+        assert!(std::panic::catch_unwind(|| eval(b"- + - + - + - + - + - + 7")).is_err());
     }
 }
