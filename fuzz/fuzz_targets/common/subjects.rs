@@ -25,6 +25,9 @@ fn same(a: &serde_json::Value, b: &json::JsonValue) -> bool {
         (S::Null, json::JsonValue::Null) => true,
         (S::Bool(x), json::JsonValue::Boolean(y)) => x == y,
         (S::String(x), _) => b.as_str() == Some(x.as_str()),
+        // Known and exempted so fuzzing goes on: json 0.12 turns a zero with a huge exponent
+        // (`0e1367`) into NaN. The inverted json seeds found it (see the README).
+        (S::Number(x), json::JsonValue::Number(y)) if y.is_zero() => x.as_f64() == Some(0.0),
         (S::Number(x), json::JsonValue::Number(y)) => close(x.as_f64().unwrap_or(f64::NAN), f64::from(*y)),
         (S::Array(xs), json::JsonValue::Array(ys)) => {
             xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| same(x, y))
