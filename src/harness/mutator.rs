@@ -181,6 +181,9 @@ fn replaced(tree: &Tree, node: NodeId, other: &Tree, replacement: NodeId) -> Vec
 pub struct SharedMutator {
     target: super::Target,
     mutator: std::sync::OnceLock<Option<std::sync::Mutex<Mutator>>>,
+    /// One call in `every` mutates the tree (`HELLFUZZ_MUTATOR_EVERY`, default 4); the others
+    /// use libFuzzer's own, much cheaper mutation, so exec/s stays close to the plain target's.
+    every: std::sync::OnceLock<u32>,
 }
 
 #[cfg(feature = "libfuzzer")]
@@ -190,6 +193,7 @@ impl SharedMutator {
         SharedMutator {
             target: super::Target::new(source),
             mutator: std::sync::OnceLock::new(),
+            every: std::sync::OnceLock::new(),
         }
     }
 
@@ -208,6 +212,16 @@ impl SharedMutator {
         });
         let size = size.min(data.len());
         let max_size = max_size.min(data.len());
+        let every = *self.every.get_or_init(|| {
+            std::env::var("HELLFUZZ_MUTATOR_EVERY")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(4)
+                .max(1)
+        });
+        if seed % every != 0 {
+            return super::libfuzzer::fuzzer_mutate(data, size, max_size);
+        }
         if let Some(m) = mutator {
             let mut m = m.lock().unwrap_or_else(|p| p.into_inner());
             if let Some((bytes, _)) = m.mutate(&data[..size], max_size, u64::from(seed)) {
