@@ -103,7 +103,8 @@ impl Parser {
             let covering = (k + 1).saturating_sub(len)..=k.min(m - len);
             covering.rev().chain(k + 1..=(k + WINDOW).min(m - len)).collect()
         };
-        let before = |len: usize| -> Vec<usize> { (k.saturating_sub(WINDOW)..(k + 1).saturating_sub(len)).rev().collect() };
+        let before =
+            |len: usize| -> Vec<usize> { (k.saturating_sub(WINDOW)..(k + 1).saturating_sub(len)).rev().collect() };
         for at_end_counts in [false, true] {
             for starts in [&around as &dyn Fn(usize) -> Vec<usize>, &before] {
                 if let Some(range) = self.try_deletions(rest, k, parses, at_end_counts, starts) {

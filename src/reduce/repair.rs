@@ -98,9 +98,21 @@ impl Oracle for ByRef<'_> {
 /// passes already, it is returned unchanged. Unless the budget runs out the result is
 /// 1-maximal over the chosen elements: putting back any one removed element makes it fail.
 pub fn repair(input: &[u8], grammar: Option<&Grammar>, oracle: &dyn Oracle, options: &RepairOptions) -> Repair {
+    repair_with_progress(input, grammar, oracle, options, &|_, _| {})
+}
+
+/// [`repair`], calling `progress` with (candidates tested, real oracle runs) after every test.
+pub fn repair_with_progress(
+    input: &[u8],
+    grammar: Option<&Grammar>,
+    oracle: &dyn Oracle,
+    options: &RepairOptions,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Repair {
     let started = Instant::now();
     let cached = Cached::new(ByRef(oracle));
-    let tester = Tester::new(&cached, options.budget.clone(), options.jobs);
+    let report = |tests: u64, _best: usize| progress(tests, cached.stats().calls);
+    let tester = Tester::new(&cached, options.budget.clone(), options.jobs).with_progress(&report);
     let recovered = match (options.mode, grammar) {
         (Some(Mode::Lexical), _) | (None, None) => None,
         (_, Some(g)) => Some(Parser::new(g).parse_recovering(input)),
@@ -129,7 +141,8 @@ pub fn repair(input: &[u8], grammar: Option<&Grammar>, oracle: &dyn Oracle, opti
     if tester.test(input) == Outcome::Pass && !tester.exhausted() {
         result.already_passing = true;
     } else {
-        let build = |parts: &[&Range<usize>]| -> Vec<u8> { parts.iter().flat_map(|r| &input[(*r).clone()]).copied().collect() };
+        let build =
+            |parts: &[&Range<usize>]| -> Vec<u8> { parts.iter().flat_map(|r| &input[(*r).clone()]).copied().collect() };
         let Maximized {
             kept,
             passes,
@@ -181,7 +194,12 @@ fn whole_input_as_error(input: &[u8]) -> (Tree, Vec<ErrorSpan>) {
             len: input.len(),
         }]
     };
-    (Tree::new(NodeKind::Leaf { terminal: TerminalId::ERROR }), errors)
+    (
+        Tree::new(NodeKind::Leaf {
+            terminal: TerminalId::ERROR,
+        }),
+        errors,
+    )
 }
 
 /// The syntactic elements of a recovered tree, as byte ranges tiling the input in order: each
