@@ -61,7 +61,9 @@ struct Totals {
 
 fn arg(name: &str) -> Option<String> {
     let args: Vec<String> = std::env::args().collect();
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned())
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1).cloned())
 }
 
 fn main() {
@@ -81,7 +83,12 @@ fn main() {
         .collect();
     files.sort();
     let mut rng = ChaCha8Rng::seed_from_u64(7);
-    let corruptions: [(&str, &[u32]); 4] = [("insert", &[0]), ("delete", &[1]), ("flip", &[2]), ("multiple", &[0, 1, 2])];
+    let corruptions: [(&str, &[u32]); 4] = [
+        ("insert", &[0]),
+        ("delete", &[1]),
+        ("flip", &[2]),
+        ("multiple", &[0, 1, 2]),
+    ];
     let mut totals: [[Totals; 2]; 2] = Default::default(); // [single/multiple][lexical/syntactic]
     let started = Instant::now();
     let mut skipped = 0;
@@ -124,8 +131,18 @@ fn main() {
             }
         }
     }
-    println!("oracle: {}", if subject.is_some() { "subprocess (json_subject @@)" } else { "in-process serde_json" });
-    println!("files: {} valid seeds ({skipped} skipped as invalid)", files.len() - skipped);
+    println!(
+        "oracle: {}",
+        if subject.is_some() {
+            "subprocess (json_subject @@)"
+        } else {
+            "in-process serde_json"
+        }
+    );
+    println!(
+        "files: {} valid seeds ({skipped} skipped as invalid)",
+        files.len() - skipped
+    );
     println!("budget: {max_tests} tests per repair, -j {jobs}");
     let mut summary = Vec::new();
     for (c, corruption) in ["single", "multiple"].iter().enumerate() {
@@ -137,7 +154,10 @@ fn main() {
             println!("{corruption}_{mode}_inputs: {} files", t.inputs);
             println!("{corruption}_{mode}_repaired: {repaired:.1} %");
             println!("{corruption}_{mode}_bytes_recovered: {kept:.1} %");
-            println!("{corruption}_{mode}_exact_original: {:.1} %", 100.0 * t.exact as f64 / n);
+            println!(
+                "{corruption}_{mode}_exact_original: {:.1} %",
+                100.0 * t.exact as f64 / n
+            );
             println!("{corruption}_{mode}_oracle_runs: {:.0} runs/file", t.runs as f64 / n);
             println!("{corruption}_{mode}_time: {:.3} s/file", t.time.as_secs_f64() / n);
             println!("{corruption}_{mode}_budget_exhausted: {} files", t.exhausted);
