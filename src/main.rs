@@ -161,6 +161,43 @@ enum Command {
         #[arg(long)]
         corpus: Vec<String>,
     },
+    /// Repair an input the program cannot process: remove as little as possible (ddmax) so that
+    /// the command exits with status 0; print what was removed, with offsets.
+    Repair {
+        /// The input to repair (never modified).
+        input: PathBuf,
+        /// A built-in grammar name or a grammar file: enables syntactic ddmax (over tokens).
+        #[arg(long, short)]
+        grammar: Option<String>,
+        /// The command to run on each candidate: `@@` becomes the path of a file holding it;
+        /// without `@@` the candidate goes to standard input. Exit status 0 = processed.
+        #[arg(long)]
+        cmd: String,
+        /// ddmax over bytes (default without --grammar, or when nothing of the input parses).
+        #[arg(long, conflicts_with = "syntactic")]
+        lexical: bool,
+        /// ddmax over the tokens of the error-recovering parse (default with --grammar).
+        #[arg(long, requires = "grammar")]
+        syntactic: bool,
+        /// Candidates tested at once (the result is the same as with -j 1).
+        #[arg(short = 'j', long, default_value_t = 1)]
+        jobs: usize,
+        /// Where to write the repaired input (default: the input's path with `.repaired` added).
+        #[arg(long, short)]
+        out: Option<PathBuf>,
+        /// Print a JSON record of the repair on standard output.
+        #[arg(long)]
+        json: bool,
+        /// Seconds before a run of the command is killed (and counts as unresolved).
+        #[arg(long, default_value_t = 10.0)]
+        timeout: f64,
+        /// Stop after testing this many candidates (the largest passing input so far is kept).
+        #[arg(long)]
+        max_tests: Option<u64>,
+        /// Stop after this many seconds (the largest passing input so far is kept).
+        #[arg(long)]
+        max_time: Option<f64>,
+    },
     /// Print a libFuzzer/AFL dictionary of the grammar's literals (use with -dict=FILE or -x FILE).
     Dict {
         /// A built-in grammar name (json, expr, js) or a path to a grammar file.
@@ -275,6 +312,37 @@ fn main() -> ExitCode {
                     json,
                 )
             })
+        }
+        Command::Repair {
+            input,
+            grammar,
+            cmd,
+            lexical,
+            syntactic,
+            jobs,
+            out,
+            json,
+            timeout,
+            max_tests,
+            max_time,
+        } => {
+            use hellfuzz::reduce::repair::{Mode as RepairMode, RepairOptions};
+            let mode = match (lexical, syntactic) {
+                (true, _) => Some(RepairMode::Lexical),
+                (_, true) => Some(RepairMode::Syntactic),
+                _ => None,
+            };
+            let options = RepairOptions {
+                mode,
+                jobs,
+                budget: Budget {
+                    max_tests,
+                    max_time: max_time.map(Duration::from_secs_f64),
+                    cancel: None,
+                },
+            };
+            let timeout = Duration::from_secs_f64(timeout);
+            cli::repair::repair_cmd(&input, grammar.as_deref(), &cmd, timeout, options, out, json)
         }
         Command::Dict { grammar } => load_grammar(&grammar).map(|g| {
             print!("{}", g.dictionary());

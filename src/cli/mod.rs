@@ -1,9 +1,10 @@
 //! The subcommands' glue: each reads its arguments' files, calls the library, and prints.
 //!
 //! `common` (grammar and input loading), `grammar` (check, parse), `seeds` (mine, gen, dict),
-//! `reduce` (reduce).
+//! `reduce` (reduce), `repair` (repair).
 
 pub mod common;
 pub mod grammar;
 pub mod reduce;
+pub mod repair;
 pub mod seeds;

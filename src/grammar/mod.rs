@@ -44,6 +44,10 @@ impl SymbolId {
 }
 
 impl TerminalId {
+    /// The terminal of error leaves: bytes an error-recovering parse
+    /// (`Parser::parse_recovering`) could not fit into the grammar. Not an index into the grammar.
+    pub const ERROR: TerminalId = TerminalId(u32::MAX);
+
     /// The index as `usize`, for slices.
     #[inline]
     pub fn index(self) -> usize {

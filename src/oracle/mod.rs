@@ -4,7 +4,7 @@
 //! Map: `signature` (crash identity, panic parsing, normalization) · `inprocess` (closure under
 //! `catch_unwind`, quiet per-thread panic hook) · `subprocess` (command with `@@`/stdin, timeout,
 //! classification) · `output` (its stdout/stderr, drained and capped) · `cache` (outcomes by
-//! SHA-1, call/hit/time counters) · `error` (setup errors).
+//! SHA-1, call/hit/time counters) · `error` (setup errors) · `processed` (Pass = exit 0, for repair).
 //!
 //! ```
 //! use hellfuzz::oracle::{Cached, InProcess, Oracle, Outcome};
@@ -23,12 +23,14 @@ mod cache;
 mod error;
 mod inprocess;
 mod output;
+mod processed;
 mod signature;
 mod subprocess;
 
 pub use cache::{Cached, Stats};
 pub use error::OracleError;
 pub use inprocess::{catch_panic, catch_panic_reported, install_panic_hook, InProcess};
+pub use processed::Processed;
 pub use signature::{crash_summary, normalize_message, parse_panic, parse_panics, CrashKind, Signature};
 pub use subprocess::{kill_running, Classify, Command, Exit, Run, DEFAULT_TIMEOUT, KEPT_OUTPUT};
 

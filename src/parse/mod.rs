@@ -2,6 +2,8 @@
 //!
 //! [`Parser::new`] compiles a [`Grammar`] once; [`Parser::parse`] returns a [`Tree`] or a
 //! [`ParseError`] with the furthest offset reached (line:col) and the terminals expected there.
+//! [`Parser::parse_recovering`] (`recover`) always returns a tree: bytes that do not fit become
+//! error leaves (for input repair); the normal path does not pay for it.
 //!
 //! ```
 //! use hellfuzz::{grammar::Grammar, parse::Parser};
@@ -23,11 +25,14 @@ mod compile;
 mod earley;
 mod forest;
 mod lexical;
+mod recover;
 
 use std::fmt;
 
 use crate::grammar::{diag::line_col, Grammar};
 use crate::tree::Tree;
+
+pub use recover::ErrorSpan;
 
 /// A parser for one grammar. Cheap to share; parse as many inputs as you like.
 pub struct Parser {

@@ -6,13 +6,16 @@
 //! not parse fall back to ddmin on bytes, and the [`Reduction`] says so.
 //!
 //! Map: `labeled` (the tree interface, Definition 3.1), `derivation` (derivation trees behind it),
-//! `templates`, `corpus` (learned filters), `gtr` (Algorithms 4–6), `ddmin`, `tester` (budget).
+//! `templates`, `corpus` (learned filters), `gtr` (Algorithms 4–6), `ddmin`, `tester` (budget),
+//! `ddmax` and `repair` (input repair: the largest passing subset, lexical or syntactic).
 
 pub mod corpus;
+pub mod ddmax;
 pub mod ddmin;
 pub mod derivation;
 pub mod gtr;
 pub mod labeled;
+pub mod repair;
 pub mod templates;
 pub mod tester;
 

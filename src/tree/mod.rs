@@ -419,6 +419,7 @@ impl Tree {
     /// The name of a node's label: its symbol's name, or a leaf's terminal as written.
     pub fn label(&self, grammar: &Grammar, node: NodeId) -> String {
         match self.kind(node) {
+            NodeKind::Leaf { terminal } if terminal == TerminalId::ERROR => "<error>".to_string(),
             NodeKind::Leaf { terminal } => grammar.terminal(terminal).to_string(),
             kind => grammar
                 .symbol(kind.symbol().expect("inner nodes have symbols"))

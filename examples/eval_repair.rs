@@ -1,0 +1,169 @@
+//! Input repair on corrupted JSON: lexical vs. syntactic ddmax. Run through `scripts/eval-repair`.
+//!
+//! Every valid file under seeds/json is corrupted deterministically (ChaCha8, seed 7) the ways the
+//! ddmax paper's evaluation does: one byte inserted, one deleted, one bit flipped (single), and
+//! three of these at once (multiple). Each corrupted file is repaired by both ddmax variants
+//! against a subject (the `json_subject` example as a subprocess with `--subject PATH`, else
+//! serde_json in-process), within a per-file budget. Prints `name: value unit` lines and a summary.
+
+use std::time::{Duration, Instant};
+
+use hellfuzz::grammar::Grammar;
+use hellfuzz::oracle::{Command, Oracle, Outcome, Processed};
+use hellfuzz::reduce::repair::{repair, Mode, RepairOptions};
+use hellfuzz::reduce::Budget;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn valid(data: &[u8]) -> bool {
+    serde_json::from_slice::<serde::de::IgnoredAny>(data).is_ok()
+}
+
+/// One random corruption of `data`: 0 inserts a byte, 1 deletes one, 2 flips a bit.
+fn corrupt_once(rng: &mut ChaCha8Rng, data: &mut Vec<u8>, kind: u32) {
+    match kind {
+        0 => {
+            let at = rng.random_range(0..=data.len());
+            data.insert(at, rng.random::<u8>());
+        }
+        1 if !data.is_empty() => {
+            data.remove(rng.random_range(0..data.len()));
+        }
+        _ if !data.is_empty() => {
+            let at = rng.random_range(0..data.len());
+            data[at] ^= 1 << rng.random_range(0..8);
+        }
+        _ => {}
+    }
+}
+
+/// A corrupted copy that is no longer valid JSON (tries a few draws), or `None`.
+fn corrupt(rng: &mut ChaCha8Rng, original: &[u8], kinds: &[u32]) -> Option<Vec<u8>> {
+    (0..20).find_map(|_| {
+        let mut data = original.to_vec();
+        for &k in kinds {
+            corrupt_once(rng, &mut data, k);
+        }
+        (!valid(&data)).then_some(data)
+    })
+}
+
+#[derive(Default)]
+struct Totals {
+    inputs: usize,
+    repaired: usize,
+    exact: usize,
+    kept_share: f64,
+    runs: u64,
+    time: Duration,
+    exhausted: usize,
+}
+
+fn arg(name: &str) -> Option<String> {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1).cloned())
+}
+
+fn main() {
+    let dir = arg("--seeds").unwrap_or_else(|| "seeds/json".into());
+    let jobs: usize = arg("--jobs").map_or(2, |j| j.parse().expect("--jobs N"));
+    let max_tests: u64 = arg("--max-tests").map_or(2000, |j| j.parse().expect("--max-tests N"));
+    let subject = arg("--subject");
+    let oracle: Box<dyn Oracle> = match &subject {
+        Some(path) => Box::new(Processed(Command::new([path.as_str(), "@@"]).expect("subject command"))),
+        None => Box::new(|d: &[u8]| if valid(d) { Outcome::Pass } else { Outcome::Fail }),
+    };
+    let grammar = Grammar::load("json").expect("built-in json grammar");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot read {dir}: {e}"))
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let corruptions: [(&str, &[u32]); 4] = [
+        ("insert", &[0]),
+        ("delete", &[1]),
+        ("flip", &[2]),
+        ("multiple", &[0, 1, 2]),
+    ];
+    let mut totals: [[Totals; 2]; 2] = Default::default(); // [single/multiple][lexical/syntactic]
+    let started = Instant::now();
+    let mut skipped = 0;
+    for path in &files {
+        let original = std::fs::read(path).expect("seed file");
+        if !valid(&original) {
+            skipped += 1;
+            continue;
+        }
+        for (name, kinds) in corruptions {
+            let mut kinds = kinds.to_vec();
+            if name == "multiple" {
+                // Three corruptions of random kinds.
+                kinds = (0..3).map(|_| rng.random_range(0..3)).collect();
+            }
+            let Some(input) = corrupt(&mut rng, &original, &kinds) else {
+                continue;
+            };
+            for (m, mode) in [Mode::Lexical, Mode::Syntactic].into_iter().enumerate() {
+                let options = RepairOptions {
+                    mode: Some(mode),
+                    jobs,
+                    budget: Budget {
+                        max_tests: Some(max_tests),
+                        ..Budget::default()
+                    },
+                };
+                let r = repair(&input, Some(&grammar), oracle.as_ref(), &options);
+                let t = &mut totals[usize::from(name == "multiple")][m];
+                t.inputs += 1;
+                let ok = r.repaired && valid(&r.input);
+                if ok {
+                    t.repaired += 1;
+                    t.kept_share += r.input.len() as f64 / input.len() as f64;
+                }
+                t.exact += usize::from(r.input == original);
+                t.runs += r.oracle_calls;
+                t.time += r.time;
+                t.exhausted += usize::from(r.budget_exhausted);
+            }
+        }
+    }
+    println!(
+        "oracle: {}",
+        if subject.is_some() {
+            "subprocess (json_subject @@)"
+        } else {
+            "in-process serde_json"
+        }
+    );
+    println!(
+        "files: {} valid seeds ({skipped} skipped as invalid)",
+        files.len() - skipped
+    );
+    println!("budget: {max_tests} tests per repair, -j {jobs}");
+    let mut summary = Vec::new();
+    for (c, corruption) in ["single", "multiple"].iter().enumerate() {
+        for (m, mode) in ["lexical", "syntactic"].iter().enumerate() {
+            let t = &totals[c][m];
+            let n = t.inputs.max(1) as f64;
+            let repaired = 100.0 * t.repaired as f64 / n;
+            let kept = 100.0 * t.kept_share / n;
+            println!("{corruption}_{mode}_inputs: {} files", t.inputs);
+            println!("{corruption}_{mode}_repaired: {repaired:.1} %");
+            println!("{corruption}_{mode}_bytes_recovered: {kept:.1} %");
+            println!(
+                "{corruption}_{mode}_exact_original: {:.1} %",
+                100.0 * t.exact as f64 / n
+            );
+            println!("{corruption}_{mode}_oracle_runs: {:.0} runs/file", t.runs as f64 / n);
+            println!("{corruption}_{mode}_time: {:.3} s/file", t.time.as_secs_f64() / n);
+            println!("{corruption}_{mode}_budget_exhausted: {} files", t.exhausted);
+            summary.push(format!("{corruption}/{mode} {repaired:.0}% repaired, {kept:.0}% bytes"));
+        }
+    }
+    println!("total_time: {:.1} s", started.elapsed().as_secs_f64());
+    println!("summary: {}", summary.join("; "));
+}

@@ -1,0 +1,105 @@
+//! `hellfuzz repair`: ddmax against the user's command (Pass = exit status 0), the repaired file
+//! and the diagnosis (removed parts with their offsets), as lines or as a JSON record.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use hellfuzz::oracle::{Command, Processed};
+use hellfuzz::reduce::repair::{repair_with_progress, RepairOptions};
+
+use super::common::{load_grammar, read_input};
+
+/// `hellfuzz repair`.
+pub fn repair_cmd(
+    path: &PathBuf,
+    grammar: Option<&str>,
+    cmd: &str,
+    timeout: Duration,
+    mut options: RepairOptions,
+    out: Option<PathBuf>,
+    json: bool,
+) -> Result<ExitCode, String> {
+    let input = read_input(path)?;
+    let argv = shlex::split(cmd)
+        .filter(|a| !a.is_empty())
+        .ok_or_else(|| format!("cannot split the command `{cmd}` into words (unbalanced quotes?)"))?;
+    let command = Command::new(argv)
+        .map_err(|e| e.to_string())?
+        .timeout(timeout)
+        .env("RUST_BACKTRACE", "0");
+    let oracle = Processed(command);
+    // Ctrl-C: stop testing, kill the running command, keep the largest passing input so far.
+    let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = cancel.clone();
+    let _ = ctrlc::set_handler(move || {
+        flag.store(true, std::sync::atomic::Ordering::Relaxed);
+        hellfuzz::oracle::kill_running();
+    });
+    options.budget.cancel = Some(cancel);
+    let grammar = grammar.map(load_grammar).transpose()?;
+    let bar = indicatif::ProgressBar::new_spinner();
+    bar.set_style(indicatif::ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("valid template"));
+    let progress = |tests: u64, runs: u64| {
+        bar.set_message(format!("{tests} candidates, {runs} runs of the command"));
+        bar.tick();
+    };
+    let result = repair_with_progress(&input, grammar.as_ref(), &oracle, &options, &progress);
+    bar.finish_and_clear();
+    let out = out.unwrap_or_else(|| {
+        let mut p = path.clone().into_os_string();
+        p.push(".repaired");
+        PathBuf::from(p)
+    });
+    if result.repaired {
+        hellfuzz::files::write_atomically(&out, &result.input)
+            .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    }
+    let kept = result.input.len();
+    let summary = if result.already_passing {
+        format!("{} is processed already: nothing to repair", path.display())
+    } else if result.repaired {
+        format!(
+            "repaired {} with {} ddmax: kept {kept} of {} bytes, removed {} part(s); {} candidates, {} runs, {:.1} s{}; written to {}",
+            path.display(),
+            serde_json::to_value(result.mode).expect("modes serialize").as_str().unwrap_or("?"),
+            result.original_size,
+            result.removed.len(),
+            result.tests,
+            result.oracle_calls,
+            result.time.as_secs_f64(),
+            if result.budget_exhausted { " (budget exhausted: maybe not maximal)" } else { "" },
+            out.display()
+        )
+    } else {
+        format!(
+            "could not repair {}: no subset of it that was tried is processed ({} runs)",
+            path.display(),
+            result.oracle_calls
+        )
+    };
+    eprintln!("{summary}");
+    if json {
+        let mut record = serde_json::to_value(&result).expect("repairs serialize");
+        record["output"] = if result.repaired {
+            serde_json::Value::String(out.display().to_string())
+        } else {
+            serde_json::Value::Null
+        };
+        println!("{record}");
+    } else {
+        for r in &result.removed {
+            println!(
+                "removed offset {} length {}: \"{}\"",
+                r.offset,
+                r.bytes.len(),
+                r.bytes.escape_ascii()
+            );
+        }
+    }
+    Ok(if result.repaired {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(2)
+    })
+}

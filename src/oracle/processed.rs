@@ -1,0 +1,22 @@
+//! "Did the program process it?": the oracle input repair maximizes towards.
+//!
+//! [`Processed`] runs a [`Command`] and answers Pass for a clean exit (status 0), Fail for any
+//! other exit status or a signal, Unresolved for a timeout or a run that could not start.
+
+use super::subprocess::{Command, Exit};
+use super::{Oracle, Outcome};
+
+/// A subprocess oracle for repair (ddmax): Pass iff the command exits with status 0. The
+/// command's [`Classify`](super::Classify) rule is not used, and no calibration is needed.
+#[derive(Clone, Debug)]
+pub struct Processed(pub Command);
+
+impl Oracle for Processed {
+    fn test(&self, input: &[u8]) -> Outcome {
+        match self.0.run(input).exit {
+            Exit::Code(0) => Outcome::Pass,
+            Exit::Code(_) | Exit::Signal(_) => Outcome::Fail,
+            Exit::Timeout | Exit::NotRun(_) => Outcome::Unresolved,
+        }
+    }
+}

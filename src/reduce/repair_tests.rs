@@ -1,0 +1,136 @@
+//! Tests of input repair on the ddmax paper's examples and on corrupted JSON.
+//!
+//! The paper's figures lost their punctuation and digits in the text extraction we have (see
+//! papers/ddmax-debugging-inputs.txt, lines 18–30 and 245–260), so the inputs below are
+//! reconstructions from the prose: Fig. 1 is `{"item": "Apple", "price": <number>}` with stray
+//! characters before the number ("we do not know whether [3].45 actually is the correct price";
+//! the space before the number is recovered last); Fig. 9 is the same object with the colon after
+//! "price" missing, whose parse tree (Fig. 11) has seven terminals: `{`, "item", `:`, "Apple",
+//! an error node, ... and whose repair (Fig. 10) is `{"item": "Apple"}`. The oracle is the paper's
+//! JSON subject reduced to its essence: Pass iff serde_json accepts the input.
+
+use super::*;
+use crate::reduce::ddmin::ddmin_bytes;
+
+fn json_ok(data: &[u8]) -> Outcome {
+    match serde_json::from_slice::<serde_json::Value>(data) {
+        Ok(_) => Outcome::Pass,
+        Err(_) => Outcome::Fail,
+    }
+}
+
+fn json() -> Grammar {
+    Grammar::load("json").unwrap()
+}
+
+fn run(input: &[u8], mode: Mode) -> Repair {
+    let options = RepairOptions {
+        mode: Some(mode),
+        jobs: 1,
+        budget: Budget::default(),
+    };
+    repair(input, Some(&json()), &json_ok, &options)
+}
+
+const FIG1: &[u8] = br#"{"item": "Apple", "price": **3.45}"#;
+const FIG9: &[u8] = br#"{"item": "Apple", "price" 3.45}"#;
+
+#[test]
+fn fig2_ddmin_reduces_the_failing_input_to_one_character() {
+    let invalid = |d: &[u8]| match json_ok(d) {
+        Outcome::Pass => Outcome::Pass,
+        _ => Outcome::Fail,
+    };
+    let tester = Tester::new(&invalid, Budget::default(), 1);
+    assert_eq!(ddmin_bytes(FIG1, &tester).len(), 1);
+}
+
+#[test]
+fn fig3_lexical_ddmax_removes_exactly_the_confounding_characters() {
+    let r = run(FIG1, Mode::Lexical);
+    assert!(r.repaired && !r.budget_exhausted);
+    assert_eq!(r.input, br#"{"item": "Apple", "price": 3.45}"#);
+    // Fig. 4: the diagnosis is the difference.
+    assert_eq!(
+        r.removed,
+        vec![Removed {
+            offset: 27,
+            bytes: b"**".to_vec()
+        }]
+    );
+    assert_eq!(r.elements, FIG1.len());
+}
+
+#[test]
+fn fig3_syntactic_ddmax_removes_the_error_leaf() {
+    let r = run(FIG1, Mode::Syntactic);
+    assert_eq!(r.input, br#"{"item": "Apple", "price": 3.45}"#);
+    assert_eq!(r.parse_errors, vec![ErrorSpan { offset: 27, len: 2 }]);
+    assert_eq!(r.removed.len(), 1);
+    assert_eq!((r.removed[0].offset, r.removed[0].bytes.as_slice()), (27, &b"**"[..]));
+    assert!(r.oracle_calls < run(FIG1, Mode::Lexical).oracle_calls);
+}
+
+#[test]
+fn fig10_syntactic_ddmax_repairs_the_missing_colon_over_seven_terminals() {
+    let r = run(FIG9, Mode::Syntactic);
+    assert_eq!(r.input, br#"{"item": "Apple"}"#);
+    assert_eq!(r.elements, 7);
+    assert_eq!(
+        r.removed,
+        vec![Removed {
+            offset: 16,
+            bytes: br#", "price" 3.45"#.to_vec()
+        }]
+    );
+}
+
+#[test]
+fn fig10_lexical_ddmax_is_stuck_in_a_small_maximum_with_many_more_runs() {
+    let lexical = run(FIG9, Mode::Lexical);
+    let syntactic = run(FIG9, Mode::Syntactic);
+    assert!(lexical.repaired && !lexical.budget_exhausted);
+    // The paper reports Fig. 10 for lexical ddmax too; on this reconstruction, "increase to
+    // subset" first finds the JSON string `", "` (a bare string is valid JSON), and ddmax only
+    // ever grows that: the result is 1-maximal (no single byte can be added) but keeps 6 of 31
+    // bytes. Syntactic ddmax never splits a string token, which is why it avoids this.
+    assert_eq!(lexical.input, br#" ", " "#.to_vec());
+    assert!(lexical.oracle_calls > 3 * syntactic.oracle_calls);
+}
+
+#[test]
+fn passing_inputs_are_returned_unchanged() {
+    let r = run(br#"{"ok": true}"#, Mode::Lexical);
+    assert!(r.already_passing && r.repaired && r.removed.is_empty());
+    assert_eq!(r.oracle_calls, 1);
+}
+
+#[test]
+fn the_default_mode_is_syntactic_only_with_structure() {
+    let auto = RepairOptions {
+        jobs: 1,
+        ..RepairOptions::default()
+    };
+    assert_eq!(repair(FIG1, Some(&json()), &json_ok, &auto).mode, Mode::Syntactic);
+    assert_eq!(repair(FIG1, None, &json_ok, &auto).mode, Mode::Lexical);
+    // Nothing of `@@@` parses: everything would be one error token.
+    assert_eq!(repair(b"@@@", Some(&json()), &json_ok, &auto).mode, Mode::Lexical);
+}
+
+#[test]
+fn unrepairable_inputs_say_so() {
+    let never = |_: &[u8]| Outcome::Fail;
+    let r = repair(b"abc", None, &never, &RepairOptions::default());
+    assert!(!r.repaired);
+    assert!(r.input.is_empty());
+}
+
+#[test]
+fn tokens_tile_the_input() {
+    let g = json();
+    let (tree, errors) = Parser::new(&g).parse_recovering(FIG9);
+    let t = tokens(Some(&g), &tree, &errors);
+    let pieces: Vec<&[u8]> = t.iter().map(|r| &FIG9[r.clone()]).collect();
+    let expected: Vec<&[u8]> = vec![b"{", b"\"item\"", b":", b" ", b"\"Apple\"", b", \"price\" 3.45", b"}"];
+    assert_eq!(pieces, expected);
+}

@@ -1,0 +1,90 @@
+//! `hellfuzz repair` end to end: the subject is hellfuzz itself (`parse json --quiet @@` exits 0
+//! iff the input is JSON by the built-in grammar), so the test needs no other program.
+
+use std::process::{Command, Output};
+
+fn hellfuzz(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hellfuzz"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn subject() -> String {
+    format!("'{}' parse json --quiet @@", env!("CARGO_BIN_EXE_hellfuzz"))
+}
+
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("hellfuzz-repair-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn repair_writes_the_repaired_input_and_prints_the_diagnosis() {
+    let dir = temp_dir("fig1");
+    let input = dir.join("order.json");
+    std::fs::write(&input, br#"{"item": "Apple", "price": **3.45}"#).unwrap();
+    let out = hellfuzz(&[
+        "repair",
+        input.to_str().unwrap(),
+        "--grammar",
+        "json",
+        "--cmd",
+        &subject(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        std::fs::read(dir.join("order.json.repaired")).unwrap(),
+        br#"{"item": "Apple", "price": 3.45}"#
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "removed offset 27 length 2: \"**\"\n"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("syntactic ddmax"));
+    // The original is never modified.
+    assert_eq!(std::fs::read(&input).unwrap(), br#"{"item": "Apple", "price": **3.45}"#);
+}
+
+#[test]
+fn repair_json_record_for_the_missing_colon() {
+    let dir = temp_dir("fig9");
+    let input = dir.join("order.json");
+    let fixed = dir.join("fixed.json");
+    std::fs::write(&input, br#"{"item": "Apple", "price" 3.45}"#).unwrap();
+    let args = [
+        "repair",
+        input.to_str().unwrap(),
+        "-g",
+        "json",
+        "--cmd",
+        &subject(),
+        "--json",
+        "-o",
+        fixed.to_str().unwrap(),
+        "-j",
+        "2",
+    ];
+    let out = hellfuzz(&args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(record["mode"], "syntactic");
+    assert_eq!(record["repaired"], true);
+    assert_eq!(record["input"], r#"{"item": "Apple"}"#);
+    assert_eq!(record["removed"][0]["offset"], 16);
+    assert_eq!(record["removed"][0]["bytes"], r#", "price" 3.45"#);
+    assert_eq!(std::fs::read(&fixed).unwrap(), br#"{"item": "Apple"}"#);
+}
+
+#[test]
+fn an_unrepairable_input_exits_2_and_writes_nothing() {
+    let dir = temp_dir("never");
+    let input = dir.join("in.txt");
+    std::fs::write(&input, b"abc").unwrap();
+    let out = hellfuzz(&["repair", input.to_str().unwrap(), "--lexical", "--cmd", "false"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("could not repair"));
+    assert!(!dir.join("in.txt.repaired").exists());
+}
