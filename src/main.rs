@@ -106,12 +106,13 @@ enum Command {
         #[arg(long)]
         nul: bool,
     },
-    /// Reduce a failing input: GTR* on its derivation tree, then ddmin on its characters.
+    /// Reduce a failing input: GTR* on its derivation tree (without a grammar: on a generic tree
+    /// of the text), then ddmin on its characters.
     Reduce {
         /// The failing input (never modified).
         input: PathBuf,
         /// A built-in grammar name or a grammar file; without one (or if the input does not
-        /// parse), ddmin on characters is used.
+        /// parse), GTR* runs on a generic tree: tokens, bracket groups, lines, indented blocks.
         #[arg(long, short)]
         grammar: Option<String>,
         /// The command to run on each candidate: `@@` becomes the path of a file holding it;
@@ -156,6 +157,10 @@ enum Command {
         /// (mandatory edges, allowed contexts): extra pruning of candidates, needs --grammar.
         #[arg(long)]
         corpus: Vec<String>,
+        /// Sample inputs of the same format (files, folders, globs) to learn those filters from
+        /// for the generic tree, used without --grammar or when the input does not parse.
+        #[arg(long, conflicts_with = "corpus")]
+        samples: Vec<String>,
     },
     /// Print a libFuzzer/AFL dictionary of the grammar's literals (use with -dict=FILE or -x FILE).
     Dict {
@@ -224,6 +229,7 @@ fn main() -> ExitCode {
             max_time,
             no_byte_pass,
             corpus,
+            samples,
         } => {
             let classify = match (same_panic, exit_code, stderr) {
                 (true, _, _) => Ok(Classify::SamePanic),
@@ -250,6 +256,7 @@ fn main() -> ExitCode {
                     &input,
                     grammar.as_deref(),
                     &corpus,
+                    &samples,
                     &cmd,
                     classify,
                     Duration::from_secs_f64(timeout),

@@ -56,23 +56,34 @@ impl CorpusFilter {
         (CorpusFilter::learn(&derivations), derivations.len(), skipped)
     }
 
-    /// Learns from sample files cut into generic trees (any text format, no grammar). A label
-    /// must be seen on 3 nodes before its mandatory edges count: generic labels include words,
-    /// and a word seen once would otherwise pin its whole line. Returns the filter, how many
-    /// samples it learned from, and the files that could not be read (with the error).
-    pub fn learn_generic_files(files: &[std::path::PathBuf]) -> (CorpusFilter, usize, Vec<(std::path::PathBuf, String)>) {
-        let mut trees = Vec::new();
-        let mut unreadable = Vec::new();
-        for file in files {
-            match std::fs::read(file) {
-                Ok(bytes) => trees.push(super::generic::GenericTree::parse(&bytes)),
-                Err(e) => unreadable.push((file.clone(), e.to_string())),
-            }
-        }
+    /// Learns from samples cut into generic trees (any text format, no grammar). A label must be
+    /// seen on 3 nodes before its mandatory edges count: generic labels include words, and a
+    /// word seen once would otherwise pin its whole line.
+    pub fn learn_generic<S: AsRef<[u8]>>(samples: &[S]) -> CorpusFilter {
+        let trees: Vec<_> = samples
+            .iter()
+            .map(|s| super::generic::GenericTree::parse(s.as_ref()))
+            .collect();
         let mut filter = CorpusFilter::learn(&trees);
         filter.min_support = 3;
         filter.generic = true;
-        (filter, trees.len(), unreadable)
+        filter
+    }
+
+    /// [`CorpusFilter::learn_generic`] from files. Returns the filter, how many samples it
+    /// learned from, and the files that could not be read (with the error).
+    pub fn learn_generic_files(
+        files: &[std::path::PathBuf],
+    ) -> (CorpusFilter, usize, Vec<(std::path::PathBuf, String)>) {
+        let mut samples = Vec::new();
+        let mut unreadable = Vec::new();
+        for file in files {
+            match std::fs::read(file) {
+                Ok(bytes) => samples.push(bytes),
+                Err(e) => unreadable.push((file.clone(), e.to_string())),
+            }
+        }
+        (CorpusFilter::learn_generic(&samples), samples.len(), unreadable)
     }
 
     /// Whether it was learned on generic trees (then it applies to those, not to derivations).

@@ -219,7 +219,13 @@ pub fn reduce_with_progress(
                 }
                 Err(e) => generic(
                     &mut notes,
-                    format!("the input does not parse with {} ({}:{}: {})", g.origin(), e.line, e.col, e),
+                    format!(
+                        "the input does not parse with {} ({}:{}: {})",
+                        g.origin(),
+                        e.line,
+                        e.col,
+                        e
+                    ),
                 ),
             },
         };

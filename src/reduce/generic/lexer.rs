@@ -71,7 +71,10 @@ fn lex_text(text: &str, base: usize, tokens: &mut Vec<Token>) {
             (TokenKind::Newline, 2)
         } else if c.is_whitespace() {
             // A `\r` ends a run of spaces: it may start a `\r\n` newline.
-            (TokenKind::Space, span(rest, |c| c.is_whitespace() && c != '\n' && c != '\r'))
+            (
+                TokenKind::Space,
+                span(rest, |c| c.is_whitespace() && c != '\n' && c != '\r'),
+            )
         } else if c.is_ascii_digit() {
             (TokenKind::Number, number_len(rest))
         } else if is_word_char(c) {
@@ -93,7 +96,12 @@ fn lex_text(text: &str, base: usize, tokens: &mut Vec<Token>) {
 /// The byte length of the longest prefix of `s` whose chars satisfy `f` (at least the first).
 fn span(s: &str, f: impl Fn(char) -> bool) -> usize {
     let first = s.chars().next().map_or(0, char::len_utf8);
-    first + s[first..].chars().take_while(|&c| f(c)).map(char::len_utf8).sum::<usize>()
+    first
+        + s[first..]
+            .chars()
+            .take_while(|&c| f(c))
+            .map(char::len_utf8)
+            .sum::<usize>()
 }
 
 fn number_len(s: &str) -> usize {

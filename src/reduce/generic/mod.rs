@@ -1,8 +1,9 @@
 //! Reduction without a grammar: a generic tree for any text, and the templates GTR uses on it.
 //!
-//! Map: `lexer` (tokens of any bytes), `tree` ([`GenericTree`]: bracket groups, lines, indented
-//! blocks; a [`ReducibleTree`]), `templates` (delete, hoist, simplify literals); [`reduce_generic`].
+//! Map: `lexer` (tokens of any bytes), `build` (brackets, lines, blocks), `tree` ([`GenericTree`]:
+//! the arena, a [`ReducibleTree`]), `templates` (delete, hoist, simplify literals); [`reduce_generic`].
 
+mod build;
 pub mod lexer;
 pub mod templates;
 pub mod tree;
@@ -50,5 +51,7 @@ pub fn reduce_generic(
     tree.unparse()
 }
 
+#[cfg(test)]
+mod reductions;
 #[cfg(test)]
 mod tests;

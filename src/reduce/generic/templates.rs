@@ -27,7 +27,9 @@ impl Template<GenericTree> for GenericDeletion<'_> {
         true
     }
     fn candidates(&self, t: &mut GenericTree, node: GNode) -> Vec<Edit<GNode>> {
-        let Some(parent) = t.parent(node) else { return Vec::new() };
+        let Some(parent) = t.parent(node) else {
+            return Vec::new();
+        };
         let bracket = t.kind(parent) == Kind::Group && matches!(t.kind(node), Kind::Token(_));
         if bracket || t.size(node) == 0 {
             return Vec::new();
@@ -135,7 +137,9 @@ impl Template<GenericTree> for Literals {
         true
     }
     fn candidates(&self, t: &mut GenericTree, node: GNode) -> Vec<Edit<GNode>> {
-        let Kind::Token(kind) = t.kind(node) else { return Vec::new() };
+        let Kind::Token(kind) = t.kind(node) else {
+            return Vec::new();
+        };
         let replacement = match kind {
             TokenKind::Number => self.number.as_bytes().to_vec(),
             TokenKind::String if self.strings => {

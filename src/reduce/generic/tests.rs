@@ -1,10 +1,8 @@
-//! The generic tree's shape and exact unparse, its templates, and whole reductions of real-looking
-//! TOML, Markdown, SQL and CSS inputs with in-process oracles.
+//! The generic tree's shape, exact unparse (property tests over any bytes), edits, templates.
 
 use super::templates::{GenericDeletion, Hoist, Literals};
 use super::*;
-use crate::oracle::Outcome;
-use crate::reduce::{ddmin, reduce, Edit, Options};
+use crate::reduce::Edit;
 use proptest::prelude::*;
 
 /// The tree as text: `R` root, `L` line, `B` block, `Y` body, `C` chunk, `G` group, `T` content;
@@ -72,7 +70,10 @@ fn bytes_that_are_not_utf8_become_leaves_of_their_own() {
     let input = b"k = \xff\xfe(\x80)\n";
     let t = GenericTree::parse(input);
     assert_eq!(t.unparse(), input);
-    assert_eq!(sketch(&t, t.root()), "R<L<C<k| >|C<=| >|C<\u{fffd}|\u{fffd}|G<(|T<\u{fffd}>|)>>|⏎>>");
+    assert_eq!(
+        sketch(&t, t.root()),
+        "R<L<C<k| >|C<=| >|C<\u{fffd}|\u{fffd}|G<(|T<\u{fffd}>|)>>|⏎>>"
+    );
 }
 
 /// Sizes and parents stay right after applying edits: unparse of the edited tree equals
