@@ -66,7 +66,8 @@ impl Template<GenericTree> for GenericDeletion<'_> {
 
 /// Hoisting (substitute-by-child, GTR Alg. 2, specialized to the generic tree): a group becomes
 /// its content (`( x )` → ` x `) or a smaller group of the same brackets inside it; a block
-/// becomes its body or a smaller block inside it; a line becomes a line nested inside it.
+/// becomes its body (moved out to the block's indentation, or as it is) or a smaller block
+/// inside it; a line becomes a line nested inside it.
 pub struct Hoist<'c> {
     /// Only replacements whose label the corpus saw in the node's context.
     pub filter: Option<&'c CorpusFilter>,
@@ -83,10 +84,23 @@ impl Template<GenericTree> for Hoist<'_> {
         let kind = t.kind(node);
         let size = t.size(node);
         let mut out = Vec::new();
-        // The content itself first: hoisting it is usually what the format tolerates best.
+        // The content itself first: hoisting it is usually what the format tolerates best. A
+        // block's body moves out to the header's indentation first (Python, YAML, Markdown
+        // nest by it), then as it is.
         if matches!(kind, Kind::Group | Kind::Block) {
             let inner = if kind == Kind::Group { Kind::Content } else { Kind::Body };
-            out.extend(t.children(node).into_iter().filter(|&c| t.kind(c) == inner));
+            let contents: Vec<GNode> = t.children(node).into_iter().filter(|&c| t.kind(c) == inner).collect();
+            for c in contents {
+                if inner == Kind::Body {
+                    let lines: Vec<GNode> = t.children(c).into_iter().filter(|&l| t.size(l) > 0).collect();
+                    let body = lines.iter().filter_map(|&l| t.indent(l)).min().unwrap_or(0);
+                    let header = t.children(node).first().and_then(|&h| t.indent(h)).unwrap_or(0);
+                    if body > header {
+                        out.push(t.dedented_copy(c, body - header));
+                    }
+                }
+                out.push(c);
+            }
         }
         let label = t.label(node);
         let fits = |t: &GenericTree, n: GNode| match kind {

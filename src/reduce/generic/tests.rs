@@ -183,7 +183,8 @@ fn hoisting_a_block_keeps_its_body() {
         .into_iter()
         .map(|e| with(&t, block, e))
         .collect();
-    assert_eq!(got[0], "    y\n    z\nw\n");
+    assert_eq!(got[0], "y\nz\nw\n");
+    assert_eq!(got[1], "    y\n    z\nw\n");
 }
 
 #[test]
@@ -209,4 +210,21 @@ fn literals_become_empty_strings_zero_and_one() {
     // Not smaller: no candidate.
     assert!(zero.candidates(&mut t, seven).is_empty());
     assert!(one.candidates(&mut t, s).is_empty());
+}
+
+#[test]
+fn hoisting_a_block_moves_its_body_out_to_the_block_indentation_first() {
+    let input = "a:\n  b:\n    c: 1\n\n    d: [x,\n  y]\n  f: 3\ne: 2\n";
+    let mut t = GenericTree::parse(input.as_bytes());
+    let block = find(&t, "  b:\n    c: 1\n\n    d: [x,\n  y]\n");
+    let got: Vec<String> = Hoist { filter: None }
+        .candidates(&mut t, block)
+        .into_iter()
+        .map(|e| with(&t, block, e))
+        .collect();
+    // Lines inside the bracket group keep their indentation; the blank line stays blank.
+    assert_eq!(got[0], "a:\n  c: 1\n\n  d: [x,\n  y]\n  f: 3\ne: 2\n");
+    assert_eq!(got[1], "a:\n    c: 1\n\n    d: [x,\n  y]\n  f: 3\ne: 2\n");
+    // The copy is detached: the tree itself is unchanged.
+    assert_eq!(t.unparse(), input.as_bytes());
 }

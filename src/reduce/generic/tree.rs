@@ -102,6 +102,57 @@ impl GenericTree {
         id
     }
 
+    /// A detached deep copy of `node` whose lines (through blocks and bodies, not inside groups)
+    /// lose `delta` bytes of leading whitespace: a block's body moved out to its header's level.
+    /// Precondition: every non-blank line there is indented by at least `delta` bytes.
+    pub fn dedented_copy(&mut self, node: GNode, delta: usize) -> GNode {
+        let kind = self.kind(node);
+        if let Kind::Token(k) = kind {
+            let bytes = self.bytes(node).to_vec();
+            return self.add_leaf(k, &bytes);
+        }
+        let mut copies = Vec::new();
+        for (i, c) in self.children(node).into_iter().enumerate() {
+            let leading_space = i == 0 && self.kind(c) == Kind::Token(TokenKind::Space);
+            if kind == Kind::Line && leading_space {
+                let kept = self.bytes(c)[delta.min(self.size(c))..].to_vec();
+                if !kept.is_empty() {
+                    copies.push(self.add_leaf(TokenKind::Space, &kept));
+                }
+            } else {
+                let inner = if matches!(kind, Kind::Block | Kind::Body) {
+                    delta
+                } else {
+                    0
+                };
+                copies.push(self.dedented_copy(c, inner));
+            }
+        }
+        self.add_node(kind, copies)
+    }
+
+    /// The width (bytes) of a line's or block's leading whitespace; `None` for blank lines and
+    /// nodes that are neither.
+    pub fn indent(&self, node: GNode) -> Option<usize> {
+        let children = &self.nodes[node.0 as usize].children;
+        match self.kind(node) {
+            Kind::Block => self.indent(*children.first()?),
+            Kind::Line => {
+                let space = |c: &GNode| matches!(self.kind(*c), Kind::Token(TokenKind::Space | TokenKind::Newline));
+                if children.iter().all(space) {
+                    return None;
+                }
+                let first = children[0];
+                Some(if self.kind(first) == Kind::Token(TokenKind::Space) {
+                    self.size(first)
+                } else {
+                    0
+                })
+            }
+            _ => None,
+        }
+    }
+
     /// A short label of the node's first significant leaf (`w:SELECT`, `p:=`, `num`, ...).
     fn head_label(&self, n: GNode) -> String {
         let mut n = n;
