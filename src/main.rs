@@ -106,12 +106,13 @@ enum Command {
         #[arg(long)]
         nul: bool,
     },
-    /// Reduce a failing input: GTR* on its derivation tree, then ddmin on its characters.
+    /// Reduce a failing input: GTR* on its derivation tree (without a grammar: on a generic tree
+    /// of the text), then ddmin on its characters.
     Reduce {
         /// The failing input (never modified).
         input: PathBuf,
         /// A built-in grammar name or a grammar file; without one (or if the input does not
-        /// parse), ddmin on characters is used.
+        /// parse), GTR* runs on a generic tree: tokens, bracket groups, lines, indented blocks.
         #[arg(long, short)]
         grammar: Option<String>,
         /// The command to run on each candidate: `@@` becomes the path of a file holding it;
@@ -120,7 +121,7 @@ enum Command {
         cmd: Option<String>,
         /// A fuzz-target binary built with `hellfuzz::fuzz_target!`: reduce in its process (reduce
         /// mode); crashes that kill the process fall back to one run of the binary per candidate.
-        #[arg(long, conflicts_with_all = ["cmd", "same_panic", "exit_code", "stderr", "corpus"])]
+        #[arg(long, conflicts_with_all = ["cmd", "same_panic", "exit_code", "stderr", "corpus", "samples"])]
         harness: Option<PathBuf>,
         /// The algorithm: gtr*, gtr, hdd*, hdd or ddmin.
         #[arg(long, default_value = "gtr*")]
@@ -160,6 +161,10 @@ enum Command {
         /// (mandatory edges, allowed contexts): extra pruning of candidates, needs --grammar.
         #[arg(long)]
         corpus: Vec<String>,
+        /// Sample inputs of the same format (files, folders, globs) to learn those filters from
+        /// for the generic tree, used without --grammar or when the input does not parse.
+        #[arg(long, conflicts_with = "corpus")]
+        samples: Vec<String>,
     },
     /// Repair an input the program cannot process: remove as little as possible (ddmax) so that
     /// the command exits with status 0; print what was removed, with offsets.
@@ -266,6 +271,7 @@ fn main() -> ExitCode {
             max_time,
             no_byte_pass,
             corpus,
+            samples,
         } => {
             let classify = match (same_panic, exit_code, stderr) {
                 (true, _, _) => Ok(Classify::SamePanic),
@@ -304,6 +310,7 @@ fn main() -> ExitCode {
                     &input,
                     grammar.as_deref(),
                     &corpus,
+                    &samples,
                     cmd.as_deref().unwrap_or_default(),
                     classify,
                     timeout,

@@ -19,6 +19,7 @@ pub fn reduce_cmd(
     path: &PathBuf,
     grammar: Option<&str>,
     corpus: &[String],
+    samples: &[String],
     cmd: &str,
     classify: Classify,
     timeout: Duration,
@@ -47,6 +48,15 @@ pub fn reduce_cmd(
         let (filter, learned, skipped) = hellfuzz::reduce::CorpusFilter::learn_files(g, &samples::collect(corpus)?);
         report_skipped(&skipped);
         eprintln!("learned corpus filters from {learned} samples");
+        options.corpus = Some(filter);
+    }
+    if !samples.is_empty() {
+        let (filter, learned, unreadable) =
+            hellfuzz::reduce::CorpusFilter::learn_generic_files(&samples::collect(samples)?);
+        for (file, e) in &unreadable {
+            eprintln!("skipped {}: {e}", file.display());
+        }
+        eprintln!("learned generic-tree filters from {learned} samples");
         options.corpus = Some(filter);
     }
     let bar = indicatif::ProgressBar::new_spinner();

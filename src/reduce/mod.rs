@@ -2,17 +2,20 @@
 //!
 //! [`reduce`] takes an input that fails, an [`Oracle`] and [`Options`], and returns the smallest
 //! failing input it finds: GTR* on the input's derivation tree, then ddmin over its characters,
-//! so the result is 1-transformation-minimal in the tree and 1-minimal in bytes. Inputs that do
-//! not parse fall back to ddmin on bytes, and the [`Reduction`] says so.
+//! so the result is 1-transformation-minimal in the tree and 1-minimal in bytes. Without a
+//! grammar, or for inputs it cannot parse, GTR runs on a generic tree of the text (`generic`:
+//! tokens, bracket groups, lines, indented blocks), and the [`Reduction`] says so.
 //!
 //! Map: `labeled` (the tree interface, Definition 3.1), `derivation` (derivation trees behind it),
-//! `templates`, `corpus` (learned filters), `gtr` (Algorithms 4–6), `ddmin`, `tester` (budget),
-//! `ddmax` and `repair` (input repair: the largest passing subset, lexical or syntactic).
+//! `generic` (the grammar-free tree), `templates`, `corpus` (learned filters), `gtr`
+//! (Algorithms 4–6), `ddmin`, `tester` (budget), `ddmax` and `repair` (input repair: the largest
+//! passing subset, lexical or syntactic).
 
 pub mod corpus;
 pub mod ddmax;
 pub mod ddmin;
 pub mod derivation;
+pub mod generic;
 pub mod gtr;
 pub mod labeled;
 pub mod repair;
@@ -82,7 +85,8 @@ pub struct Options {
     pub jobs: usize,
     /// Limits; when they run out, the best input so far is returned.
     pub budget: Budget,
-    /// Extra pruning learned from a corpus of samples (optional).
+    /// Extra pruning learned from a corpus of samples (optional): learned with the grammar, it
+    /// prunes derivation trees; learned on generic trees, it prunes those.
     pub corpus: Option<CorpusFilter>,
 }
 
@@ -105,7 +109,8 @@ pub struct Reduction {
     pub input: Vec<u8>,
     /// Size of the original input in bytes.
     pub original_size: usize,
-    /// What ran: the tree algorithm, or "ddmin" when there was no tree.
+    /// What ran: the tree algorithm (on the generic tree when there was no grammar or the input
+    /// did not parse: the notes say so), or "ddmin".
     pub algorithm: String,
     /// Candidates tested (oracle runs and cache hits alike).
     pub tests: u64,
@@ -143,7 +148,7 @@ impl std::fmt::Display for ReduceError {
 impl std::error::Error for ReduceError {}
 
 /// Reduces `input`, which must fail the oracle. With a grammar, the tree algorithm runs on its
-/// derivation tree (inputs that do not parse fall back to ddmin); without, ddmin on characters.
+/// derivation tree; without one, or if the input does not parse, on its generic tree.
 pub fn reduce(
     input: &[u8],
     grammar: Option<&Grammar>,
@@ -196,32 +201,37 @@ pub fn reduce_with_progress(
         }
     }
     let mut notes = Vec::new();
-    let mut algorithm = options.algorithm;
+    let algorithm = options.algorithm;
     let mut current = input.to_vec();
     if algorithm != Algorithm::Ddmin {
-        match grammar {
-            None => {
-                notes.push("no grammar given: reduced with ddmin on characters".to_string());
-                algorithm = Algorithm::Ddmin;
-            }
+        let generic = |notes: &mut Vec<String>, why: String| {
+            notes.push(format!(
+                "{why}: reduced with {} on a generic tree of the text (tokens, bracket groups, lines, indented blocks)",
+                algorithm.name()
+            ));
+            generic::reduce_generic(input, algorithm, options.corpus.as_ref(), &tester)
+        };
+        current = match grammar {
+            None => generic(&mut notes, "no grammar given".to_string()),
             Some(g) => match Parser::new(g).parse(input) {
                 Ok(tree) => {
                     let mut d = Derivation::new(g, tree);
-                    reduce_tree(&mut d, algorithm, options.corpus.as_ref(), &tester);
-                    current = d.unparse();
+                    let corpus = options.corpus.as_ref().filter(|c| !c.is_generic());
+                    reduce_tree(&mut d, algorithm, corpus, &tester);
+                    d.unparse()
                 }
-                Err(e) => {
-                    notes.push(format!(
-                        "the input does not parse with {} ({}:{}: {}); reduced with ddmin on bytes instead",
+                Err(e) => generic(
+                    &mut notes,
+                    format!(
+                        "the input does not parse with {} ({}:{}: {})",
                         g.origin(),
                         e.line,
                         e.col,
                         e
-                    ));
-                    algorithm = Algorithm::Ddmin;
-                }
+                    ),
+                ),
             },
-        }
+        };
     }
     if algorithm == Algorithm::Ddmin || options.byte_pass {
         current = ddmin::ddmin_bytes(&current, &tester);
