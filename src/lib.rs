@@ -12,6 +12,7 @@
 //! | [`generate`] | size-bounded probabilistic generation, seeded and reproducible; corpus output |
 //! | [`oracle`] | "is this candidate still interesting?": in-process closure or subprocess; signatures; cache |
 //! | [`reduce`] | ddmin, HDD/HDD*, GTR/GTR* with grammar-aware templates and corpus filters |
+//! | [`triage`] | crash folders: rerun, group by signature, minimize, NEW/KNOWN/FIXED reports |
 //!
 //! Each module depends only on the modules above it. Start with [`grammar::Grammar::load`] and
 //! [`parse::Parser`]:
@@ -31,3 +32,4 @@ pub mod oracle;
 pub mod parse;
 pub mod reduce;
 pub mod tree;
+pub mod triage;

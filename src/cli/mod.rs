@@ -1,9 +1,10 @@
 //! The subcommands' glue: each reads its arguments' files, calls the library, and prints.
 //!
 //! `common` (grammar and input loading), `grammar` (check, parse), `seeds` (mine, gen, dict),
-//! `reduce` (reduce).
+//! `reduce` (reduce), `triage` (triage).
 
 pub mod common;
 pub mod grammar;
 pub mod reduce;
 pub mod seeds;
+pub mod triage;

@@ -1,0 +1,410 @@
+//! Rerunning crash files on the harness in parallel workers and classifying each: which crash
+//! (panic, signal, sanitizer report, stack overflow, timeout, out-of-memory), flaky, or gone.
+//!
+//! Map: [`rerun_all`] (a crossbeam-channel work queue, `jobs` workers, cancellation) ·
+//! [`rerun_file`] (hash, run, confirm by reruns) · [`Crash::from_run`] (signature, class, frames, hashes).
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::discover::CrashFile;
+use crate::oracle::{crash_frames, CrashHashes, CrashKind, Exit, Run, Signature};
+
+/// How to rerun crash files.
+#[derive(Clone, Debug)]
+pub struct RerunOptions {
+    /// The harness binary; it is run as `harness FILE`.
+    pub harness: PathBuf,
+    /// A run longer than this is killed and counts as a timeout.
+    pub timeout: Duration,
+    /// Files run at once.
+    pub jobs: usize,
+    /// Extra runs: to confirm a crash (a different outcome makes the file flaky), and to retry a
+    /// file that did not crash (a crash then makes it flaky). Timeouts are not rerun (too costly).
+    pub reruns: u32,
+    /// Extra environment for the harness (RUST_BACKTRACE=1 is always set).
+    pub env: Vec<(String, String)>,
+    /// Set from outside (Ctrl-C): no further runs start, runs in progress are abandoned.
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+/// What kind of crash, as the morning report names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CrashClass {
+    /// A Rust panic (location + message).
+    Panic,
+    /// Killed by a signal (an abort, a segfault) without a more telling report.
+    Signal,
+    /// Exited with a non-zero status without a more telling report.
+    ExitStatus,
+    /// A sanitizer report (`SUMMARY: …Sanitizer: …`).
+    Sanitizer,
+    /// A stack overflow.
+    StackOverflow,
+    /// Did not finish in time.
+    Timeout,
+    /// Out of memory (Rust's allocation failure, libFuzzer's or a sanitizer's OOM report).
+    OutOfMemory,
+}
+
+impl CrashClass {
+    /// The name used in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            CrashClass::Panic => "panic",
+            CrashClass::Signal => "signal",
+            CrashClass::ExitStatus => "exit-status",
+            CrashClass::Sanitizer => "sanitizer",
+            CrashClass::StackOverflow => "stack-overflow",
+            CrashClass::Timeout => "timeout",
+            CrashClass::OutOfMemory => "out-of-memory",
+        }
+    }
+}
+
+/// One reproduced crash: its signature, class, filtered frames, hashes and output.
+#[derive(Clone, Debug, Serialize)]
+pub struct Crash {
+    /// Kind, location, message.
+    pub signature: Signature,
+    /// The report's name for it.
+    pub class: CrashClass,
+    /// The backtrace without machinery frames, innermost first (empty without a backtrace).
+    pub frames: Vec<String>,
+    /// Grouping (coarse) and exact hashes.
+    pub hashes: CrashHashes,
+    /// The run's stderr (capped), for the group's log.
+    #[serde(skip)]
+    pub log: String,
+}
+
+impl Crash {
+    /// The crash a run shows, if any (`None` for a clean exit or a run that did not happen).
+    pub fn from_run(run: &Run) -> Option<Crash> {
+        let signature = run.signature.clone()?;
+        let frames = crash_frames(&run.stderr);
+        let hashes = CrashHashes::new(&signature, &frames);
+        let class = classify(&signature, &run.stderr);
+        Some(Crash {
+            signature,
+            class,
+            frames,
+            hashes,
+            log: run.stderr.clone(),
+        })
+    }
+}
+
+fn classify(signature: &Signature, stderr: &str) -> CrashClass {
+    let message = signature.message.as_str();
+    match signature.kind {
+        CrashKind::Timeout => return CrashClass::Timeout,
+        CrashKind::Panic => return CrashClass::Panic,
+        _ => {}
+    }
+    if message.contains("libFuzzer: timeout") {
+        CrashClass::Timeout
+    } else if message.contains("stack overflow")
+        || message.contains("stack-overflow")
+        || stderr.contains("has overflowed its stack")
+    {
+        CrashClass::StackOverflow
+    } else if message.starts_with("memory allocation of ")
+        || message.contains("out-of-memory")
+        || message.contains("allocation-size-too-big")
+    {
+        CrashClass::OutOfMemory
+    } else if message.starts_with("SUMMARY: ") {
+        CrashClass::Sanitizer
+    } else if let CrashKind::Signal(_) = signature.kind {
+        CrashClass::Signal
+    } else {
+        CrashClass::ExitStatus
+    }
+}
+
+/// What rerunning a file showed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    /// Crashed, the same way on every run.
+    Reproduced,
+    /// Crashed on some runs only, or differently.
+    Flaky,
+    /// Never crashed.
+    DoesNotReproduce,
+    /// Could not be tested: unreadable, or the harness did not run (see the note).
+    Error,
+    /// Not tested: triage was interrupted.
+    Interrupted,
+}
+
+/// One crash file after reruns.
+#[derive(Clone, Debug, Serialize)]
+pub struct FileResult {
+    /// The file.
+    #[serde(flatten)]
+    pub file: CrashFile,
+    /// Its size in bytes (if readable).
+    pub size: Option<u64>,
+    /// SHA-1 of its content (if readable).
+    pub sha1: Option<String>,
+    /// The verdict.
+    pub status: Status,
+    /// The crash (of the first crashing run) for reproduced and flaky files.
+    pub crash: Option<Crash>,
+    /// Runs made, and how many crashed.
+    pub runs: u32,
+    /// Crashing runs.
+    pub crashed_runs: u32,
+    /// Why the file could not be tested, or other things to know.
+    pub note: Option<String>,
+}
+
+/// Reruns every file on `jobs` workers; results come back in the order of `files`. `progress` is
+/// called on this thread after each file with the results so far. Cancellation (through
+/// `options.cancel`) marks the files not yet done as interrupted.
+pub fn rerun_all(
+    files: &[CrashFile],
+    options: &RerunOptions,
+    progress: &mut dyn FnMut(&FileResult),
+) -> Vec<FileResult> {
+    let (job_tx, job_rx) = crossbeam_channel::unbounded::<usize>();
+    let (result_tx, result_rx) = crossbeam_channel::unbounded::<(usize, FileResult)>();
+    for i in 0..files.len() {
+        let _ = job_tx.send(i);
+    }
+    drop(job_tx);
+    let mut results: Vec<Option<FileResult>> = vec![None; files.len()];
+    std::thread::scope(|scope| {
+        for _ in 0..options.jobs.max(1).min(files.len().max(1)) {
+            let (job_rx, result_tx) = (job_rx.clone(), result_tx.clone());
+            scope.spawn(move || {
+                for i in job_rx {
+                    let result = rerun_file(&files[i], options);
+                    if result_tx.send((i, result)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(result_tx);
+        for (i, result) in result_rx {
+            progress(&result);
+            results[i] = Some(result);
+        }
+    });
+    results
+        .into_iter()
+        .zip(files)
+        .map(|(r, f)| r.unwrap_or_else(|| not_tested(f, Status::Interrupted, None)))
+        .collect()
+}
+
+fn cancelled(options: &RerunOptions) -> bool {
+    options.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed))
+}
+
+fn not_tested(file: &CrashFile, status: Status, note: Option<String>) -> FileResult {
+    FileResult {
+        file: file.clone(),
+        size: None,
+        sha1: None,
+        status,
+        crash: None,
+        runs: 0,
+        crashed_runs: 0,
+        note,
+    }
+}
+
+/// Hashes and reruns one file (see [`RerunOptions::reruns`]). Never panics, never fails: problems
+/// become [`Status::Error`] with a note.
+pub fn rerun_file(file: &CrashFile, options: &RerunOptions) -> FileResult {
+    if cancelled(options) {
+        return not_tested(file, Status::Interrupted, None);
+    }
+    let (size, sha1) = match hash_file(&file.path) {
+        Ok(x) => x,
+        Err(e) => return not_tested(file, Status::Error, Some(format!("cannot read it: {e}"))),
+    };
+    let argv = [
+        options.harness.to_string_lossy().into_owned(),
+        file.path.to_string_lossy().into_owned(),
+    ];
+    let mut command = match crate::oracle::Command::new(argv) {
+        Ok(c) => c.timeout(options.timeout).env("RUST_BACKTRACE", "1"),
+        Err(e) => return not_tested(file, Status::Error, Some(e.to_string())),
+    };
+    for (k, v) in &options.env {
+        command = command.env(k.clone(), v.clone());
+    }
+    let mut result = FileResult {
+        size: Some(size),
+        sha1: Some(sha1),
+        ..not_tested(file, Status::DoesNotReproduce, None)
+    };
+    // The harness reads the file itself (no copy, even of a huge file); stdin stays empty.
+    let mut first: Option<Crash> = None;
+    let mut differs = false;
+    for attempt in 0..=options.reruns {
+        let run = command.run(b"");
+        if cancelled(options) {
+            return FileResult {
+                status: Status::Interrupted,
+                ..result
+            };
+        }
+        if let Exit::NotRun(reason) = &run.exit {
+            result.status = Status::Error;
+            result.note = Some(format!("the harness did not run: {reason}"));
+            return result;
+        }
+        result.runs += 1;
+        let crash = Crash::from_run(&run);
+        if let Some(c) = &crash {
+            result.crashed_runs += 1;
+            match &first {
+                None => first = Some(c.clone()),
+                Some(f) => differs |= f.hashes.coarse != c.hashes.coarse,
+            }
+        }
+        // A timeout on the first run is not repeated: each costs the whole timeout.
+        if attempt == 0 && crash.as_ref().is_some_and(|c| c.class == CrashClass::Timeout) {
+            break;
+        }
+    }
+    result.status = match &first {
+        None => Status::DoesNotReproduce,
+        Some(_) if differs || result.crashed_runs < result.runs => Status::Flaky,
+        Some(_) => Status::Reproduced,
+    };
+    if result.status == Status::Flaky {
+        result.note = Some(format!(
+            "crashed on {} of {} runs{}",
+            result.crashed_runs,
+            result.runs,
+            if differs { ", not always the same way" } else { "" }
+        ));
+    }
+    result.crash = first;
+    result
+}
+
+/// Files larger than this are hashed through a memory map instead of being read.
+const MAP_ABOVE: u64 = 1 << 20;
+
+/// Size and SHA-1 of a file; large files are memory-mapped rather than read into memory.
+fn hash_file(path: &Path) -> std::io::Result<(u64, String)> {
+    let mut file = std::fs::File::open(path)?;
+    let size = file.metadata()?.len();
+    let mut sha = sha1_smol::Sha1::new();
+    if size > MAP_ABOVE {
+        // SAFETY: the map is read-only and lives only for this hash; crash files are not written
+        // while triage runs (if one is truncated meanwhile, reading may fault: a documented risk
+        // of memory maps that a nightly crash folder does not run into).
+        let map = unsafe { memmap2::Mmap::map(&file)? };
+        sha.update(&map);
+    } else {
+        let mut bytes = Vec::with_capacity(size as usize);
+        file.read_to_end(&mut bytes)?;
+        sha.update(&bytes);
+    }
+    Ok((size, sha.digest().to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::triage::discover::Origin;
+
+    fn options(harness: &str) -> RerunOptions {
+        RerunOptions {
+            harness: PathBuf::from(harness),
+            timeout: Duration::from_secs(5),
+            jobs: 2,
+            reruns: 1,
+            env: Vec::new(),
+            cancel: None,
+        }
+    }
+
+    fn file(path: &Path) -> CrashFile {
+        CrashFile {
+            path: path.to_path_buf(),
+            origin: Origin::LibFuzzerCrash,
+        }
+    }
+
+    #[test]
+    fn unreadable_file_and_harness_that_cannot_start_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = rerun_file(&file(&dir.path().join("crash-gone")), &options("sh"));
+        assert_eq!(missing.status, Status::Error);
+        assert!(missing.note.unwrap().starts_with("cannot read it"));
+        let present = dir.path().join("crash-1");
+        std::fs::write(&present, b"x").unwrap();
+        let no_harness = rerun_file(&file(&present), &options("/nonexistent/harness"));
+        assert_eq!(no_harness.status, Status::Error);
+        assert!(no_harness.note.unwrap().contains("did not run"));
+    }
+
+    #[test]
+    fn classes_and_hashes_of_real_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        // A fake harness whose verdict depends on the content of the file it is given.
+        let script = dir.path().join("harness");
+        std::fs::write(
+            &script,
+            "#!/bin/sh\ncase \"$(cat \"$1\")\" in\n\
+             abort) kill -ABRT $$ ;;\n\
+             oom) echo 'memory allocation of 123 bytes failed' >&2; kill -ABRT $$ ;;\n\
+             asan) echo 'SUMMARY: AddressSanitizer: heap-buffer-overflow /a.c:1:2 in f' >&2; exit 1 ;;\n\
+             exit) exit 3 ;;\n\
+             esac\nexit 0\n",
+        )
+        .unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let files: Vec<CrashFile> = ["abort", "oom", "asan", "exit", "fine", "abort"]
+            .iter()
+            .enumerate()
+            .map(|(i, content)| {
+                let p = dir.path().join(format!("crash-{i}"));
+                std::fs::write(&p, content).unwrap();
+                file(&p)
+            })
+            .collect();
+        let mut seen = 0;
+        let results = rerun_all(&files, &options(script.to_str().unwrap()), &mut |_| seen += 1);
+        assert_eq!(seen, files.len());
+        let classes: Vec<Option<CrashClass>> = results.iter().map(|r| r.crash.as_ref().map(|c| c.class)).collect();
+        use CrashClass::*;
+        assert_eq!(
+            classes,
+            [
+                Some(Signal),
+                Some(OutOfMemory),
+                Some(Sanitizer),
+                Some(ExitStatus),
+                None,
+                Some(Signal)
+            ]
+        );
+        assert_eq!(results[4].status, Status::DoesNotReproduce);
+        assert_eq!(results[4].runs, 2);
+        assert!(results.iter().all(|r| r.status != Status::Flaky && r.size.is_some()));
+        let coarse = |i: usize| results[i].crash.as_ref().unwrap().hashes.coarse.clone();
+        assert_eq!(coarse(0), coarse(5));
+        assert_ne!(coarse(0), coarse(1), "an OOM abort is not a plain abort");
+    }
+}
