@@ -24,10 +24,12 @@ pub struct RerunOptions {
     pub timeout: Duration,
     /// Files run at once.
     pub jobs: usize,
-    /// Extra runs: to confirm a crash (a different outcome makes the file flaky), and to retry a
-    /// file that did not crash (a crash then makes it flaky). Timeouts are not rerun (too costly).
+    /// Extra runs: to confirm a crash (a clean run or another signature makes the file flaky), and
+    /// to retry a file that did not crash (a crash then makes it flaky). Timeouts are not rerun
+    /// (too costly).
     pub reruns: u32,
-    /// Extra environment for the harness (RUST_BACKTRACE=1 is always set).
+    /// Extra environment for the harness. RUST_BACKTRACE is set: 1 until a run crashed (its
+    /// frames make the group), 0 for confirming runs.
     pub env: Vec<(String, String)>,
     /// Set from outside (Ctrl-C): no further runs start, runs in progress are abandoned.
     pub cancel: Option<Arc<AtomicBool>>,
@@ -239,12 +241,18 @@ pub fn rerun_file(file: &CrashFile, options: &RerunOptions) -> FileResult {
         file.path.to_string_lossy().into_owned(),
     ];
     let mut command = match crate::oracle::Command::new(argv) {
-        Ok(c) => c.timeout(options.timeout).env("RUST_BACKTRACE", "1"),
+        Ok(c) => c.timeout(options.timeout),
         Err(e) => return not_tested(file, Status::Error, Some(e.to_string())),
     };
     for (k, v) in &options.env {
         command = command.env(k.clone(), v.clone());
     }
+    // Symbolizing a backtrace costs the harness more than the run itself: confirming runs of a
+    // crash skip it and compare signatures (kind, location, normalized message) only.
+    let (with_trace, without_trace) = (
+        command.clone().env("RUST_BACKTRACE", "1"),
+        command.env("RUST_BACKTRACE", "0"),
+    );
     let mut result = FileResult {
         size: Some(size),
         sha1: Some(sha1),
@@ -254,6 +262,7 @@ pub fn rerun_file(file: &CrashFile, options: &RerunOptions) -> FileResult {
     let mut first: Option<Crash> = None;
     let mut differs = false;
     for attempt in 0..=options.reruns {
+        let command = if first.is_some() { &without_trace } else { &with_trace };
         let run = command.run(b"");
         if cancelled(options) {
             return FileResult {
@@ -272,7 +281,7 @@ pub fn rerun_file(file: &CrashFile, options: &RerunOptions) -> FileResult {
             result.crashed_runs += 1;
             match &first {
                 None => first = Some(c.clone()),
-                Some(f) => differs |= f.hashes.coarse != c.hashes.coarse,
+                Some(f) => differs |= !f.signature.matches(&c.signature),
             }
         }
         // A timeout on the first run is not repeated: each costs the whole timeout.
