@@ -140,7 +140,8 @@ pub struct Triage {
     pub harness: PathBuf,
     /// The folders searched.
     pub roots: Vec<PathBuf>,
-    /// True when interrupted: some files not tested, no group marked fixed.
+    /// True when interrupted (Ctrl-C). Files not reached are [`Status::Interrupted`] and then no
+    /// group is marked fixed; groups not reached are not minimized.
     pub interrupted: bool,
     /// Summary counts.
     pub counts: Counts,

@@ -68,12 +68,14 @@ pub fn markdown(t: &Triage) -> String {
     let mut md = String::new();
     let c = &t.counts;
     let _ = writeln!(md, "# hellfuzz triage, {}\n", t.generated_at);
-    if t.interrupted {
+    if t.interrupted && c.interrupted > 0 {
         let _ = writeln!(
             md,
             "**Interrupted: partial report.** {} files were not tested; nothing was marked fixed.\n",
             c.interrupted
         );
+    } else if t.interrupted {
+        md.push_str("**Interrupted: partial report.** Every file was tested; some groups were not minimized.\n\n");
     }
     let _ = writeln!(
         md,

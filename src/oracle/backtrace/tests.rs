@@ -156,3 +156,37 @@ fn coarse_hash_ignores_deep_frames_exact_does_not() {
     assert_ne!(h1.coarse, CrashHashes::new(&other_kind, &frames).coarse);
     assert_eq!(h1.coarse.len(), 40);
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Numbers in the message never split a group; frames below the top COARSE_FRAMES never
+        /// change the coarse hash; any change in the top frames does.
+        #[test]
+        fn coarse_hash_invariants(
+            a in any::<u64>(),
+            b in any::<u64>(),
+            frames in proptest::collection::vec("[a-z]{1,6}(::[a-z]{1,6}){0,2}", 0..10),
+            deep in "[a-z]{1,8}",
+        ) {
+            let sig = |n: u64| Signature::panic(Some("src/p.rs:3:9".into()), format!("index {n} at 0x{n:x}"));
+            let h = CrashHashes::new(&sig(a), &frames);
+            prop_assert_eq!(&h, &CrashHashes::new(&sig(b), &frames));
+            let mut deeper = frames.clone();
+            deeper.push(deep.clone());
+            let hd = CrashHashes::new(&sig(a), &deeper);
+            prop_assert_eq!(frames.len() >= COARSE_FRAMES, hd.coarse == h.coarse);
+            prop_assert_ne!(hd.exact, h.exact);
+        }
+
+        /// Cleaning a symbol twice changes nothing, and removes every `::h<16 hex>` suffix.
+        #[test]
+        fn clean_symbol_is_idempotent(path in "[a-z_]{1,8}(::[a-z_<>]{1,8}){0,3}", hash in "[0-9a-f]{16}") {
+            let once = clean_symbol(&format!("{path}::h{hash}"));
+            prop_assert_eq!(&once, &path);
+            prop_assert_eq!(clean_symbol(&once), once);
+        }
+    }
+}
