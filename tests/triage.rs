@@ -349,6 +349,29 @@ fn second_night_labels_known_and_fixed_and_same_folder_gives_same_groups() {
     let back = third.groups.iter().find(|g| &g.coarse == unwrap_coarse).unwrap();
     assert_eq!(back.label, Label::New);
     assert_eq!(third.counts.new, 1);
+    // Another night's folders lack the IDX files: the group is not fixed, since its kept
+    // reproducer (groups/<id>/original) still crashes; with IDX fixed, it is.
+    let other = dir.path().join("other-night");
+    for (path, bytes) in snapshot(&night_dir) {
+        if keyword(&bytes) != Some("IDX") {
+            put(&other, path.strip_prefix(&night_dir).unwrap().to_str().unwrap(), &bytes);
+        }
+    }
+    let idx_coarse = &by_keyword(&first)["IDX"].coarse;
+    let fourth = triage(std::slice::from_ref(&other), &quick, night(3), &mut |_| {}).unwrap();
+    assert!(fourth.fixed.is_empty());
+    assert_eq!(fourth.unseen.len(), 1);
+    assert_eq!(&fourth.unseen[0].coarse, idx_coarse);
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("kept reproducer still crashes"));
+    let fixed_idx = Options {
+        env: [quick.env.clone(), vec![("TRIAGE_HARNESS_FIXED".into(), "IDX".into())]].concat(),
+        ..quick.clone()
+    };
+    let fifth = triage(std::slice::from_ref(&other), &fixed_idx, night(4), &mut |_| {}).unwrap();
+    assert_eq!(fifth.fixed.len(), 1);
+    assert_eq!(&fifth.fixed[0].coarse, idx_coarse);
+    assert!(fifth.unseen.is_empty());
 }
 
 #[test]

@@ -34,7 +34,8 @@ pub struct Entry {
     pub files: usize,
 }
 
-/// A group of the history that stopped crashing tonight.
+/// A group of the history that is not among tonight's groups: stopped crashing (FIXED), or not in
+/// tonight's folders while its kept reproducer still crashes.
 #[derive(Clone, Debug, Serialize)]
 pub struct FixedGroup {
     /// Its coarse hash.
@@ -91,8 +92,16 @@ impl History {
 
     /// Labels tonight's `groups` (NEW, KNOWN; a group back after being fixed is NEW again), sets
     /// their `first_seen`, and records them as seen at `now`. When the run was `complete` (not
-    /// interrupted), remembered groups not seen tonight are marked fixed and returned.
-    pub fn update(&mut self, groups: &mut [Group], now: &str, complete: bool) -> Vec<FixedGroup> {
+    /// interrupted), each open group of the history not seen tonight is asked about:
+    /// `still_crashes(coarse, entry)` (its kept reproducer, rerun) true leaves it open and returns
+    /// it in the second list, false marks it fixed and returns it in the first.
+    pub fn update(
+        &mut self,
+        groups: &mut [Group],
+        now: &str,
+        complete: bool,
+        still_crashes: &mut dyn FnMut(&str, &Entry) -> bool,
+    ) -> (Vec<FixedGroup>, Vec<FixedGroup>) {
         for g in groups.iter_mut() {
             let summary = g.signature.to_string();
             match self.groups.get_mut(&g.coarse) {
@@ -126,12 +135,20 @@ impl History {
                 }
             }
         }
+        let (mut fixed, mut unseen) = (Vec::new(), Vec::new());
         if !complete {
-            return Vec::new();
+            return (fixed, unseen);
         }
-        let mut fixed = Vec::new();
         for (coarse, e) in self.groups.iter_mut() {
-            if e.fixed_since.is_none() && !groups.iter().any(|g| &g.coarse == coarse) {
+            if e.fixed_since.is_some() || groups.iter().any(|g| &g.coarse == coarse) {
+                continue;
+            }
+            if still_crashes(coarse, e) {
+                unseen.push(FixedGroup {
+                    coarse: coarse.clone(),
+                    entry: e.clone(),
+                });
+            } else {
                 e.fixed_since = Some(now.to_string());
                 fixed.push(FixedGroup {
                     coarse: coarse.clone(),
@@ -139,7 +156,7 @@ impl History {
                 });
             }
         }
-        fixed
+        (fixed, unseen)
     }
 }
 

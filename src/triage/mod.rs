@@ -129,6 +129,8 @@ pub struct Counts {
     pub known: usize,
     /// Groups that stopped crashing tonight.
     pub fixed: usize,
+    /// Known groups not in tonight's folders whose kept reproducer still crashes.
+    pub unseen: usize,
 }
 
 /// The result of a triage run: what `report.json` holds.
@@ -149,6 +151,9 @@ pub struct Triage {
     pub groups: Vec<Group>,
     /// Groups of the history that stopped crashing tonight.
     pub fixed: Vec<FixedGroup>,
+    /// Groups of the history not in tonight's folders whose kept reproducer still crashes: still
+    /// there, so not fixed.
+    pub unseen: Vec<FixedGroup>,
     /// Every crash file and its verdict, by path.
     pub files: Vec<FileResult>,
     /// Folders or entries that could not be read.
@@ -203,7 +208,24 @@ pub fn triage(
     let mut groups = group::group_results(&results);
     let now = history::rfc3339(now);
     let interrupted = options.cancelled();
-    let fixed = history.update(&mut groups, &now, !interrupted);
+    // A group missing from tonight's folders is fixed only if its kept reproducer (from the
+    // group folder of an earlier run) no longer crashes: folders that were cleaned or not
+    // searched tonight do not make bugs look fixed.
+    let mut still_crashes = |coarse: &str, entry: &history::Entry| {
+        let folder = options.out.join("groups").join(&entry.id);
+        ["minimized", "original"].iter().any(|name| {
+            std::fs::read(folder.join(name)).is_ok_and(|bytes| {
+                let settings = MinimizeOptions {
+                    timeout: options.timeout,
+                    jobs: 1,
+                    budget: Budget::default(),
+                    env: options.env.clone(),
+                };
+                group::reproduces(&options.harness, &bytes, coarse, &settings)
+            })
+        })
+    };
+    let (fixed, unseen) = history.update(&mut groups, &now, !interrupted, &mut still_crashes);
     let mut t = Triage {
         generated_at: now,
         harness: options.harness.clone(),
@@ -212,6 +234,7 @@ pub fn triage(
         counts: Counts::default(),
         groups,
         fixed,
+        unseen,
         files: results,
         problems: found.problems,
     };
@@ -332,6 +355,7 @@ fn count(t: &Triage) -> Counts {
         new: labels(Label::New),
         known: labels(Label::Known),
         fixed: t.fixed.len(),
+        unseen: t.unseen.len(),
     }
 }
 

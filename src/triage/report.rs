@@ -90,7 +90,10 @@ pub fn markdown(t: &Triage) -> String {
     let _ = writeln!(
         md,
         "**{} new**, {} known, {} fixed ({} groups tonight).\n",
-        c.new, c.known, c.fixed, c.groups
+        c.new,
+        c.known + c.unseen,
+        c.fixed,
+        c.groups
     );
     md.push_str("| | kind | where | files | smallest | minimized | first seen | folder |\n");
     md.push_str("|---|---|---|---|---|---|---|---|\n");
@@ -120,6 +123,16 @@ pub fn markdown(t: &Triage) -> String {
             g.smallest_size,
             g.first_seen,
             g.id
+        );
+    }
+    for f in &t.unseen {
+        let _ = writeln!(
+            md,
+            "| KNOWN | {} | {} | 0 (kept reproducer still crashes) | — | — | {} | groups/{} |",
+            f.entry.class,
+            cell(&f.entry.summary, 100),
+            f.entry.first_seen,
+            f.entry.id
         );
     }
     for f in &t.fixed {
