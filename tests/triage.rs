@@ -502,3 +502,33 @@ fn cli_fail_on_new_gates_ci() {
     );
     assert!(String::from_utf8_lossy(&second.stdout).contains("**0 new**, 8 known, 0 fixed"));
 }
+
+#[test]
+fn grammar_minimization_uses_gtr_star() {
+    let dir = tempfile::tempdir().unwrap();
+    let (night_dir, out, state) = (
+        dir.path().join("night"),
+        dir.path().join("triage"),
+        dir.path().join("state"),
+    );
+    std::fs::create_dir_all(&state).unwrap();
+    put(
+        &night_dir,
+        "artifacts/json/crash-1",
+        br#"{"name": [1, 2.5, "ARR", {"k": null}], "x": true}"#,
+    );
+    put(&night_dir, "artifacts/json/crash-2", br#"[{"a": "ARR"}, 12, false]"#);
+    let with_grammar = Options {
+        grammar: Some(hellfuzz::grammar::Grammar::load("json").unwrap()),
+        ..options(&out, &state)
+    };
+    let t = triage(std::slice::from_ref(&night_dir), &with_grammar, night(0), &mut |_| {}).unwrap();
+    assert_eq!(t.groups.len(), 1);
+    let g = &t.groups[0];
+    let m = g.minimized.as_ref().unwrap();
+    assert_eq!(m.algorithm, "gtr*");
+    assert!(m.confirmed);
+    let bytes = std::fs::read(&m.path).unwrap();
+    assert!(bytes.len() < 25, "{}", String::from_utf8_lossy(&bytes));
+    assert_eq!(keyword(&bytes), Some("ARR"));
+}
