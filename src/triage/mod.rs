@@ -210,20 +210,22 @@ pub fn triage(
     let interrupted = options.cancelled();
     // A group missing from tonight's folders is fixed only if its kept reproducer (from the
     // group folder of an earlier run) no longer crashes: folders that were cleaned or not
-    // searched tonight do not make bugs look fixed.
+    // searched tonight do not make bugs look fixed. An interruption kills the check's run: that
+    // must not read as "fixed" either.
     let mut still_crashes = |coarse: &str, entry: &history::Entry| {
         let folder = options.out.join("groups").join(&entry.id);
-        ["minimized", "original"].iter().any(|name| {
-            std::fs::read(folder.join(name)).is_ok_and(|bytes| {
-                let settings = MinimizeOptions {
-                    timeout: options.timeout,
-                    jobs: 1,
-                    budget: Budget::default(),
-                    env: options.env.clone(),
-                };
-                group::reproduces(&options.harness, &bytes, coarse, &settings)
+        options.cancelled()
+            || ["minimized", "original"].iter().any(|name| {
+                std::fs::read(folder.join(name)).is_ok_and(|bytes| {
+                    let settings = MinimizeOptions {
+                        timeout: options.timeout,
+                        jobs: 1,
+                        budget: Budget::default(),
+                        env: options.env.clone(),
+                    };
+                    group::reproduces(&options.harness, &bytes, coarse, &settings) || options.cancelled()
+                })
             })
-        })
     };
     let (fixed, unseen) = history.update(&mut groups, &now, !interrupted, &mut still_crashes);
     let mut t = Triage {
