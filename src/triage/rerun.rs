@@ -169,27 +169,46 @@ pub struct FileResult {
     pub note: Option<String>,
 }
 
-/// Reruns every file on `jobs` workers; results come back in the order of `files`. `progress` is
-/// called on this thread after each file with the results so far. Cancellation (through
-/// `options.cancel`) marks the files not yet done as interrupted.
+/// Reruns every file on `jobs` workers; results come back in the order of `files`. Files with
+/// the same content are run once (the first by path) and share the verdict. `progress` is called
+/// on this thread after each file. Cancellation (through `options.cancel`) marks the files not
+/// yet done as interrupted.
 pub fn rerun_all(
     files: &[CrashFile],
     options: &RerunOptions,
     progress: &mut dyn FnMut(&FileResult),
 ) -> Vec<FileResult> {
+    // Hashing first (cheap next to a run) finds duplicates before any run, deterministically.
+    let hashes: Vec<std::io::Result<(u64, String)>> = files.iter().map(|f| hash_file(&f.path)).collect();
+    let mut first_with: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut copies: Vec<Vec<usize>> = vec![Vec::new(); files.len()];
     let (job_tx, job_rx) = crossbeam_channel::unbounded::<usize>();
-    let (result_tx, result_rx) = crossbeam_channel::unbounded::<(usize, FileResult)>();
-    for i in 0..files.len() {
-        let _ = job_tx.send(i);
+    for (i, hash) in hashes.iter().enumerate() {
+        match hash {
+            Ok((_, sha1)) => match first_with.get(sha1.as_str()) {
+                Some(&first) => copies[first].push(i),
+                None => {
+                    first_with.insert(sha1, i);
+                    let _ = job_tx.send(i);
+                }
+            },
+            Err(_) => {
+                let _ = job_tx.send(i);
+            }
+        }
     }
     drop(job_tx);
+    let (result_tx, result_rx) = crossbeam_channel::unbounded::<(usize, FileResult)>();
     let mut results: Vec<Option<FileResult>> = vec![None; files.len()];
     std::thread::scope(|scope| {
         for _ in 0..options.jobs.max(1).min(files.len().max(1)) {
-            let (job_rx, result_tx) = (job_rx.clone(), result_tx.clone());
+            let (job_rx, result_tx, hashes) = (job_rx.clone(), result_tx.clone(), &hashes);
             scope.spawn(move || {
                 for i in job_rx {
-                    let result = rerun_file(&files[i], options);
+                    let result = match &hashes[i] {
+                        Ok((size, sha1)) => rerun_hashed(&files[i], *size, sha1, options),
+                        Err(e) => not_tested(&files[i], Status::Error, Some(format!("cannot read it: {e}"))),
+                    };
                     if result_tx.send((i, result)).is_err() {
                         break;
                     }
@@ -199,6 +218,15 @@ pub fn rerun_all(
         drop(result_tx);
         for (i, result) in result_rx {
             progress(&result);
+            for &j in &copies[i] {
+                let copy = FileResult {
+                    file: files[j].clone(),
+                    note: Some(format!("same content as {}: not run again", files[i].path.display())),
+                    ..result.clone()
+                };
+                progress(&copy);
+                results[j] = Some(copy);
+            }
             results[i] = Some(result);
         }
     });
@@ -229,13 +257,17 @@ fn not_tested(file: &CrashFile, status: Status, note: Option<String>) -> FileRes
 /// Hashes and reruns one file (see [`RerunOptions::reruns`]). Never panics, never fails: problems
 /// become [`Status::Error`] with a note.
 pub fn rerun_file(file: &CrashFile, options: &RerunOptions) -> FileResult {
+    match hash_file(&file.path) {
+        Ok((size, sha1)) => rerun_hashed(file, size, &sha1, options),
+        Err(e) => not_tested(file, Status::Error, Some(format!("cannot read it: {e}"))),
+    }
+}
+
+/// Reruns one file whose size and hash are known.
+fn rerun_hashed(file: &CrashFile, size: u64, sha1: &str, options: &RerunOptions) -> FileResult {
     if cancelled(options) {
         return not_tested(file, Status::Interrupted, None);
     }
-    let (size, sha1) = match hash_file(&file.path) {
-        Ok(x) => x,
-        Err(e) => return not_tested(file, Status::Error, Some(format!("cannot read it: {e}"))),
-    };
     let argv = [
         options.harness.to_string_lossy().into_owned(),
         file.path.to_string_lossy().into_owned(),
@@ -255,7 +287,7 @@ pub fn rerun_file(file: &CrashFile, options: &RerunOptions) -> FileResult {
     );
     let mut result = FileResult {
         size: Some(size),
-        sha1: Some(sha1),
+        sha1: Some(sha1.to_string()),
         ..not_tested(file, Status::DoesNotReproduce, None)
     };
     // The harness reads the file itself (no copy, even of a huge file); stdin stays empty.
