@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::rerun::{Crash, CrashClass, FileResult, Status};
+use super::crash::{Crash, CrashClass};
+use super::rerun::{FileResult, Status};
 use crate::grammar::Grammar;
 use crate::oracle::{Classify, Command, Oracle, Outcome, Signature};
 use crate::reduce::{Algorithm, Budget, Options as ReduceOptions, Reduction};

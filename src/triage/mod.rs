@@ -1,13 +1,15 @@
 //! Triage of crash folders: find crash files, rerun them, group them by crash signature, minimize
 //! one file per group, and report what is new, known and fixed since the last run.
 //!
-//! Map: `discover` (libFuzzer/AFL layouts) · `rerun` (parallel reruns, classification, flakiness)
-//! · `group` (grouping, [`minimize_group`], group folders) · `history` (NEW/KNOWN/FIXED across
-//! nights) · `report` (markdown, JSON, SARIF). [`triage`] runs them in that order.
+//! Map: `discover` (libFuzzer/AFL layouts) · `rerun` (parallel reruns, flakiness) · `crash` (what
+//! a run shows, its class) · `group` (grouping, [`minimize_group`], group folders) · `history`
+//! (NEW/KNOWN/FIXED across nights) · `report` (markdown, JSON, SARIF). [`triage`] runs them in
+//! that order.
 //!
 //! Crash files are only ever read. Everything is written into [`Options::out`]: `report.md`,
 //! `report.json`, `report.sarif`, `history.json` and `groups/<id>/`.
 
+pub mod crash;
 pub mod discover;
 pub mod group;
 pub mod history;
@@ -21,10 +23,11 @@ use std::time::{Duration, SystemTime};
 
 use serde::Serialize;
 
+pub use crash::{Crash, CrashClass};
 pub use discover::{discover, CrashFile, Origin};
 pub use group::{minimize_group, Group, Label, MinimizeOptions, Minimized};
 pub use history::{FixedGroup, History};
-pub use rerun::{Crash, CrashClass, FileResult, RerunOptions, Status};
+pub use rerun::{FileResult, RerunOptions, Status};
 
 use crate::grammar::Grammar;
 use crate::reduce::Budget;
