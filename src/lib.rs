@@ -13,6 +13,7 @@
 //! | [`oracle`] | "is this candidate still interesting?": in-process closure or subprocess; signatures; cache |
 //! | [`reduce`] | ddmin, HDD/HDD*, GTR/GTR* with grammar-aware templates and corpus filters |
 //! | [`harness`] | fuzz-target wrappers (libFuzzer, AFL, plain): reduce-on-crash, reduce mode, mutator |
+//! | [`triage`] | crash folders: rerun, group by signature, minimize, NEW/KNOWN/FIXED reports |
 //!
 //! Each module depends only on the modules above it. Start with [`grammar::Grammar::load`] and
 //! [`parse::Parser`]:
@@ -33,3 +34,4 @@ pub mod oracle;
 pub mod parse;
 pub mod reduce;
 pub mod tree;
+pub mod triage;

@@ -203,6 +203,41 @@ enum Command {
         #[arg(long)]
         max_time: Option<f64>,
     },
+    /// Triage crash folders: rerun every crash file (libFuzzer crash-*/oom-*/timeout-*/…, AFL
+    /// crashes/id:*, hangs/id:*, at any depth), group by signature, minimize one file per group,
+    /// and report NEW / KNOWN / FIXED groups (report.md, report.json, report.sarif, history.json).
+    Triage {
+        /// Folders to search (at any depth) or crash files; never modified.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// The harness binary: run as `HARNESS FILE` on each crash file.
+        #[arg(long)]
+        harness: PathBuf,
+        /// A built-in grammar name or a grammar file: minimize with GTR* (default: ddmin).
+        #[arg(long, short)]
+        grammar: Option<String>,
+        /// Files rerun at once (and candidates tested at once while minimizing).
+        #[arg(short = 'j', long, default_value_t = 1)]
+        jobs: usize,
+        /// Where reports, history and group folders go.
+        #[arg(long, default_value = "triage")]
+        out: PathBuf,
+        /// Seconds before a run is killed and counted as a timeout.
+        #[arg(long, default_value_t = 10.0)]
+        timeout: f64,
+        /// Extra runs per file to tell flaky files from reproducible ones.
+        #[arg(long, default_value_t = 1)]
+        reruns: u32,
+        /// Do not minimize (only rerun, group and report).
+        #[arg(long)]
+        no_minimize: bool,
+        /// Seconds allowed for minimizing one group.
+        #[arg(long, default_value_t = 120.0)]
+        minimize_time: f64,
+        /// Exit with status 1 when a group is new (for CI gating).
+        #[arg(long)]
+        fail_on_new: bool,
+    },
     /// Print a libFuzzer/AFL dictionary of the grammar's literals (use with -dict=FILE or -x FILE).
     Dict {
         /// A built-in grammar name (json, expr, js) or a path to a grammar file.
@@ -351,6 +386,30 @@ fn main() -> ExitCode {
             let timeout = Duration::from_secs_f64(timeout);
             cli::repair::repair_cmd(&input, grammar.as_deref(), &cmd, timeout, options, out, json)
         }
+        Command::Triage {
+            dirs,
+            harness,
+            grammar,
+            jobs,
+            out,
+            timeout,
+            reruns,
+            no_minimize,
+            minimize_time,
+            fail_on_new,
+        } => grammar.as_deref().map(load_grammar).transpose().and_then(|grammar| {
+            let options = hellfuzz::triage::Options {
+                grammar,
+                jobs,
+                out,
+                timeout: Duration::from_secs_f64(timeout),
+                reruns,
+                minimize: !no_minimize,
+                minimize_time: Some(Duration::from_secs_f64(minimize_time)),
+                ..hellfuzz::triage::Options::new(harness)
+            };
+            cli::triage::triage_cmd(&dirs, options, fail_on_new)
+        }),
         Command::Dict { grammar } => load_grammar(&grammar).map(|g| {
             print!("{}", g.dictionary());
             ExitCode::SUCCESS

@@ -1,7 +1,7 @@
 //! Oracles: "is this candidate still interesting?" — [`Outcome`] and the [`Oracle`] trait the
 //! reducers use, implemented in-process, by a subprocess, and by a cache in front of either.
 //!
-//! Map: `signature` (crash identity, panic parsing, normalization) · `inprocess` (closure under
+//! Map: `signature` (crash identity, panic parsing, normalization) · `backtrace` (frames, crash hashes) · `inprocess` (closure under
 //! `catch_unwind`, quiet per-thread panic hook) · `subprocess` (command with `@@`/stdin, timeout,
 //! classification) · `output` (its stdout/stderr, drained and capped) · `cache` (outcomes by
 //! SHA-1, call/hit/time counters) · `error` (setup errors) · `processed` (Pass = exit 0, for repair).
@@ -19,6 +19,7 @@
 //! assert_eq!(oracle.stats().calls, 3);
 //! ```
 
+mod backtrace;
 mod cache;
 mod error;
 mod inprocess;
@@ -27,6 +28,7 @@ mod processed;
 mod signature;
 mod subprocess;
 
+pub use backtrace::{backtrace_frames, crash_frames, is_machinery_frame, CrashHashes, COARSE_FRAMES};
 pub use cache::{Cached, Stats};
 pub use error::OracleError;
 pub use inprocess::{catch_panic, catch_panic_reported, install_panic_hook, InProcess};

@@ -226,13 +226,22 @@ fn parse_old_format(body: &str, lines: &[&str], start: usize) -> Option<(Signatu
 }
 
 /// A line worth keeping as the message of a non-panic crash, so that e.g. two different sanitizer
-/// reports or a stack overflow vs. an abort do not collapse into one signature: a sanitizer
-/// `SUMMARY:` line or Rust's `fatal runtime error:`.
+/// reports, a stack overflow, an out-of-memory abort and a plain abort do not collapse into one
+/// signature. In order of preference: a sanitizer `SUMMARY:` line, Rust's `fatal runtime error:`,
+/// Rust's `memory allocation of N bytes failed`, libFuzzer's `ERROR: libFuzzer: …` (without the
+/// `==pid==` prefix).
 pub fn crash_summary(stderr: &str) -> Option<String> {
-    stderr
-        .lines()
-        .find(|l| l.starts_with("SUMMARY: ") || l.starts_with("fatal runtime error:"))
-        .map(|l| l.trim_end().to_string())
+    let find = |wanted: &dyn Fn(&str) -> Option<usize>| {
+        stderr
+            .lines()
+            .find_map(|l| wanted(l).map(|start| l[start..].trim_end().to_string()))
+    };
+    find(&|l| l.starts_with("SUMMARY: ").then_some(0))
+        .or_else(|| find(&|l| l.starts_with("fatal runtime error:").then_some(0)))
+        .or_else(|| {
+            find(&|l| (l.starts_with("memory allocation of ") && l.trim_end().ends_with(" failed")).then_some(0))
+        })
+        .or_else(|| find(&|l| l.starts_with("==").then(|| l.find("ERROR: libFuzzer: ")).flatten()))
 }
 
 #[cfg(test)]
@@ -395,6 +404,17 @@ mod tests {
             "fatal runtime error: stack overflow, aborting"
         );
         assert_eq!(crash_summary("plain\n"), None);
+        let oom = "memory allocation of 70368744177664 bytes failed\n";
+        assert_eq!(crash_summary(oom).unwrap(), oom.trim_end());
+        let libfuzzer = "==77== ERROR: libFuzzer: out-of-memory (malloc(2147483648))\n";
+        assert_eq!(
+            crash_summary(libfuzzer).unwrap(),
+            "ERROR: libFuzzer: out-of-memory (malloc(2147483648))"
+        );
+        // A sanitizer summary beats libFuzzer's own line, wherever each one is.
+        assert!(crash_summary(&format!("{libfuzzer}{asan}"))
+            .unwrap()
+            .starts_with("SUMMARY: "));
     }
 
     impl Signature {

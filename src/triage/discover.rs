@@ -1,0 +1,220 @@
+//! Finding crash files: libFuzzer artifacts (`crash-*`, `oom-*`, `timeout-*`, `leak-*`,
+//! `slow-unit-*`, `minimized-*`) and AFL findings (`crashes/id:*`, `hangs/id:*`) at any depth.
+//!
+//! Map: [`discover`] walks folders (sorted, symlinked folders not followed) into [`CrashFile`]s;
+//! [`classify_name`] decides from a file's name and folder whether it is a crash file.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+/// Which fuzzer left a crash file, and what its name says about it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Origin {
+    /// libFuzzer `crash-*` (also `leak-*`).
+    LibFuzzerCrash,
+    /// libFuzzer `oom-*`.
+    LibFuzzerOom,
+    /// libFuzzer `timeout-*` or `slow-unit-*`.
+    LibFuzzerTimeout,
+    /// `minimized-*`, written by hellfuzz's fuzz-target wrapper.
+    Minimized,
+    /// AFL `crashes/id:*`.
+    AflCrash,
+    /// AFL `hangs/id:*`.
+    AflHang,
+}
+
+/// A crash file found by [`discover`].
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct CrashFile {
+    /// Its path as found (below one of the folders given).
+    pub path: PathBuf,
+    /// What left it there.
+    pub origin: Origin,
+}
+
+/// Whether `name`, in a folder named `parent`, is a crash file, and whose. `README.txt` in AFL's
+/// folders, libFuzzer's other files and our own JSON records beside `minimized-*` are not.
+pub fn classify_name(name: &str, parent: &str) -> Option<Origin> {
+    let is_afl_id = name.starts_with("id:") || name.starts_with("id_");
+    match parent {
+        "crashes" if is_afl_id => return Some(Origin::AflCrash),
+        "hangs" if is_afl_id => return Some(Origin::AflHang),
+        _ => {}
+    }
+    if name.starts_with("crash-") || name.starts_with("leak-") {
+        Some(Origin::LibFuzzerCrash)
+    } else if name.starts_with("oom-") {
+        Some(Origin::LibFuzzerOom)
+    } else if name.starts_with("timeout-") || name.starts_with("slow-unit-") {
+        Some(Origin::LibFuzzerTimeout)
+    } else if name.starts_with("minimized-") && !name.ends_with(".json") {
+        Some(Origin::Minimized)
+    } else {
+        None
+    }
+}
+
+/// What [`discover`] found: crash files sorted by path (each once, even if folders overlap), and
+/// folders or entries it could not read (reported, not fatal).
+#[derive(Debug, Default)]
+pub struct Discovery {
+    /// The crash files, sorted by path.
+    pub files: Vec<CrashFile>,
+    /// `path: reason` for every folder or entry that could not be read.
+    pub problems: Vec<String>,
+}
+
+/// Walks `roots` (folders, or crash files given directly) at any depth. Folders reached through
+/// symbolic links are not entered (no loops); `skip` (e.g. the output folder) is not entered
+/// either. Errors only when a root does not exist or is unreadable.
+pub fn discover(roots: &[PathBuf], skip: Option<&Path>) -> Result<Discovery, String> {
+    let skip = skip.and_then(|s| s.canonicalize().ok());
+    let mut found = Discovery::default();
+    let mut seen = BTreeSet::new();
+    for root in roots {
+        let meta = std::fs::metadata(root).map_err(|e| format!("cannot read {}: {e}", root.display()))?;
+        if meta.is_file() {
+            // Given by name: taken whatever it is called.
+            if seen.insert(root.canonicalize().unwrap_or_else(|_| root.clone())) {
+                let parent = parent_name(root);
+                let name = root
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let origin = classify_name(&name, &parent).unwrap_or(Origin::LibFuzzerCrash);
+                found.files.push(CrashFile {
+                    path: root.clone(),
+                    origin,
+                });
+            }
+            continue;
+        }
+        std::fs::read_dir(root).map_err(|e| format!("cannot read the folder {}: {e}", root.display()))?;
+        walk(root, skip.as_deref(), &mut seen, &mut found);
+    }
+    found.files.sort();
+    Ok(found)
+}
+
+fn walk(dir: &Path, skip: Option<&Path>, seen: &mut BTreeSet<PathBuf>, found: &mut Discovery) {
+    if skip.is_some() && dir.canonicalize().ok().as_deref() == skip {
+        return;
+    }
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => {
+            found.problems.push(format!("{}: {e}", dir.display()));
+            return;
+        }
+    };
+    let mut paths: Vec<PathBuf> = Vec::new();
+    for entry in entries {
+        match entry {
+            Ok(entry) => paths.push(entry.path()),
+            Err(e) => found.problems.push(format!("{}: {e}", dir.display())),
+        }
+    }
+    paths.sort();
+    let parent = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    for path in paths {
+        let Ok(link_meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if link_meta.is_dir() {
+            walk(&path, skip, seen, found);
+            continue;
+        }
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let Some(origin) = classify_name(&name, &parent) else {
+            continue;
+        };
+        // A symbolic link to a file counts as that file; one to a folder is not entered.
+        if link_meta.file_type().is_symlink() && !std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
+            continue;
+        }
+        if seen.insert(path.canonicalize().unwrap_or_else(|_| path.clone())) {
+            found.files.push(CrashFile { path, origin });
+        }
+    }
+}
+
+fn parent_name(path: &Path) -> String {
+    path.parent()
+        .and_then(|p| p.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert_eq!(classify_name("crash-0a1b", "t"), Some(Origin::LibFuzzerCrash));
+        assert_eq!(classify_name("leak-0a1b", "t"), Some(Origin::LibFuzzerCrash));
+        assert_eq!(classify_name("oom-0a1b", "t"), Some(Origin::LibFuzzerOom));
+        assert_eq!(classify_name("timeout-0a1b", "t"), Some(Origin::LibFuzzerTimeout));
+        assert_eq!(classify_name("slow-unit-0a1b", "t"), Some(Origin::LibFuzzerTimeout));
+        assert_eq!(classify_name("minimized-0a1b", "t"), Some(Origin::Minimized));
+        assert_eq!(classify_name("minimized-0a1b.json", "t"), None);
+        let afl = "id:000000,sig:06,src:000000,time:1,execs:2,op:havoc,rep:4";
+        assert_eq!(classify_name(afl, "crashes"), Some(Origin::AflCrash));
+        assert_eq!(classify_name(afl, "hangs"), Some(Origin::AflHang));
+        assert_eq!(classify_name(afl, "queue"), None);
+        assert_eq!(classify_name("README.txt", "crashes"), None);
+        assert_eq!(classify_name("seed", "corpus"), None);
+    }
+
+    #[test]
+    fn walks_nested_folders_sorted_and_skips_output_and_loops() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let make = |rel: &str| {
+            let p = root.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, b"x").unwrap();
+        };
+        make("night/artifacts/json/crash-b");
+        make("night/artifacts/json/crash-a");
+        make("night/artifacts/json/notes.txt");
+        make("night/afl/out/default/crashes/id:000001,sig:06");
+        make("night/afl/out/default/crashes/README.txt");
+        make("night/afl/out/default/hangs/id:000000");
+        make("night/afl/out/default/queue/id:000000");
+        make("night/triage/groups/x/crash-copy");
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(root.join("night"), root.join("night/afl/loop")).unwrap();
+        let roots = [root.join("night"), root.join("night/artifacts")];
+        let found = discover(&roots, Some(&root.join("night/triage"))).unwrap();
+        let rel: Vec<String> = found
+            .files
+            .iter()
+            .map(|f| f.path.strip_prefix(root).unwrap().display().to_string())
+            .collect();
+        assert_eq!(
+            rel,
+            [
+                "night/afl/out/default/crashes/id:000001,sig:06",
+                "night/afl/out/default/hangs/id:000000",
+                "night/artifacts/json/crash-a",
+                "night/artifacts/json/crash-b",
+            ]
+        );
+        assert_eq!(found.files[1].origin, Origin::AflHang);
+        assert!(discover(&[root.join("missing")], None).unwrap_err().contains("missing"));
+        // A file given directly is taken whatever its name.
+        let direct = discover(&[root.join("night/artifacts/json/notes.txt")], None).unwrap();
+        assert_eq!(direct.files.len(), 1);
+    }
+}

@@ -1,0 +1,240 @@
+//! Grouping rerun crashes by coarse hash, minimizing each group's smallest file, and writing a
+//! folder per group (original, minimized input, output log, JSON record).
+//!
+//! Map: [`group_results`] (files → [`Group`]s, sorted by id) · [`minimize_group`] (the one place
+//! that reduces: a subprocess oracle that must see the group's crash again) · [`write_group`].
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::crash::{Crash, CrashClass};
+use super::rerun::{FileResult, Status};
+use crate::grammar::Grammar;
+use crate::oracle::{Classify, Command, Oracle, Outcome, Signature};
+use crate::reduce::{Algorithm, Budget, Options as ReduceOptions, Reduction};
+
+/// Whether a group is new tonight, known from earlier nights, or (for history entries not seen
+/// tonight) fixed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Label {
+    /// Not in the history, or back after having been fixed.
+    New,
+    /// In the history and still crashing.
+    Known,
+    /// In the history, no longer crashing.
+    Fixed,
+}
+
+/// The minimized reproducer of a group.
+#[derive(Clone, Debug, Serialize)]
+pub struct Minimized {
+    /// Its size in bytes.
+    pub size: usize,
+    /// Where it was written (in the group's folder).
+    pub path: PathBuf,
+    /// What the reducer ran, and how many candidates it tested.
+    pub algorithm: String,
+    /// Candidates tested.
+    pub tests: u64,
+    /// Whether it crashed the same way again when rerun at the end.
+    pub confirmed: bool,
+    /// The budget ran out or triage was interrupted: smaller than the original, maybe not minimal.
+    pub budget_exhausted: bool,
+}
+
+/// The crash files that show one bug (one coarse hash).
+#[derive(Clone, Debug, Serialize)]
+pub struct Group {
+    /// A stable short id: the first 12 hex digits of the coarse hash.
+    pub id: String,
+    /// The coarse hash (kind, location, message, top frames).
+    pub coarse: String,
+    /// The report's kind.
+    pub class: CrashClass,
+    /// Signature of the representative (the smallest reproducing file).
+    pub signature: Signature,
+    /// Its filtered backtrace frames, innermost first.
+    pub frames: Vec<String>,
+    /// Every file in the group, sorted.
+    pub files: Vec<PathBuf>,
+    /// How many of them are flaky.
+    pub flaky_files: usize,
+    /// Distinct exact hashes (paths to the bug) among the files.
+    pub exact_hashes: usize,
+    /// The smallest file (preferring files that always reproduce), and its size.
+    pub smallest: PathBuf,
+    /// Its size in bytes.
+    pub smallest_size: u64,
+    /// New, known or fixed (set from the history).
+    pub label: Label,
+    /// When the group was first seen (RFC 3339, UTC; from the history).
+    pub first_seen: String,
+    /// The minimized reproducer, once made.
+    pub minimized: Option<Minimized>,
+    /// Things to know (why it was not minimized, reducer notes).
+    pub notes: Vec<String>,
+    /// The representative's stderr.
+    #[serde(skip)]
+    pub log: String,
+}
+
+/// Groups the crashing (reproduced and flaky) files by coarse hash. Groups come sorted by id,
+/// files by path: the same results always give the same groups.
+pub fn group_results(results: &[FileResult]) -> Vec<Group> {
+    let mut by_hash: BTreeMap<&str, Vec<(&FileResult, &Crash)>> = BTreeMap::new();
+    for r in results {
+        if let (Some(crash), Status::Reproduced | Status::Flaky) = (&r.crash, r.status) {
+            by_hash
+                .entry(crash.hashes.coarse.as_str())
+                .or_default()
+                .push((r, crash));
+        }
+    }
+    let mut groups: Vec<Group> = by_hash
+        .into_iter()
+        .map(|(coarse, members)| {
+            // The representative: reproducing before flaky, then smallest, then first by path.
+            let (rep, crash) = *members
+                .iter()
+                .min_by_key(|(r, _)| (r.status != Status::Reproduced, r.size.unwrap_or(u64::MAX), &r.file.path))
+                .expect("a group has members");
+            let mut files: Vec<PathBuf> = members.iter().map(|(r, _)| r.file.path.clone()).collect();
+            files.sort();
+            let mut exact: Vec<&str> = members.iter().map(|(_, c)| c.hashes.exact.as_str()).collect();
+            exact.sort_unstable();
+            exact.dedup();
+            Group {
+                id: coarse[..12].to_string(),
+                coarse: coarse.to_string(),
+                class: crash.class,
+                signature: crash.signature.clone(),
+                frames: crash.frames.clone(),
+                files,
+                flaky_files: members.iter().filter(|(r, _)| r.status == Status::Flaky).count(),
+                exact_hashes: exact.len(),
+                smallest: rep.file.path.clone(),
+                smallest_size: rep.size.unwrap_or(0),
+                label: Label::New,
+                first_seen: String::new(),
+                minimized: None,
+                notes: Vec::new(),
+                log: crash.log.clone(),
+            }
+        })
+        .collect();
+    groups.sort_by(|a, b| a.id.cmp(&b.id));
+    groups
+}
+
+/// How to minimize a group's representative.
+#[derive(Clone, Debug)]
+pub struct MinimizeOptions {
+    /// Per-run timeout of the harness.
+    pub timeout: Duration,
+    /// Candidates tested at once.
+    pub jobs: usize,
+    /// Limits of one group's reduction (the cancel flag included).
+    pub budget: Budget,
+    /// Extra environment for the harness.
+    pub env: Vec<(String, String)>,
+}
+
+/// Minimizes `input` (a crash file of the group with coarse hash `coarse`): GTR* with a grammar,
+/// ddmin otherwise, on a subprocess oracle that runs `harness FILE` and counts a candidate as
+/// failing only if it crashes with the same coarse hash (kind, location, message and top frames:
+/// two bugs sharing a panicking helper do not pass for each other).
+///
+/// This is the single place triage reduces; the fuzz-harness reduce mode plugs in here.
+pub fn minimize_group(
+    harness: &Path,
+    input: &[u8],
+    grammar: Option<&Grammar>,
+    coarse: &str,
+    options: &MinimizeOptions,
+) -> Result<Reduction, String> {
+    let mut command = Command::new([harness.to_string_lossy().into_owned(), "@@".to_string()])
+        .map_err(|e| e.to_string())?
+        .timeout(options.timeout)
+        .env("RUST_BACKTRACE", "1")
+        .classify(Classify::SameCrash);
+    for (k, v) in &options.env {
+        command = command.env(k.clone(), v.clone());
+    }
+    let command = command.calibrate(input).map_err(|e| e.to_string())?;
+    let oracle = SameGroup {
+        command,
+        coarse: coarse.to_string(),
+    };
+    let reduce_options = ReduceOptions {
+        algorithm: if grammar.is_some() {
+            Algorithm::GtrStar
+        } else {
+            Algorithm::Ddmin
+        },
+        byte_pass: true,
+        jobs: options.jobs,
+        budget: options.budget.clone(),
+        corpus: None,
+    };
+    crate::reduce::reduce(input, grammar, &oracle, &reduce_options).map_err(|e| e.to_string())
+}
+
+/// Whether `input` (e.g. a minimized file kept from an earlier night) still crashes the harness
+/// with the coarse hash `coarse`.
+pub fn reproduces(harness: &Path, input: &[u8], coarse: &str, options: &MinimizeOptions) -> bool {
+    let Ok(mut command) = Command::new([harness.to_string_lossy().into_owned(), "@@".to_string()]) else {
+        return false;
+    };
+    command = command.timeout(options.timeout).env("RUST_BACKTRACE", "1");
+    for (k, v) in &options.env {
+        command = command.env(k.clone(), v.clone());
+    }
+    Crash::from_run(&command.run(input)).is_some_and(|c| c.hashes.coarse == coarse)
+}
+
+/// Fail only for the same crash *and* the same coarse hash; another crash is Unresolved.
+struct SameGroup {
+    command: Command,
+    coarse: String,
+}
+
+impl Oracle for SameGroup {
+    fn test(&self, input: &[u8]) -> Outcome {
+        let run = self.command.run(input);
+        match run.outcome {
+            Outcome::Fail => match Crash::from_run(&run) {
+                Some(c) if c.hashes.coarse == self.coarse => Outcome::Fail,
+                _ => Outcome::Unresolved,
+            },
+            other => other,
+        }
+    }
+}
+
+/// Writes `dir/` for a group: `original` (a copy of the smallest file), `minimized` (if made),
+/// `output.log` (the representative's stderr) and `group.json`; every file atomically.
+pub fn write_group(dir: &Path, group: &Group, minimized: Option<&[u8]>) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    copy_atomically(&group.smallest, &dir.join("original"))?;
+    if let Some(bytes) = minimized {
+        crate::files::write_atomically(&dir.join("minimized"), bytes)?;
+    }
+    crate::files::write_atomically(&dir.join("output.log"), group.log.as_bytes())?;
+    let json = serde_json::to_string_pretty(group).map_err(std::io::Error::other)?;
+    crate::files::write_atomically(&dir.join("group.json"), format!("{json}\n").as_bytes())
+}
+
+/// Copies `from` to `to` through a temporary file beside `to` (crash files may be large: no read
+/// into memory); the source is only read.
+fn copy_atomically(from: &Path, to: &Path) -> std::io::Result<()> {
+    let tmp = to.with_extension(format!("tmp-{}", std::process::id()));
+    let result = std::fs::copy(from, &tmp).and_then(|_| std::fs::rename(&tmp, to));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}

@@ -1,0 +1,230 @@
+//! The history of triage runs: every group ever seen, keyed by coarse hash, with when it was first
+//! and last seen and since when it no longer crashes; it decides tonight's NEW / KNOWN / FIXED.
+//!
+//! Map: [`History`] (load, [`History::update`] with tonight's groups, save) · [`rfc3339`] (UTC
+//! timestamps without a date-time dependency).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+use super::group::{Group, Label};
+
+/// The current format of the history file.
+const VERSION: u32 = 1;
+
+/// One group as remembered.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    /// The group's short id.
+    pub id: String,
+    /// Its kind (`panic`, `timeout`, …).
+    pub class: String,
+    /// Its signature as text (kind, location, message).
+    pub summary: String,
+    /// First run that saw it (RFC 3339, UTC).
+    pub first_seen: String,
+    /// Last run that saw it.
+    pub last_seen: String,
+    /// The first run that no longer saw it, while it has not come back.
+    pub fixed_since: Option<String>,
+    /// Files in the group when last seen.
+    pub files: usize,
+}
+
+/// A group of the history that is not among tonight's groups: stopped crashing (FIXED), or not in
+/// tonight's folders while its kept reproducer still crashes.
+#[derive(Clone, Debug, Serialize)]
+pub struct FixedGroup {
+    /// Its coarse hash.
+    pub coarse: String,
+    /// What is remembered of it.
+    #[serde(flatten)]
+    pub entry: Entry,
+}
+
+/// Every group seen by earlier runs, by coarse hash.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct History {
+    /// The file format's version.
+    pub version: u32,
+    /// Groups by coarse hash.
+    pub groups: BTreeMap<String, Entry>,
+}
+
+impl History {
+    /// Reads the history at `path`; a missing file is an empty history. A file that is not a
+    /// history is an error (it is not overwritten: the user decides).
+    pub fn load(path: &Path) -> Result<History, String> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(History {
+                    version: VERSION,
+                    groups: BTreeMap::new(),
+                })
+            }
+            Err(e) => return Err(format!("cannot read the history {}: {e}", path.display())),
+        };
+        let history: History = serde_json::from_str(&text).map_err(|e| {
+            format!(
+                "the history {} is not a hellfuzz triage history ({e}); move it away to start a new one",
+                path.display()
+            )
+        })?;
+        if history.version != VERSION {
+            return Err(format!(
+                "the history {} has version {}, this hellfuzz reads version {VERSION}",
+                path.display(),
+                history.version
+            ));
+        }
+        Ok(history)
+    }
+
+    /// Writes the history atomically.
+    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+        let json = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
+        crate::files::write_atomically(path, format!("{json}\n").as_bytes())
+    }
+
+    /// Labels tonight's `groups` (NEW, KNOWN; a group back after being fixed is NEW again), sets
+    /// their `first_seen`, and records them as seen at `now`. When the run was `complete` (not
+    /// interrupted), each open group of the history not seen tonight is asked about:
+    /// `still_crashes(coarse, entry)` (its kept reproducer, rerun) true leaves it open and returns
+    /// it in the second list, false marks it fixed and returns it in the first.
+    pub fn update(
+        &mut self,
+        groups: &mut [Group],
+        now: &str,
+        complete: bool,
+        still_crashes: &mut dyn FnMut(&str, &Entry) -> bool,
+    ) -> (Vec<FixedGroup>, Vec<FixedGroup>) {
+        for g in groups.iter_mut() {
+            let summary = g.signature.to_string();
+            match self.groups.get_mut(&g.coarse) {
+                Some(e) => {
+                    g.label = match &e.fixed_since {
+                        Some(since) => {
+                            g.notes.push(format!("back: it had stopped crashing on {since}"));
+                            Label::New
+                        }
+                        None => Label::Known,
+                    };
+                    g.first_seen = e.first_seen.clone();
+                    e.last_seen = now.to_string();
+                    e.fixed_since = None;
+                    e.files = g.files.len();
+                    e.summary = summary;
+                }
+                None => {
+                    g.label = Label::New;
+                    g.first_seen = now.to_string();
+                    let entry = Entry {
+                        id: g.id.clone(),
+                        class: g.class.name().to_string(),
+                        summary,
+                        first_seen: now.to_string(),
+                        last_seen: now.to_string(),
+                        fixed_since: None,
+                        files: g.files.len(),
+                    };
+                    self.groups.insert(g.coarse.clone(), entry);
+                }
+            }
+        }
+        let (mut fixed, mut unseen) = (Vec::new(), Vec::new());
+        if !complete {
+            return (fixed, unseen);
+        }
+        for (coarse, e) in self.groups.iter_mut() {
+            if e.fixed_since.is_some() || groups.iter().any(|g| &g.coarse == coarse) {
+                continue;
+            }
+            if still_crashes(coarse, e) {
+                unseen.push(FixedGroup {
+                    coarse: coarse.clone(),
+                    entry: e.clone(),
+                });
+            } else {
+                e.fixed_since = Some(now.to_string());
+                fixed.push(FixedGroup {
+                    coarse: coarse.clone(),
+                    entry: e.clone(),
+                });
+            }
+        }
+        (fixed, unseen)
+    }
+}
+
+/// `time` as RFC 3339 in UTC to the second (`2026-11-21T17:34:48Z`); times before 1970 give the epoch.
+pub fn rfc3339(time: SystemTime) -> String {
+    let secs = time.duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn timestamps() {
+        assert_eq!(rfc3339(UNIX_EPOCH), "1970-01-01T00:00:00Z");
+        assert_eq!(
+            rfc3339(UNIX_EPOCH + Duration::from_secs(951_782_400)),
+            "2000-02-29T00:00:00Z"
+        );
+        assert_eq!(
+            rfc3339(UNIX_EPOCH + Duration::from_secs(1_795_282_488)),
+            "2026-11-21T17:34:48Z"
+        );
+        assert_eq!(
+            rfc3339(UNIX_EPOCH + Duration::from_secs(4_102_444_799)),
+            "2099-12-31T23:59:59Z"
+        );
+    }
+
+    #[test]
+    fn missing_and_bad_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("history.json");
+        assert!(History::load(&path).unwrap().groups.is_empty());
+        std::fs::write(&path, "{not json").unwrap();
+        assert!(History::load(&path).unwrap_err().contains("move it away"));
+        let mut h = History::load(&dir.path().join("none")).unwrap();
+        h.groups.insert(
+            "ab".into(),
+            Entry {
+                id: "ab".into(),
+                class: "panic".into(),
+                summary: "panic at a.rs:1:1: x".into(),
+                first_seen: "t0".into(),
+                last_seen: "t1".into(),
+                fixed_since: None,
+                files: 2,
+            },
+        );
+        h.save(&path).unwrap();
+        assert_eq!(History::load(&path).unwrap(), h);
+    }
+}

@@ -1,0 +1,385 @@
+//! Triage of crash folders: find crash files, rerun them, group them by crash signature, minimize
+//! one file per group, and report what is new, known and fixed since the last run.
+//!
+//! Map: `discover` (libFuzzer/AFL layouts) · `rerun` (parallel reruns, flakiness) · `crash` (what
+//! a run shows, its class) · `group` (grouping, [`minimize_group`], group folders) · `history`
+//! (NEW/KNOWN/FIXED across nights) · `report` (markdown, JSON, SARIF). [`triage`] runs them in
+//! that order.
+//!
+//! Crash files are only ever read. Everything is written into [`Options::out`]: `report.md`,
+//! `report.json`, `report.sarif`, `history.json` and `groups/<id>/`.
+
+pub mod crash;
+pub mod discover;
+pub mod group;
+pub mod history;
+pub mod report;
+pub mod rerun;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use serde::Serialize;
+
+pub use crash::{Crash, CrashClass};
+pub use discover::{discover, CrashFile, Origin};
+pub use group::{minimize_group, Group, Label, MinimizeOptions, Minimized};
+pub use history::{FixedGroup, History};
+pub use rerun::{FileResult, RerunOptions, Status};
+
+use crate::grammar::Grammar;
+use crate::reduce::Budget;
+
+/// How to triage.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The harness binary, run as `harness FILE`.
+    pub harness: PathBuf,
+    /// Grammar of the inputs: GTR* minimization (ddmin without).
+    pub grammar: Option<Grammar>,
+    /// Parallel workers (reruns) and parallel candidates (minimization).
+    pub jobs: usize,
+    /// The output folder (reports, history, group folders).
+    pub out: PathBuf,
+    /// Per-run timeout of the harness.
+    pub timeout: Duration,
+    /// Extra runs per file to tell flaky files (see [`RerunOptions::reruns`]).
+    pub reruns: u32,
+    /// Minimize a file per group.
+    pub minimize: bool,
+    /// Limit of one group's minimization in time.
+    pub minimize_time: Option<Duration>,
+    /// Groups whose smallest file is larger than this are not minimized.
+    pub max_minimize_size: u64,
+    /// Extra environment for the harness.
+    pub env: Vec<(String, String)>,
+    /// Set from outside (Ctrl-C): stop starting work, write a partial report.
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+impl Options {
+    /// Defaults for a harness: 1 job, `./triage`, 10 s timeout, 1 rerun, minimization on with
+    /// 120 s per group and files up to 1 MiB.
+    pub fn new(harness: impl Into<PathBuf>) -> Options {
+        Options {
+            harness: harness.into(),
+            grammar: None,
+            jobs: 1,
+            out: PathBuf::from("triage"),
+            timeout: Duration::from_secs(10),
+            reruns: 1,
+            minimize: true,
+            minimize_time: Some(Duration::from_secs(120)),
+            max_minimize_size: 1 << 20,
+            env: Vec::new(),
+            cancel: None,
+        }
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+}
+
+/// Where a triage run stands, for a progress display.
+#[derive(Clone, Copy, Debug)]
+pub enum Progress<'a> {
+    /// Crash files found.
+    Found {
+        /// How many.
+        files: usize,
+    },
+    /// A file was rerun.
+    Rerun {
+        /// Files done so far.
+        done: usize,
+        /// Groups found so far.
+        groups: usize,
+    },
+    /// A group's minimization starts.
+    Minimizing {
+        /// Its position (from 0) among `total` groups.
+        index: usize,
+        /// Groups tonight.
+        total: usize,
+        /// Its id.
+        id: &'a str,
+    },
+}
+
+/// Counts for the summary line.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Counts {
+    /// Crash files found.
+    pub files: usize,
+    /// Files that crashed on every run.
+    pub reproduced: usize,
+    /// Files that crashed on some runs only.
+    pub flaky: usize,
+    /// Files that never crashed.
+    pub does_not_reproduce: usize,
+    /// Files that could not be tested.
+    pub errors: usize,
+    /// Files not tested because triage was interrupted.
+    pub interrupted: usize,
+    /// Groups tonight.
+    pub groups: usize,
+    /// NEW groups.
+    pub new: usize,
+    /// KNOWN groups.
+    pub known: usize,
+    /// Groups that stopped crashing tonight.
+    pub fixed: usize,
+    /// Known groups not in tonight's folders whose kept reproducer still crashes.
+    pub unseen: usize,
+}
+
+/// The result of a triage run: what `report.json` holds.
+#[derive(Clone, Debug, Serialize)]
+pub struct Triage {
+    /// When the run happened (RFC 3339, UTC).
+    pub generated_at: String,
+    /// The harness.
+    pub harness: PathBuf,
+    /// The folders searched.
+    pub roots: Vec<PathBuf>,
+    /// True when interrupted (Ctrl-C). Files not reached are [`Status::Interrupted`] and then no
+    /// group is marked fixed; groups not reached are not minimized.
+    pub interrupted: bool,
+    /// Summary counts.
+    pub counts: Counts,
+    /// Tonight's groups, by id.
+    pub groups: Vec<Group>,
+    /// Groups of the history that stopped crashing tonight.
+    pub fixed: Vec<FixedGroup>,
+    /// Groups of the history not in tonight's folders whose kept reproducer still crashes: still
+    /// there, so not fixed.
+    pub unseen: Vec<FixedGroup>,
+    /// Every crash file and its verdict, by path.
+    pub files: Vec<FileResult>,
+    /// Folders or entries that could not be read.
+    pub problems: Vec<String>,
+}
+
+/// Triages the crash files below `roots`, taking `now` as the time of the run (history and
+/// reports; a parameter so that runs are reproducible). Writes the reports, the history and a
+/// folder per group into `options.out` and returns what the reports say.
+///
+/// Errors (before anything is written) when the harness is missing, the folders cannot be read
+/// or the history is unreadable. Everything later (unreadable files, a harness that crashes,
+/// hangs or does not start on some file) is reported, not an error. Interrupted through
+/// `options.cancel`, it still writes a partial report and keeps the history consistent.
+pub fn triage(
+    roots: &[PathBuf],
+    options: &Options,
+    now: SystemTime,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<Triage, String> {
+    check_harness(&options.harness)?;
+    let history_path = options.out.join("history.json");
+    let mut history = History::load(&history_path)?;
+    let found = discover(roots, Some(&options.out))?;
+    progress(Progress::Found {
+        files: found.files.len(),
+    });
+    let rerun_options = RerunOptions {
+        harness: options.harness.clone(),
+        timeout: options.timeout,
+        jobs: options.jobs,
+        reruns: options.reruns,
+        env: options.env.clone(),
+        cancel: options.cancel.clone(),
+    };
+    let mut done = 0;
+    let mut seen = std::collections::BTreeSet::new();
+    let results = rerun::rerun_all(&found.files, &rerun_options, &mut |r| {
+        done += 1;
+        if let (Some(c), Status::Reproduced | Status::Flaky) = (&r.crash, r.status) {
+            seen.insert(c.hashes.coarse.clone());
+        }
+        progress(Progress::Rerun {
+            done,
+            groups: seen.len(),
+        });
+    });
+    if !results.is_empty() && results.iter().all(|r| r.status == Status::Error) {
+        let note = results[0].note.clone().unwrap_or_default();
+        return Err(format!("no crash file could be tested; the first: {note}"));
+    }
+    let mut groups = group::group_results(&results);
+    let now = history::rfc3339(now);
+    let interrupted = options.cancelled();
+    // A group missing from tonight's folders is fixed only if its kept reproducer (from the
+    // group folder of an earlier run) no longer crashes: folders that were cleaned or not
+    // searched tonight do not make bugs look fixed. An interruption kills the check's run: that
+    // must not read as "fixed" either.
+    let mut still_crashes = |coarse: &str, entry: &history::Entry| {
+        let folder = options.out.join("groups").join(&entry.id);
+        options.cancelled()
+            || ["minimized", "original"].iter().any(|name| {
+                std::fs::read(folder.join(name)).is_ok_and(|bytes| {
+                    let settings = MinimizeOptions {
+                        timeout: options.timeout,
+                        jobs: 1,
+                        budget: Budget::default(),
+                        env: options.env.clone(),
+                    };
+                    group::reproduces(&options.harness, &bytes, coarse, &settings) || options.cancelled()
+                })
+            })
+    };
+    let (fixed, unseen) = history.update(&mut groups, &now, !interrupted, &mut still_crashes);
+    let mut t = Triage {
+        generated_at: now,
+        harness: options.harness.clone(),
+        roots: roots.to_vec(),
+        interrupted,
+        counts: Counts::default(),
+        groups,
+        fixed,
+        unseen,
+        files: results,
+        problems: found.problems,
+    };
+    t.counts = count(&t);
+    let write_err = |e: std::io::Error| format!("cannot write into {}: {e}", options.out.display());
+    std::fs::create_dir_all(options.out.join("groups")).map_err(write_err)?;
+    // Reports first without minimized inputs: an interruption during minimization loses nothing.
+    report::write_reports(&options.out, &t).map_err(write_err)?;
+    let total = t.groups.len();
+    for i in 0..total {
+        progress(Progress::Minimizing {
+            index: i,
+            total,
+            id: &t.groups[i].id,
+        });
+        let minimized = if options.cancelled() {
+            None
+        } else {
+            minimize(&mut t.groups[i], options)
+        };
+        let dir = options.out.join("groups").join(&t.groups[i].id);
+        group::write_group(&dir, &t.groups[i], minimized.as_deref()).map_err(write_err)?;
+    }
+    t.interrupted = options.cancelled();
+    t.counts = count(&t);
+    report::write_reports(&options.out, &t).map_err(write_err)?;
+    history.save(&history_path).map_err(write_err)?;
+    Ok(t)
+}
+
+/// Minimizes a group's smallest file when it can (not too large, not only flaky); records the
+/// outcome in the group and returns the minimized bytes. A minimized file left in the group's
+/// folder by an earlier run is kept when it still shows the group's crash (and checked, not
+/// redone, even with minimization off): nightly runs only minimize new groups.
+fn minimize(g: &mut Group, options: &Options) -> Option<Vec<u8>> {
+    let settings = MinimizeOptions {
+        timeout: options.timeout,
+        jobs: options.jobs,
+        budget: Budget {
+            max_tests: None,
+            max_time: options.minimize_time,
+            cancel: options.cancel.clone(),
+        },
+        env: options.env.clone(),
+    };
+    let path = options.out.join("groups").join(&g.id).join("minimized");
+    if let Ok(earlier) = std::fs::read(&path) {
+        if earlier.len() as u64 <= g.smallest_size
+            && group::reproduces(&options.harness, &earlier, &g.coarse, &settings)
+        {
+            g.minimized = Some(Minimized {
+                size: earlier.len(),
+                path,
+                algorithm: "kept from an earlier run".to_string(),
+                tests: 1,
+                confirmed: true,
+                budget_exhausted: false,
+            });
+            return Some(earlier);
+        }
+        g.notes
+            .push("the minimized file of an earlier run no longer shows this crash".to_string());
+    }
+    if !options.minimize {
+        return None;
+    }
+    if g.flaky_files == g.files.len() {
+        g.notes
+            .push("not minimized: every file of the group is flaky".to_string());
+        return None;
+    }
+    if g.smallest_size > options.max_minimize_size {
+        g.notes.push(format!(
+            "not minimized: the smallest file has {} bytes, more than the limit of {}",
+            g.smallest_size, options.max_minimize_size
+        ));
+        return None;
+    }
+    let input = match std::fs::read(&g.smallest) {
+        Ok(b) => b,
+        Err(e) => {
+            g.notes
+                .push(format!("not minimized: cannot read {}: {e}", g.smallest.display()));
+            return None;
+        }
+    };
+    match minimize_group(&options.harness, &input, options.grammar.as_ref(), &g.coarse, &settings) {
+        Ok(r) => {
+            g.notes.extend(r.notes.iter().cloned());
+            g.minimized = Some(Minimized {
+                size: r.input.len(),
+                path,
+                algorithm: r.algorithm.clone(),
+                tests: r.tests,
+                confirmed: r.confirmed,
+                budget_exhausted: r.budget_exhausted,
+            });
+            Some(r.input)
+        }
+        Err(e) => {
+            g.notes.push(format!("not minimized: {e}"));
+            None
+        }
+    }
+}
+
+fn count(t: &Triage) -> Counts {
+    let files = |s: Status| t.files.iter().filter(|f| f.status == s).count();
+    let labels = |l: Label| t.groups.iter().filter(|g| g.label == l).count();
+    Counts {
+        files: t.files.len(),
+        reproduced: files(Status::Reproduced),
+        flaky: files(Status::Flaky),
+        does_not_reproduce: files(Status::DoesNotReproduce),
+        errors: files(Status::Error),
+        interrupted: files(Status::Interrupted),
+        groups: t.groups.len(),
+        new: labels(Label::New),
+        known: labels(Label::Known),
+        fixed: t.fixed.len(),
+        unseen: t.unseen.len(),
+    }
+}
+
+/// The harness must be an existing, executable file: otherwise every run would fail the same way.
+fn check_harness(harness: &Path) -> Result<(), String> {
+    let meta = std::fs::metadata(harness)
+        .map_err(|e| format!("cannot use the harness {}: {e}; build it first", harness.display()))?;
+    if !meta.is_file() {
+        return Err(format!("the harness {} is not a file", harness.display()));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if meta.permissions().mode() & 0o111 == 0 {
+            return Err(format!(
+                "the harness {} is not executable (chmod +x it)",
+                harness.display()
+            ));
+        }
+    }
+    Ok(())
+}

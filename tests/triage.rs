@@ -1,0 +1,556 @@
+//! `hellfuzz triage` end to end: a harness with planted bugs (examples/triage_harness.rs, built
+//! with rustc and debug info), crash folders in libFuzzer and AFL layouts, two nights.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use hellfuzz::oracle::{normalize_message, Command};
+use hellfuzz::triage::{triage, Crash, CrashClass, Label, Options, Status, Triage};
+
+const KEYWORDS: [&str; 9] = ["IDX", "UNWRAP", "OBJ", "ARR", "ABORT", "DEEP", "OOM", "HANG", "FLAKY"];
+
+/// The harness, compiled once per test run with debug info (symbolized backtraces).
+fn harness() -> &'static Path {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("triage_harness");
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| env!("CARGO").to_string());
+        let beside = Path::new(&cargo).with_file_name("rustc");
+        let rustc = if beside.exists() {
+            beside
+        } else {
+            PathBuf::from("rustc")
+        };
+        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/triage_harness.rs");
+        let status = std::process::Command::new(rustc)
+            .args(["--edition", "2021", "-g", "-C", "opt-level=0", "-o"])
+            .arg(&out)
+            .arg(&source)
+            .status()
+            .expect("rustc runs");
+        assert!(status.success(), "building the test harness failed");
+        out
+    })
+}
+
+/// Writes `bytes` to `root/rel`, creating folders.
+fn put(root: &Path, rel: &str, bytes: &[u8]) {
+    let path = root.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// A night's crash folders: several files per bug in libFuzzer and AFL layouts, files that no
+/// longer crash, a flaky one, an empty and a huge one, and files that are not crash files.
+/// With `hangs`, two files that hang.
+fn plant(root: &Path, hangs: bool) {
+    let lf = "fuzz/artifacts/parse_doc";
+    for (i, text) in [
+        "IDX",
+        "a IDX b",
+        "{ IDX }}}}",
+        "UNWRAP 7",
+        "[x UNWRAP]",
+        "OBJ {",
+        "{{ OBJ",
+        "ARR [",
+        "x ARR",
+    ]
+    .iter()
+    .enumerate()
+    {
+        put(root, &format!("{lf}/crash-{i:02}"), text.as_bytes());
+    }
+    put(root, &format!("{lf}/crash-gone-1"), b"nothing to see");
+    put(root, &format!("{lf}/crash-gone-2"), b"an old bug, fixed");
+    put(root, &format!("{lf}/crash-empty"), b"");
+    put(root, &format!("{lf}/crash-flaky"), b"FLAKY!");
+    put(root, &format!("{lf}/oom-1"), b"OOM please");
+    put(root, &format!("{lf}/crash-deep"), b"DEEP ((((");
+    put(root, &format!("{lf}/minimized-0a"), b"ABORT");
+    put(root, &format!("{lf}/minimized-0a.json"), b"{\"IDX\": 1}");
+    let mut huge = vec![b'a'; 3 << 20];
+    huge.extend_from_slice(b" IDX");
+    put(root, "fuzz/artifacts/other_target/crash-huge", &huge);
+    put(root, "fuzz/corpus/parse_doc/seed-IDX", b"IDX");
+    // The same content as an AFL crash below: run once, counted twice.
+    put(root, &format!("{lf}/crash-same-as-afl"), b"IDX!");
+    let afl = "afl/out/default";
+    put(
+        root,
+        &format!("{afl}/crashes/README.txt"),
+        b"Command line used to find these crashes: IDX",
+    );
+    put(
+        root,
+        &format!("{afl}/crashes/id:000000,sig:06,src:000001,op:havoc,rep:2"),
+        b"ABORT now",
+    );
+    put(
+        root,
+        &format!("{afl}/crashes/id:000001,sig:06,src:000003,op:havoc,rep:8"),
+        b"~ABORT~",
+    );
+    put(
+        root,
+        &format!("{afl}/crashes/id:000002,sig:06,src:000004,op:flip1,pos:3"),
+        b"IDX!",
+    );
+    put(
+        root,
+        &format!("{afl}/crashes/id:000003,sig:06,src:000004,op:flip1,pos:3"),
+        b"OBJ",
+    );
+    put(root, &format!("{afl}/queue/id:000000,orig:seed"), b"UNWRAP");
+    if hangs {
+        put(
+            root,
+            &format!("{afl}/hangs/id:000000,src:000002,op:havoc,rep:4"),
+            b"HANG\n",
+        );
+        put(root, &format!("{lf}/timeout-1"), b"HANG");
+    }
+}
+
+/// Every file below `root` with its content.
+fn snapshot(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut all = BTreeMap::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                all.insert(path.clone(), std::fs::read(path).unwrap());
+            }
+        }
+    }
+    all
+}
+
+/// The planted bug a crash input triggers: its first keyword (as the harness decides).
+fn keyword(bytes: &[u8]) -> Option<&'static str> {
+    let text = String::from_utf8_lossy(bytes);
+    text.split(|c: char| !c.is_ascii_alphanumeric())
+        .find_map(|w| KEYWORDS.iter().find(|k| **k == w).copied())
+}
+
+fn options(out: &Path, state: &Path) -> Options {
+    Options {
+        jobs: 2,
+        out: out.to_path_buf(),
+        timeout: Duration::from_secs(2),
+        minimize_time: Some(Duration::from_secs(60)),
+        env: vec![("TRIAGE_HARNESS_STATE".into(), state.display().to_string())],
+        ..Options::new(harness())
+    }
+}
+
+fn night(n: u64) -> SystemTime {
+    UNIX_EPOCH + Duration::from_secs(1_795_305_600 + n * 86_400)
+}
+
+/// group keyword → the group.
+fn by_keyword(t: &Triage) -> BTreeMap<&'static str, &hellfuzz::triage::Group> {
+    let mut map = BTreeMap::new();
+    for g in &t.groups {
+        let words: BTreeSet<_> = g
+            .files
+            .iter()
+            .map(|f| keyword(&std::fs::read(f).unwrap()).unwrap())
+            .collect();
+        assert_eq!(words.len(), 1, "group {} mixes bugs: {words:?}", g.id);
+        assert!(
+            map.insert(*words.first().unwrap(), g).is_none(),
+            "two groups for {words:?}"
+        );
+    }
+    map
+}
+
+#[test]
+fn groups_minimizes_and_reports_one_night() {
+    let dir = tempfile::tempdir().unwrap();
+    let (night_dir, out, state) = (
+        dir.path().join("night"),
+        dir.path().join("triage"),
+        dir.path().join("state"),
+    );
+    std::fs::create_dir_all(&state).unwrap();
+    plant(&night_dir, true);
+    let before = snapshot(&night_dir);
+    let mut last_done = 0;
+    let t = triage(
+        std::slice::from_ref(&night_dir),
+        &options(&out, &state),
+        night(0),
+        &mut |p| {
+            if let hellfuzz::triage::Progress::Rerun { done, .. } = p {
+                last_done = done;
+            }
+        },
+    )
+    .unwrap();
+    // Crash files are only read.
+    assert_eq!(snapshot(&night_dir), before);
+    // 9 + 2 gone + empty + flaky + oom + deep + minimized + huge + same + 4 AFL crashes + 2 hangs.
+    assert_eq!(t.files.len(), 24);
+    assert_eq!(last_done, 24);
+    let groups = by_keyword(&t);
+    let expected = [
+        ("IDX", CrashClass::Panic),
+        ("UNWRAP", CrashClass::Panic),
+        ("OBJ", CrashClass::Panic),
+        ("ARR", CrashClass::Panic),
+        ("ABORT", CrashClass::Signal),
+        ("DEEP", CrashClass::StackOverflow),
+        ("OOM", CrashClass::OutOfMemory),
+        ("HANG", CrashClass::Timeout),
+        ("FLAKY", CrashClass::Panic),
+    ];
+    let got: Vec<(&str, CrashClass)> = groups.iter().map(|(k, g)| (*k, g.class)).collect();
+    let mut want = expected.to_vec();
+    want.sort();
+    assert_eq!(got, want);
+    assert_eq!(groups["IDX"].files.len(), 6, "numbers in messages do not split a group");
+    assert_eq!(groups["ABORT"].files.len(), 3);
+    assert_eq!(groups["HANG"].files.len(), 2);
+    assert_eq!(groups["FLAKY"].flaky_files, 1);
+    // OBJ and ARR panic in one helper with one message: only the deeper frames tell them apart.
+    let (obj, arr) = (&groups["OBJ"].signature, &groups["ARR"].signature);
+    assert_eq!(obj.location, arr.location);
+    assert_eq!(normalize_message(&obj.message), normalize_message(&arr.message));
+    assert!(groups["OBJ"].frames.iter().any(|f| f.ends_with("::object")));
+    assert!(groups["ARR"].frames.iter().any(|f| f.ends_with("::array")));
+    // Statuses of the files that do not crash.
+    let status = |name: &str| t.files.iter().find(|f| f.file.path.ends_with(name)).unwrap().status;
+    assert_eq!(status("crash-gone-1"), Status::DoesNotReproduce);
+    assert_eq!(status("crash-empty"), Status::DoesNotReproduce);
+    assert_eq!(status("crash-flaky"), Status::Flaky);
+    assert_eq!(status("crash-huge"), Status::Reproduced);
+    let same = t
+        .files
+        .iter()
+        .find(|f| f.file.path.ends_with("crash-same-as-afl"))
+        .unwrap();
+    assert_eq!(same.status, Status::Reproduced);
+    assert!(same.note.as_deref().unwrap().starts_with("same content as"));
+    assert_eq!(same.crash.as_ref().unwrap().hashes.coarse, groups["IDX"].coarse);
+    assert_eq!(t.counts.does_not_reproduce, 3);
+    assert!(t
+        .groups
+        .iter()
+        .all(|g| g.label == Label::New && !g.first_seen.is_empty()));
+    // Every minimized file crashes again with its group's signature, and is its bug's keyword.
+    for (word, g) in &groups {
+        let folder = out.join("groups").join(&g.id);
+        for name in ["original", "output.log", "group.json"] {
+            assert!(folder.join(name).is_file(), "{word}: {name}");
+        }
+        assert_eq!(
+            std::fs::read(folder.join("original")).unwrap(),
+            std::fs::read(&g.smallest).unwrap()
+        );
+        if *word == "FLAKY" {
+            assert!(g.minimized.is_none());
+            continue;
+        }
+        let m = g
+            .minimized
+            .as_ref()
+            .unwrap_or_else(|| panic!("{word} not minimized: {:?}", g.notes));
+        let bytes = std::fs::read(folder.join("minimized")).unwrap();
+        assert_eq!(bytes.len(), m.size);
+        assert!(bytes.len() as u64 <= g.smallest_size);
+        assert_eq!(keyword(&bytes), Some(*word));
+        assert_eq!(bytes, word.as_bytes(), "ddmin keeps just the keyword");
+        let run = Command::new([harness().display().to_string(), "@@".into()])
+            .unwrap()
+            .timeout(Duration::from_secs(2))
+            .env("RUST_BACKTRACE", "1")
+            .run(&bytes);
+        assert_eq!(Crash::from_run(&run).unwrap().hashes.coarse, g.coarse, "{word}");
+    }
+    // The reports.
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert_eq!(md.lines().filter(|l| l.starts_with("| NEW |")).count(), 9);
+    assert!(md.contains("crash-gone-2"));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(json["counts"]["groups"], 9);
+    assert_eq!(json["groups"].as_array().unwrap().len(), 9);
+    let sarif: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.sarif")).unwrap()).unwrap();
+    assert_eq!(sarif["version"], "2.1.0");
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 9);
+    assert!(results
+        .iter()
+        .all(|r| r["locations"][0]["physicalLocation"].is_object()));
+}
+
+#[test]
+fn second_night_labels_known_and_fixed_and_same_folder_gives_same_groups() {
+    let dir = tempfile::tempdir().unwrap();
+    let (night_dir, out, state) = (
+        dir.path().join("night"),
+        dir.path().join("triage"),
+        dir.path().join("state"),
+    );
+    std::fs::create_dir_all(&state).unwrap();
+    plant(&night_dir, false);
+    let quick = Options {
+        minimize: false,
+        ..options(&out, &state)
+    };
+    let first = triage(std::slice::from_ref(&night_dir), &quick, night(0), &mut |_| {}).unwrap();
+    assert_eq!(first.counts.new, 8);
+    // The same folder again into another output folder: the same groups, files and verdicts.
+    let again = triage(
+        std::slice::from_ref(&night_dir),
+        &Options {
+            out: dir.path().join("again"),
+            ..quick.clone()
+        },
+        night(0),
+        &mut |_| {},
+    )
+    .unwrap();
+    let summary = |t: &Triage| {
+        let groups: Vec<_> = t
+            .groups
+            .iter()
+            .map(|g| (g.id.clone(), g.files.clone(), g.smallest.clone()))
+            .collect();
+        let files: Vec<_> = t.files.iter().map(|f| (f.file.path.clone(), f.status)).collect();
+        (groups, files)
+    };
+    assert_eq!(summary(&first), summary(&again));
+    assert_eq!(
+        std::fs::read(out.join("report.md")).unwrap(),
+        std::fs::read(dir.path().join("again/report.md")).unwrap()
+    );
+
+    // Next night UNWRAP is fixed.
+    let fixed_unwrap = Options {
+        env: [
+            quick.env.clone(),
+            vec![("TRIAGE_HARNESS_FIXED".into(), "UNWRAP".into())],
+        ]
+        .concat(),
+        ..quick.clone()
+    };
+    let second = triage(std::slice::from_ref(&night_dir), &fixed_unwrap, night(1), &mut |_| {}).unwrap();
+    let unwrap_coarse = &by_keyword(&first)["UNWRAP"].coarse;
+    assert_eq!(second.fixed.len(), 1);
+    assert_eq!(&second.fixed[0].coarse, unwrap_coarse);
+    assert_eq!(second.counts.new, 0);
+    assert_eq!(second.counts.known, 7);
+    assert!(second.groups.iter().all(|g| g.first_seen == first.groups[0].first_seen));
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert_eq!(md.lines().filter(|l| l.starts_with("| FIXED |")).count(), 1);
+    assert_eq!(md.lines().filter(|l| l.starts_with("| KNOWN |")).count(), 7);
+    // The night after, it is back: NEW again, so that --fail-on-new catches the regression.
+    let third = triage(std::slice::from_ref(&night_dir), &quick, night(2), &mut |_| {}).unwrap();
+    let back = third.groups.iter().find(|g| &g.coarse == unwrap_coarse).unwrap();
+    assert_eq!(back.label, Label::New);
+    assert_eq!(third.counts.new, 1);
+    // Another night's folders lack the IDX files: the group is not fixed, since its kept
+    // reproducer (groups/<id>/original) still crashes; with IDX fixed, it is.
+    let other = dir.path().join("other-night");
+    for (path, bytes) in snapshot(&night_dir) {
+        if keyword(&bytes) != Some("IDX") {
+            put(&other, path.strip_prefix(&night_dir).unwrap().to_str().unwrap(), &bytes);
+        }
+    }
+    let idx_coarse = &by_keyword(&first)["IDX"].coarse;
+    let fourth = triage(std::slice::from_ref(&other), &quick, night(3), &mut |_| {}).unwrap();
+    assert!(fourth.fixed.is_empty());
+    assert_eq!(fourth.unseen.len(), 1);
+    assert_eq!(&fourth.unseen[0].coarse, idx_coarse);
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("kept reproducer still crashes"));
+    let fixed_idx = Options {
+        env: [quick.env.clone(), vec![("TRIAGE_HARNESS_FIXED".into(), "IDX".into())]].concat(),
+        ..quick.clone()
+    };
+    let fifth = triage(std::slice::from_ref(&other), &fixed_idx, night(4), &mut |_| {}).unwrap();
+    assert_eq!(fifth.fixed.len(), 1);
+    assert_eq!(&fifth.fixed[0].coarse, idx_coarse);
+    assert!(fifth.unseen.is_empty());
+}
+
+#[test]
+fn interruption_writes_a_partial_report_and_marks_nothing_fixed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (night_dir, out, state) = (
+        dir.path().join("night"),
+        dir.path().join("triage"),
+        dir.path().join("state"),
+    );
+    std::fs::create_dir_all(&state).unwrap();
+    plant(&night_dir, false);
+    let quick = Options {
+        minimize: false,
+        jobs: 1,
+        ..options(&out, &state)
+    };
+    let full = triage(std::slice::from_ref(&night_dir), &quick, night(0), &mut |_| {}).unwrap();
+    let cancel = Arc::new(AtomicBool::new(false));
+    let interrupted_options = Options {
+        cancel: Some(cancel.clone()),
+        ..quick.clone()
+    };
+    let partial = triage(
+        std::slice::from_ref(&night_dir),
+        &interrupted_options,
+        night(1),
+        &mut |p| {
+            if let hellfuzz::triage::Progress::Rerun { done: 3, .. } = p {
+                cancel.store(true, Ordering::Relaxed);
+            }
+        },
+    )
+    .unwrap();
+    assert!(partial.interrupted);
+    // Cancelled after 3 files: a run under way then ends as interrupted too.
+    assert!(
+        partial.counts.interrupted > full.files.len() / 2,
+        "{:?}",
+        partial.counts
+    );
+    assert_eq!(
+        partial.counts.interrupted
+            + partial.counts.reproduced
+            + partial.counts.flaky
+            + partial.counts.does_not_reproduce,
+        full.files.len()
+    );
+    assert!(partial.fixed.is_empty(), "groups not reached are not fixed");
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("Interrupted: partial report"));
+    let history: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("history.json")).unwrap()).unwrap();
+    let groups = history["groups"].as_object().unwrap();
+    assert_eq!(groups.len(), full.groups.len());
+    assert!(groups.values().all(|g| g["fixed_since"].is_null()));
+}
+
+#[test]
+fn harness_problems() {
+    let dir = tempfile::tempdir().unwrap();
+    let night_dir = dir.path().join("night");
+    plant(&night_dir, false);
+    let out = dir.path().join("out");
+    let missing = Options::new(dir.path().join("no-such-harness"));
+    let err = triage(
+        std::slice::from_ref(&night_dir),
+        &Options {
+            out: out.clone(),
+            ..missing
+        },
+        night(0),
+        &mut |_| {},
+    )
+    .unwrap_err();
+    assert!(err.contains("build it first"), "{err}");
+    let script = dir.path().join("hangs.sh");
+    std::fs::write(&script, "#!/bin/sh\nsleep 30\n").unwrap();
+    let not_exec = triage(
+        std::slice::from_ref(&night_dir),
+        &Options::new(&script),
+        night(0),
+        &mut |_| {},
+    )
+    .unwrap_err();
+    assert!(not_exec.contains("not executable"), "{not_exec}");
+    // A harness that hangs on everything: every file is one timeout group, nothing is lost.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let hanging = Options {
+        out: out.clone(),
+        jobs: 2,
+        timeout: Duration::from_millis(300),
+        minimize: false,
+        ..Options::new(&script)
+    };
+    let t = triage(&[night_dir.join("afl")], &hanging, night(0), &mut |_| {}).unwrap();
+    assert_eq!(t.groups.len(), 1);
+    assert_eq!(t.groups[0].class, CrashClass::Timeout);
+    assert_eq!(t.groups[0].files.len(), 4);
+    assert!(out.join("report.md").is_file());
+}
+
+#[test]
+fn cli_fail_on_new_gates_ci() {
+    let dir = tempfile::tempdir().unwrap();
+    let night_dir = dir.path().join("night");
+    plant(&night_dir, false);
+    let out = dir.path().join("out");
+    let run = || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_hellfuzz"))
+            .arg("triage")
+            .arg(&night_dir)
+            .arg("--harness")
+            .arg(harness())
+            .args(["-j", "2", "--no-minimize", "--fail-on-new", "--out"])
+            .arg(&out)
+            .env("TRIAGE_HARNESS_STATE", dir.path())
+            .output()
+            .unwrap()
+    };
+    let first = run();
+    assert_eq!(
+        first.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let report = String::from_utf8_lossy(&first.stdout);
+    assert_eq!(report.lines().filter(|l| l.starts_with("| NEW |")).count(), 8);
+    let second = run();
+    assert_eq!(
+        second.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&second.stderr)
+    );
+    assert!(String::from_utf8_lossy(&second.stdout).contains("**0 new**, 8 known, 0 fixed"));
+}
+
+#[test]
+fn grammar_minimization_uses_gtr_star() {
+    let dir = tempfile::tempdir().unwrap();
+    let (night_dir, out, state) = (
+        dir.path().join("night"),
+        dir.path().join("triage"),
+        dir.path().join("state"),
+    );
+    std::fs::create_dir_all(&state).unwrap();
+    put(
+        &night_dir,
+        "artifacts/json/crash-1",
+        br#"{"name": [1, 2.5, "ARR", {"k": null}], "x": true}"#,
+    );
+    put(&night_dir, "artifacts/json/crash-2", br#"[{"a": "ARR"}, 12, false]"#);
+    let with_grammar = Options {
+        grammar: Some(hellfuzz::grammar::Grammar::load("json").unwrap()),
+        ..options(&out, &state)
+    };
+    let t = triage(std::slice::from_ref(&night_dir), &with_grammar, night(0), &mut |_| {}).unwrap();
+    assert_eq!(t.groups.len(), 1);
+    let g = &t.groups[0];
+    let m = g.minimized.as_ref().unwrap();
+    assert_eq!(m.algorithm, "gtr*");
+    assert!(m.confirmed);
+    let bytes = std::fs::read(&m.path).unwrap();
+    assert!(bytes.len() < 25, "{}", String::from_utf8_lossy(&bytes));
+    assert_eq!(keyword(&bytes), Some("ARR"));
+}
