@@ -161,8 +161,8 @@ enum Command {
         /// (mandatory edges, allowed contexts): extra pruning of candidates, needs --grammar.
         #[arg(long)]
         corpus: Vec<String>,
-        /// Sample inputs of the same format (files, folders, globs) to learn those filters from
-        /// for the generic tree, used without --grammar or when the input does not parse.
+        /// Sample inputs of the input's format (files, folders, globs): the same filters, learned
+        /// on their generic trees, for inputs reduced without a grammar.
         #[arg(long, conflicts_with = "corpus")]
         samples: Vec<String>,
     },
