@@ -137,6 +137,35 @@ pub fn reduce_with_harness(
     })
 }
 
+/// Reduces `crash` with the harness's reduce mode only, writing the result to `out`. The inner
+/// `Err` says why reduce mode could not do it (with the grammar the harness named, if any): the
+/// crash kills the process, or the binary has no reduce mode. The outer `Err`: it cannot run.
+#[allow(clippy::type_complexity)]
+pub fn reduce_in_harness(
+    binary: &Path,
+    crash: &Path,
+    out: &Path,
+    options: &Options,
+) -> Result<Result<HarnessReduction, (Option<String>, String)>, String> {
+    match run_reduce_mode(&binary.to_string_lossy(), crash, out, options)? {
+        ReduceMode::Done(record) => {
+            let reduced = std::fs::read(out).map_err(|e| format!("cannot read {}: {e}", out.display()))?;
+            Ok(Ok(HarnessReduction {
+                method: Method::ReduceMode,
+                input: reduced,
+                original_size: record.original_size,
+                signature: Some(record.signature),
+                algorithm: record.algorithm,
+                oracle_calls: record.oracle_calls,
+                time_secs: record.time_secs,
+                budget_exhausted: record.budget_exhausted,
+                notes: record.notes,
+            }))
+        }
+        ReduceMode::Failed { grammar, reason } => Ok(Err((grammar, reason))),
+    }
+}
+
 enum ReduceMode {
     Done(ArtifactRecord),
     /// Reduce mode did not produce a result; `grammar` is what the harness said it uses.

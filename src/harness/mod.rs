@@ -33,7 +33,7 @@ pub mod afl;
 pub mod libfuzzer;
 pub mod standalone;
 
-pub use client::{reduce_with_harness, HarnessReduction, Method};
+pub use client::{reduce_in_harness, reduce_with_harness, HarnessReduction, Method};
 pub use crash::{ArtifactRecord, CrashHandler};
 #[cfg(feature = "libfuzzer")]
 pub use mutator::SharedMutator;

@@ -148,7 +148,10 @@ pub struct MinimizeOptions {
 /// failing only if it crashes with the same coarse hash (kind, location, message and top frames:
 /// two bugs sharing a panicking helper do not pass for each other).
 ///
-/// This is the single place triage reduces; the fuzz-harness reduce mode plugs in here.
+/// Without `grammar`, a harness built with `hellfuzz::fuzz_target!` first reduces in its own
+/// process (reduce mode, with the grammar it names): far faster, but its oracle compares panic
+/// location and message only, so its result is kept only if it still shows the group's coarse
+/// hash; otherwise, and for crashes that kill the process, the subprocess oracle runs.
 pub fn minimize_group(
     harness: &Path,
     input: &[u8],
@@ -156,6 +159,11 @@ pub fn minimize_group(
     coarse: &str,
     options: &MinimizeOptions,
 ) -> Result<Reduction, String> {
+    if grammar.is_none() {
+        if let Some(r) = minimize_in_harness(harness, input, coarse, options) {
+            return Ok(r);
+        }
+    }
     let mut command = Command::new([harness.to_string_lossy().into_owned(), "@@".to_string()])
         .map_err(|e| e.to_string())?
         .timeout(options.timeout)
@@ -181,6 +189,38 @@ pub fn minimize_group(
         corpus: None,
     };
     crate::reduce::reduce(input, grammar, &oracle, &reduce_options).map_err(|e| e.to_string())
+}
+
+/// The harness's reduce mode on `input`, if it has one and its result keeps the coarse hash.
+fn minimize_in_harness(harness: &Path, input: &[u8], coarse: &str, options: &MinimizeOptions) -> Option<Reduction> {
+    let dir = tempfile::tempdir().ok()?;
+    let crash = dir.path().join("crash");
+    std::fs::write(&crash, input).ok()?;
+    let out = dir.path().join("minimized");
+    let reduce_options = ReduceOptions {
+        jobs: options.jobs,
+        budget: options.budget.clone(),
+        ..ReduceOptions::default()
+    };
+    let started = std::time::Instant::now();
+    let done = crate::harness::reduce_in_harness(harness, &crash, &out, &reduce_options).ok()?.ok()?;
+    if !reproduces(harness, &done.input, coarse, options) {
+        return None;
+    }
+    let mut notes = done.notes;
+    notes.push("reduced in the harness process (reduce mode)".to_string());
+    Some(Reduction {
+        original_size: input.len(),
+        input: done.input,
+        algorithm: done.algorithm,
+        tests: done.oracle_calls,
+        oracle_calls: done.oracle_calls,
+        cache_hits: 0,
+        time: started.elapsed(),
+        budget_exhausted: done.budget_exhausted,
+        confirmed: true,
+        notes,
+    })
 }
 
 /// Whether `input` (e.g. a minimized file kept from an earlier night) still crashes the harness
