@@ -203,7 +203,9 @@ fn minimize_in_harness(harness: &Path, input: &[u8], coarse: &str, options: &Min
         ..ReduceOptions::default()
     };
     let started = std::time::Instant::now();
-    let done = crate::harness::reduce_in_harness(harness, &crash, &out, &reduce_options).ok()?.ok()?;
+    let done = crate::harness::reduce_in_harness(harness, &crash, &out, &reduce_options)
+        .ok()?
+        .ok()?;
     if !reproduces(harness, &done.input, coarse, options) {
         return None;
     }
