@@ -2,6 +2,8 @@
 
 use std::io::Read;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use hellfuzz::grammar::Grammar;
 use hellfuzz::mine::samples;
@@ -40,4 +42,23 @@ pub fn report_skipped(skipped: &[samples::Skipped]) {
             None => eprintln!("skipped {}: {}", s.name, s.reason),
         }
     }
+}
+
+/// Splits a `--cmd` string into words, as a shell would (quotes, escapes).
+pub fn split_command(cmd: &str) -> Result<Vec<String>, String> {
+    shlex::split(cmd)
+        .filter(|a| !a.is_empty())
+        .ok_or_else(|| format!("cannot split the command `{cmd}` into words (unbalanced quotes?)"))
+}
+
+/// A flag that Ctrl-C sets, after killing the commands running at that moment: long work checks
+/// it, stops, and keeps what it has (the best input so far, a partial report).
+pub fn cancel_on_ctrl_c() -> Arc<AtomicBool> {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let flag = cancel.clone();
+    let _ = ctrlc::set_handler(move || {
+        flag.store(true, Ordering::Relaxed);
+        hellfuzz::oracle::kill_running();
+    });
+    cancel
 }

@@ -3,15 +3,13 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
 use hellfuzz::mine::samples;
 use hellfuzz::oracle::Classify;
 use hellfuzz::reduce::Options;
 
-use super::common::{load_grammar, read_input, report_skipped};
+use super::common::{cancel_on_ctrl_c, load_grammar, read_input, report_skipped, split_command};
 
 /// `hellfuzz reduce`.
 #[allow(clippy::too_many_arguments)]
@@ -28,9 +26,7 @@ pub fn reduce_cmd(
     json: bool,
 ) -> Result<ExitCode, String> {
     let input = read_input(path)?;
-    let argv = shlex::split(cmd)
-        .filter(|a| !a.is_empty())
-        .ok_or_else(|| format!("cannot split the command `{cmd}` into words (unbalanced quotes?)"))?;
+    let argv = split_command(cmd)?;
     let command = hellfuzz::oracle::Command::new(argv)
         .map_err(|e| e.to_string())?
         .timeout(timeout)
@@ -162,15 +158,4 @@ fn default_out(path: &Path) -> PathBuf {
     let mut p = path.as_os_str().to_owned();
     p.push(".reduced");
     PathBuf::from(p)
-}
-
-/// Ctrl-C stops testing, kills the running command, and keeps the best input found so far.
-fn cancel_on_ctrl_c() -> Arc<AtomicBool> {
-    let cancel = Arc::new(AtomicBool::new(false));
-    let flag = cancel.clone();
-    let _ = ctrlc::set_handler(move || {
-        flag.store(true, Ordering::Relaxed);
-        hellfuzz::oracle::kill_running();
-    });
-    cancel
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use hellfuzz::oracle::{Command, Processed};
 use hellfuzz::reduce::repair::{repair_with_progress, RepairOptions};
 
-use super::common::{load_grammar, read_input};
+use super::common::{cancel_on_ctrl_c, load_grammar, read_input, split_command};
 
 /// `hellfuzz repair`.
 pub fn repair_cmd(
@@ -21,22 +21,14 @@ pub fn repair_cmd(
     json: bool,
 ) -> Result<ExitCode, String> {
     let input = read_input(path)?;
-    let argv = shlex::split(cmd)
-        .filter(|a| !a.is_empty())
-        .ok_or_else(|| format!("cannot split the command `{cmd}` into words (unbalanced quotes?)"))?;
+    let argv = split_command(cmd)?;
     let command = Command::new(argv)
         .map_err(|e| e.to_string())?
         .timeout(timeout)
         .env("RUST_BACKTRACE", "0");
     let oracle = Processed(command);
     // Ctrl-C: stop testing, kill the running command, keep the largest passing input so far.
-    let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let flag = cancel.clone();
-    let _ = ctrlc::set_handler(move || {
-        flag.store(true, std::sync::atomic::Ordering::Relaxed);
-        hellfuzz::oracle::kill_running();
-    });
-    options.budget.cancel = Some(cancel);
+    options.budget.cancel = Some(cancel_on_ctrl_c());
     let grammar = grammar.map(load_grammar).transpose()?;
     let bar = indicatif::ProgressBar::new_spinner();
     bar.set_style(indicatif::ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("valid template"));

@@ -2,8 +2,7 @@
 //! exit status (`--fail-on-new` for CI gating).
 
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::SystemTime;
 
 use hellfuzz::triage::{triage, Options, Progress};
@@ -13,12 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 /// interrupted (the partial report is written).
 pub fn triage_cmd(dirs: &[std::path::PathBuf], mut options: Options, fail_on_new: bool) -> Result<ExitCode, String> {
     // Ctrl-C: stop starting runs, kill the running ones, and write what is known.
-    let cancel = Arc::new(AtomicBool::new(false));
-    let flag = cancel.clone();
-    let _ = ctrlc::set_handler(move || {
-        flag.store(true, Ordering::Relaxed);
-        hellfuzz::oracle::kill_running();
-    });
+    let cancel = super::common::cancel_on_ctrl_c();
     options.cancel = Some(cancel.clone());
     let bar = ProgressBar::new(0);
     bar.set_style(

@@ -63,23 +63,9 @@ pub fn reduce_with_harness(
     // Reduce mode, unless a grammar from outside must be used (the harness only knows its own).
     let mut harness_grammar = None;
     if grammar.is_none() {
-        let attempt = run_reduce_mode(&binary_arg, crash, out, options)?;
-        match attempt {
-            ReduceMode::Done(record) => {
-                let reduced = std::fs::read(out).map_err(|e| format!("cannot read {}: {e}", out.display()))?;
-                return Ok(HarnessReduction {
-                    method: Method::ReduceMode,
-                    input: reduced,
-                    original_size: record.original_size,
-                    signature: Some(record.signature),
-                    algorithm: record.algorithm,
-                    oracle_calls: record.oracle_calls,
-                    time_secs: record.time_secs,
-                    budget_exhausted: record.budget_exhausted,
-                    notes: record.notes,
-                });
-            }
-            ReduceMode::Failed { grammar, reason } => {
+        match reduce_in_harness(binary, crash, out, options)? {
+            Ok(done) => return Ok(done),
+            Err((grammar, reason)) => {
                 notes.push(format!(
                     "{reason}; reducing with one harness process per candidate instead"
                 ));

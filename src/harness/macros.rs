@@ -64,7 +64,8 @@ macro_rules! __hellfuzz_runtime {
     };
 }
 
-#[cfg(all(feature = "afl", not(feature = "libfuzzer")))]
+/// AFL and the plain binary own `main`; which one runs is `harness::main_runtime`.
+#[cfg(not(feature = "libfuzzer"))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __hellfuzz_runtime {
@@ -77,25 +78,7 @@ macro_rules! __hellfuzz_runtime {
         }
 
         fn main() {
-            $crate::harness::afl::main(&__HELLFUZZ_TARGET, __hellfuzz_run);
-        }
-    };
-}
-
-#[cfg(not(any(feature = "libfuzzer", feature = "afl")))]
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __hellfuzz_runtime {
-    ($grammar:expr, |$data:ident| $body:block) => {
-        static __HELLFUZZ_TARGET: $crate::harness::Target = $crate::harness::Target::new($grammar);
-
-        #[inline(never)]
-        fn __hellfuzz_run($data: &[u8]) {
-            $body
-        }
-
-        fn main() {
-            $crate::harness::standalone::main(&__HELLFUZZ_TARGET, __hellfuzz_run);
+            $crate::harness::main_runtime(&__HELLFUZZ_TARGET, __hellfuzz_run);
         }
     };
 }

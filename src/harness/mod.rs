@@ -33,6 +33,15 @@ pub mod afl;
 pub mod libfuzzer;
 pub mod standalone;
 
+/// The `main` of a harness built without the `libfuzzer` feature: AFL's loop with `afl`, else
+/// the plain binary that runs files.
+#[cfg(feature = "afl")]
+#[doc(hidden)]
+pub use afl::main as main_runtime;
+#[cfg(not(feature = "afl"))]
+#[doc(hidden)]
+pub use standalone::main as main_runtime;
+
 pub use client::{reduce_in_harness, reduce_with_harness, HarnessReduction, Method};
 pub use crash::{ArtifactRecord, CrashHandler};
 #[cfg(feature = "libfuzzer")]
