@@ -1,10 +1,10 @@
 //! The js target: crashes are minimized with the `js` grammar
-//! before libFuzzer saves them (see `common/subjects.rs` for what is tested).
+//! before libFuzzer saves them (see `common/js_roundtrip.rs` for what is tested).
 #![no_main]
 
-#[path = "common/subjects.rs"]
-mod subjects;
+#[path = "common/js_roundtrip.rs"]
+mod js_roundtrip;
 
 hellfuzz::fuzz_target!(grammar = "js", |data: &[u8]| {
-    subjects::js(data);
+    js_roundtrip::js(data);
 });

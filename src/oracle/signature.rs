@@ -85,12 +85,53 @@ impl fmt::Display for Signature {
     }
 }
 
-/// Blanks out the parts of a message that vary between inputs hitting the same bug: every hex
-/// address `0x…` becomes `0xN` and every other run of decimal digits becomes `N`.
+/// Blanks out the parts of a message that vary between inputs hitting the same bug:
+/// - every double-quoted string (as `{:?}` prints a `&str`, escapes included) becomes `"…"`,
+///   since assertion messages often quote the input, which shrinks as a reducer works;
+/// - every hex address `0x…` becomes `0xN` and every other run of decimal digits becomes `N`;
+/// - a list of such numbers (`{:?}` of a byte slice: `[104, 105]`) becomes `N, …`.
 ///
 /// `"index out of bounds: the len is 3 but the index is 17"` →
-/// `"index out of bounds: the len is N but the index is N"`.
+/// `"index out of bounds: the len is N but the index is N"`;
+/// `"disagree on \"[1e5]\" (bytes [91, 49])"` → `"disagree on \"…\" (bytes [N, …])"`.
 pub fn normalize_message(message: &str) -> String {
+    static LIST: OnceLock<Regex> = OnceLock::new();
+    let list = LIST.get_or_init(|| Regex::new(r"N(, N)+").expect("a valid regex"));
+    let blanked = blank_numbers(&blank_quoted(message));
+    list.replace_all(&blanked, "N, …").into_owned()
+}
+
+/// `message` with the contents of each double-quoted string (backslash escapes honoured) blanked
+/// to `…`; an unterminated quote is left as it is.
+fn blank_quoted(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(open) = rest.find('"') {
+        let after = &rest[open + 1..];
+        let mut escaped = false;
+        let close = after.char_indices().find_map(|(i, c)| match c {
+            _ if escaped => {
+                escaped = false;
+                None
+            }
+            '\\' => {
+                escaped = true;
+                None
+            }
+            '"' => Some(i),
+            _ => None,
+        });
+        let Some(close) = close else { break };
+        out.push_str(&rest[..open]);
+        out.push_str("\"…\"");
+        rest = &after[close + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `message` with hex addresses as `0xN` and other runs of decimal digits as `N`.
+fn blank_numbers(message: &str) -> String {
     let bytes = message.as_bytes();
     let mut out = String::with_capacity(message.len());
     let mut i = 0;
@@ -267,6 +308,18 @@ mod tests {
         "thread 'main' panicked at 'called `Option::unwrap()` on a `None` value', src/main.rs:4:37\n",
         "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n",
     );
+
+    #[test]
+    fn normalization_blanks_quoted_input_numbers_and_byte_lists() {
+        let long = r#"disagree on "{\"a\": [1, 2]}" (bytes [123, 34, 97]) at 0x7ffd1"#;
+        let short = r#"disagree on "[]" (bytes [91, 93]) at 0x10"#;
+        assert_eq!(normalize_message(long), normalize_message(short));
+        assert_eq!(normalize_message(short), r#"disagree on "…" (bytes [N, …]) at 0xN"#);
+        // Different templates stay apart, and so does an unterminated quote's tail.
+        assert_ne!(normalize_message(r#"bad key "a""#), normalize_message(r#"bad value "a""#));
+        assert_eq!(normalize_message(r#"open "quote 12"#), r#"open "quote N"#);
+        assert_eq!(normalize_message("the len is 3 but the index is 17"), "the len is N but the index is N");
+    }
 
     #[test]
     fn parses_new_format_with_thread_id() {
