@@ -51,6 +51,20 @@ fn profile(name: &str, dir: &str, calls: u64) {
         produced += mutator.mutate(input, MAX_SIZE, i).is_some() as u64;
     }
     let total = ns(t) / calls as u128;
+    // libFuzzer's chains: a corpus unit, then up to 4 mutants of mutants (`-mutate_depth=5`), so
+    // most inputs are new.
+    let mut mutator = Mutator::for_builtin(&grammar, name, None);
+    let t = Instant::now();
+    let mut current = inputs[0].clone();
+    for i in 0..calls {
+        if i % 5 == 0 {
+            current = inputs[(i / 5) as usize % inputs.len()].clone();
+        }
+        if let Some((m, _)) = mutator.mutate(&current, MAX_SIZE, i) {
+            current = m;
+        }
+    }
+    println!("{name}: chained mutate {} ns/call", ns(t) / calls as u128);
     // Fingerprint of the mutants of one pass over distinct inputs (to check a change keeps them).
     let mut fresh = Mutator::for_builtin(&grammar, name, None);
     let mut digest = std::collections::hash_map::DefaultHasher::new();
