@@ -4,6 +4,10 @@
 //! Map: [`Mutator`] (the mutation itself, independent of libFuzzer, tested here) ·
 //! `SharedMutator` (the process-wide one `fuzz_mutator!` uses, with libFuzzer's own mutation as
 //! fallback for inputs that do not parse).
+//!
+//! Cost: the parse is most of a mutation (`examples/mutator_profile`; in a fuzz build, where the
+//! parser is coverage-instrumented too, even more), so recent parses are cached by input, and
+//! each parse's node indexes are computed once.
 
 use std::hash::Hasher;
 use std::sync::Arc;
