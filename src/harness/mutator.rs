@@ -7,7 +7,10 @@
 //!
 //! Cost: the parse is most of a mutation (`examples/mutator_profile`; in a fuzz build, where the
 //! parser is coverage-instrumented too, even more), so recent parses are cached by input, and
-//! each parse's node indexes are computed once.
+//! each parse's node indexes are computed once. In a libFuzzer run that saves little: most inputs
+//! reaching the tree mutation are new byte-level mutants, and about 90% of them do not parse
+//! (json_mutator, 200,000 runs: 1.3% cache hits, 8% fresh parses, 90.7% failed parses), so the
+//! failed parse before falling back to libFuzzer's mutation is what remains.
 
 use std::hash::Hasher;
 use std::sync::Arc;
