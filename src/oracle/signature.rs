@@ -316,9 +316,15 @@ mod tests {
         assert_eq!(normalize_message(long), normalize_message(short));
         assert_eq!(normalize_message(short), r#"disagree on "…" (bytes [N, …]) at 0xN"#);
         // Different templates stay apart, and so does an unterminated quote's tail.
-        assert_ne!(normalize_message(r#"bad key "a""#), normalize_message(r#"bad value "a""#));
+        assert_ne!(
+            normalize_message(r#"bad key "a""#),
+            normalize_message(r#"bad value "a""#)
+        );
         assert_eq!(normalize_message(r#"open "quote 12"#), r#"open "quote N"#);
-        assert_eq!(normalize_message("the len is 3 but the index is 17"), "the len is N but the index is N");
+        assert_eq!(
+            normalize_message("the len is 3 but the index is 17"),
+            "the len is N but the index is N"
+        );
     }
 
     #[test]
