@@ -29,6 +29,10 @@ const POOL_SIZE: usize = 32;
 /// Parse results kept by input: libFuzzer mutates the same corpus units over and over, and the
 /// parse is most of a mutation's cost (`examples/mutator_profile`).
 const CACHE_SIZE: usize = 64;
+/// `fuzz_mutator!` parses one new input (not recently seen, not one of its own mutants) in this
+/// many; the others get libFuzzer's own mutation.
+#[cfg(feature = "libfuzzer")]
+const NEW_INPUT_PARSES: u32 = 8;
 /// Attempts at a mutation that fits `max_size` before giving up.
 const ATTEMPTS: usize = 4;
 
@@ -114,6 +118,10 @@ pub struct Mutator {
     cache: Vec<Cached>,
     next_cached: usize,
     cache_size: usize,
+    /// Hashes of the last mutants this mutator made (valid by construction), so that when
+    /// libFuzzer hands one back it is known to be worth parsing.
+    made: Vec<u64>,
+    next_made: usize,
 }
 
 impl Mutator {
@@ -141,6 +149,8 @@ impl Mutator {
             cache: Vec::new(),
             next_cached: 0,
             cache_size: CACHE_SIZE,
+            made: Vec::new(),
+            next_made: 0,
         }
     }
 
@@ -182,14 +192,33 @@ impl Mutator {
             }
         }
         self.remember(parsed, input);
+        if let Some((bytes, _)) = &result {
+            let hash = hash_of(bytes);
+            if self.made.len() < CACHE_SIZE {
+                self.made.push(hash);
+            } else {
+                self.made[self.next_made] = hash;
+                self.next_made = (self.next_made + 1) % CACHE_SIZE;
+            }
+        }
         result
+    }
+
+    /// What is known about `input` without parsing it: `Some(true)` if it parsed recently or is
+    /// one of this mutator's recent mutants, `Some(false)` if it recently failed to parse, `None`
+    /// if it is new. In a libFuzzer run most new inputs are byte-level mutants that do not parse
+    /// (about 90% for json), so the caller parses only some of them.
+    pub fn known_to_parse(&self, input: &[u8]) -> Option<bool> {
+        let hash = hash_of(input);
+        if let Some(hit) = self.cache.iter().find(|c| c.hash == hash && *c.input == *input) {
+            return Some(hit.parsed.is_some());
+        }
+        self.made.contains(&hash).then_some(true)
     }
 
     /// The parse of `input`, from the cache if it was parsed recently; `None` if it does not parse.
     fn parsed(&mut self, input: &[u8]) -> Option<Arc<Parsed>> {
-        let mut hasher = rustc_hash::FxHasher::default();
-        hasher.write(input);
-        let hash = hasher.finish();
+        let hash = hash_of(input);
         if let Some(hit) = self.cache.iter().find(|c| c.hash == hash && *c.input == *input) {
             return hit.parsed.clone();
         }
@@ -267,6 +296,13 @@ impl Mutator {
     }
 }
 
+/// The hash that identifies an input in the parse cache and among recent mutants.
+fn hash_of(input: &[u8]) -> u64 {
+    let mut hasher = rustc_hash::FxHasher::default();
+    hasher.write(input);
+    hasher.finish()
+}
+
 /// `input` with its `len` bytes at `start` (a node of its parse tree) replaced by `replacement`
 /// (a derivation of the same symbol, so the result is still a derivation of the grammar).
 fn replaced(input: &[u8], start: usize, len: usize, replacement: &[u8]) -> Vec<u8> {
@@ -328,6 +364,15 @@ impl SharedMutator {
         }
         if let Some(m) = mutator {
             let mut m = m.lock().unwrap_or_else(|p| p.into_inner());
+            // A new input is parsed one time in NEW_INPUT_PARSES: most are byte-level mutants
+            // that do not parse, and a failed parse costs as much as a mutation.
+            let worth_parsing = match m.known_to_parse(&data[..size]) {
+                Some(parses) => parses,
+                None => (seed / every) % NEW_INPUT_PARSES == 0,
+            };
+            if !worth_parsing {
+                return super::libfuzzer::fuzzer_mutate(data, size, max_size);
+            }
             if let Some((bytes, _)) = m.mutate(&data[..size], max_size, u64::from(seed)) {
                 data[..bytes.len()].copy_from_slice(&bytes);
                 return bytes.len();
@@ -373,6 +418,20 @@ mod tests {
         let (mutant, kind) = mutator.mutate(b"1 + (2 * 3)", 100, 7).unwrap();
         assert_eq!(kind, MutationKind::RegeneratedInverted);
         Parser::new(&expr).parse(&mutant).unwrap();
+    }
+
+    #[test]
+    fn what_parses_is_known_without_parsing_again() {
+        let expr = Grammar::load("expr").unwrap();
+        let mut mutator = Mutator::for_builtin(&expr, "expr", None);
+        assert_eq!(mutator.known_to_parse(b"1 + 2"), None);
+        assert!(mutator.mutate(b"1 + (", 100, 1).is_none());
+        assert_eq!(mutator.known_to_parse(b"1 + ("), Some(false));
+        let (mutant, _) = mutator.mutate(b"1 + 2", 100, 1).unwrap();
+        assert_eq!(mutator.known_to_parse(b"1 + 2"), Some(true));
+        // Its own mutants are known to parse before they are ever parsed.
+        assert_eq!(mutator.known_to_parse(&mutant), Some(true));
+        assert!(Parser::new(&expr).parse(&mutant).is_ok());
     }
 
     #[test]
