@@ -9,8 +9,10 @@
 //! parser is coverage-instrumented too, even more), so recent parses are cached by input, and
 //! each parse's node indexes are computed once. In a libFuzzer run that saves little: most inputs
 //! reaching the tree mutation are new byte-level mutants, and about 90% of them do not parse
-//! (json_mutator, 200,000 runs: 1.3% cache hits, 8% fresh parses, 90.7% failed parses), so the
-//! failed parse before falling back to libFuzzer's mutation is what remains.
+//! (json_mutator, 200,000 runs: 1.3% cache hits, 8% fresh parses, 90.7% failed parses). So
+//! `SharedMutator` parses only one new input in [`NEW_INPUT_PARSES`], and always those known to
+//! parse (cached, or this mutator's own recent mutants): json_mutator went from 14,293 to
+//! 50,344 exec/s (plain json: 67,574) in `scripts/bench-mutator 60`.
 
 use std::hash::Hasher;
 use std::sync::Arc;
