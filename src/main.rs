@@ -136,24 +136,14 @@ enum Command {
         /// A candidate fails if the command's standard error matches this regular expression.
         #[arg(long)]
         stderr: Option<String>,
-        /// Candidates tested at once (the result is the same as with -j 1).
-        #[arg(short = 'j', long, default_value_t = 1)]
-        jobs: usize,
         /// Where to write the reduced input (default: the input's path with `.reduced` added).
         #[arg(long, short)]
         out: Option<PathBuf>,
         /// Print a JSON record of the reduction on standard output.
         #[arg(long)]
         json: bool,
-        /// Seconds before a run of the command is killed (and counts as unresolved).
-        #[arg(long, default_value_t = 10.0)]
-        timeout: f64,
-        /// Stop after testing this many candidates (the best input so far is kept).
-        #[arg(long)]
-        max_tests: Option<u64>,
-        /// Stop after this many seconds (the best input so far is kept).
-        #[arg(long)]
-        max_time: Option<f64>,
+        #[command(flatten)]
+        limits: SearchLimits,
         /// Skip the final ddmin pass over characters.
         #[arg(long)]
         no_byte_pass: bool,
@@ -184,24 +174,14 @@ enum Command {
         /// ddmax over the tokens of the error-recovering parse (default with --grammar).
         #[arg(long, requires = "grammar")]
         syntactic: bool,
-        /// Candidates tested at once (the result is the same as with -j 1).
-        #[arg(short = 'j', long, default_value_t = 1)]
-        jobs: usize,
         /// Where to write the repaired input (default: the input's path with `.repaired` added).
         #[arg(long, short)]
         out: Option<PathBuf>,
         /// Print a JSON record of the repair on standard output.
         #[arg(long)]
         json: bool,
-        /// Seconds before a run of the command is killed (and counts as unresolved).
-        #[arg(long, default_value_t = 10.0)]
-        timeout: f64,
-        /// Stop after testing this many candidates (the largest passing input so far is kept).
-        #[arg(long)]
-        max_tests: Option<u64>,
-        /// Stop after this many seconds (the largest passing input so far is kept).
-        #[arg(long)]
-        max_time: Option<f64>,
+        #[command(flatten)]
+        limits: SearchLimits,
     },
     /// Triage crash folders: rerun every crash file (libFuzzer crash-*/oom-*/timeout-*/…, AFL
     /// crashes/id:*, hangs/id:*, at any depth), group by signature, minimize one file per group,
@@ -243,6 +223,39 @@ enum Command {
         /// A built-in grammar name (json, expr, js) or a path to a grammar file.
         grammar: String,
     },
+}
+
+/// How hard `reduce` and `repair` search: one set of options for both commands.
+#[derive(clap::Args)]
+struct SearchLimits {
+    /// Candidates tested at once (the result is the same as with -j 1).
+    #[arg(short = 'j', long, default_value_t = 1)]
+    jobs: usize,
+    /// Seconds before a run of the command is killed (and counts as unresolved).
+    #[arg(long, default_value_t = 10.0)]
+    timeout: f64,
+    /// Stop after testing this many candidates (the best input so far is kept).
+    #[arg(long)]
+    max_tests: Option<u64>,
+    /// Stop after this many seconds (the best input so far is kept).
+    #[arg(long)]
+    max_time: Option<f64>,
+}
+
+impl SearchLimits {
+    /// The search budget (no cancel flag: the command installs its own Ctrl-C handler).
+    fn budget(&self) -> Budget {
+        Budget {
+            max_tests: self.max_tests,
+            max_time: self.max_time.map(Duration::from_secs_f64),
+            cancel: None,
+        }
+    }
+
+    /// The per-run timeout of the command.
+    fn timeout(&self) -> Duration {
+        Duration::from_secs_f64(self.timeout)
+    }
 }
 
 fn main() -> ExitCode {
@@ -298,12 +311,9 @@ fn main() -> ExitCode {
             same_panic,
             exit_code,
             stderr,
-            jobs,
             out,
             json,
-            timeout,
-            max_tests,
-            max_time,
+            limits,
             no_byte_pass,
             corpus,
             samples,
@@ -314,22 +324,17 @@ fn main() -> ExitCode {
                 (_, _, Some(re)) => Classify::stderr(&re).map_err(|e| e.to_string()),
                 _ => Ok(Classify::SameCrash),
             };
-            let budget = Budget {
-                max_tests,
-                max_time: max_time.map(Duration::from_secs_f64),
-                cancel: None,
-            };
             classify.and_then(|classify| {
                 let algorithm = Algorithm::from_name(&algo)
                     .ok_or_else(|| format!("unknown algorithm `{algo}`: use gtr*, gtr, hdd*, hdd or ddmin"))?;
                 let options = Options {
                     algorithm,
                     byte_pass: !no_byte_pass,
-                    jobs,
-                    budget,
+                    jobs: limits.jobs,
+                    budget: limits.budget(),
                     corpus: None,
                 };
-                let timeout = Duration::from_secs_f64(timeout);
+                let timeout = limits.timeout();
                 if let Some(harness) = harness {
                     return cli::reduce::reduce_harness_cmd(
                         &input,
@@ -361,12 +366,9 @@ fn main() -> ExitCode {
             cmd,
             lexical,
             syntactic,
-            jobs,
             out,
             json,
-            timeout,
-            max_tests,
-            max_time,
+            limits,
         } => {
             use hellfuzz::reduce::repair::{Mode as RepairMode, RepairOptions};
             let mode = match (lexical, syntactic) {
@@ -376,15 +378,10 @@ fn main() -> ExitCode {
             };
             let options = RepairOptions {
                 mode,
-                jobs,
-                budget: Budget {
-                    max_tests,
-                    max_time: max_time.map(Duration::from_secs_f64),
-                    cancel: None,
-                },
+                jobs: limits.jobs,
+                budget: limits.budget(),
             };
-            let timeout = Duration::from_secs_f64(timeout);
-            cli::repair::repair_cmd(&input, grammar.as_deref(), &cmd, timeout, options, out, json)
+            cli::repair::repair_cmd(&input, grammar.as_deref(), &cmd, limits.timeout(), options, out, json)
         }
         Command::Triage {
             dirs,
