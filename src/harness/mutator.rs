@@ -104,6 +104,32 @@ struct Cached {
     parsed: Option<Arc<Parsed>>,
 }
 
+/// The last `capacity` items pushed, replaced oldest first (nothing is kept at capacity 0).
+struct Ring<T> {
+    items: Vec<T>,
+    next: usize,
+    capacity: usize,
+}
+
+impl<T> Ring<T> {
+    fn new(capacity: usize) -> Ring<T> {
+        Ring {
+            items: Vec::new(),
+            next: 0,
+            capacity,
+        }
+    }
+
+    fn push(&mut self, item: T) {
+        if self.items.len() < self.capacity {
+            self.items.push(item);
+        } else if self.capacity > 0 {
+            self.items[self.next] = item;
+            self.next = (self.next + 1) % self.capacity;
+        }
+    }
+}
+
 /// Mutates inputs of one grammar. Deterministic for a given sequence of calls and seeds.
 pub struct Mutator {
     parser: Parser,
@@ -113,17 +139,13 @@ pub struct Mutator {
     mode: Option<Mode>,
     /// Distinct recent inputs (a repeated input is not added again: it would weigh its subtrees
     /// double in splices).
-    pool: Vec<Arc<Parsed>>,
-    next_slot: usize,
-    /// Recent parse results, replaced oldest first. Only saves work: a hit gives what the parse
-    /// would, so mutants do not depend on it.
-    cache: Vec<Cached>,
-    next_cached: usize,
-    cache_size: usize,
+    pool: Ring<Arc<Parsed>>,
+    /// Recent parse results. Only saves work: a hit gives what the parse would, so mutants do
+    /// not depend on it.
+    cache: Ring<Cached>,
     /// Hashes of the last mutants this mutator made (valid by construction), so that when
     /// libFuzzer hands one back it is known to be worth parsing.
-    made: Vec<u64>,
-    next_made: usize,
+    made: Ring<u64>,
 }
 
 impl Mutator {
@@ -146,13 +168,9 @@ impl Mutator {
             mined,
             inverted,
             mode,
-            pool: Vec::new(),
-            next_slot: 0,
-            cache: Vec::new(),
-            next_cached: 0,
-            cache_size: CACHE_SIZE,
-            made: Vec::new(),
-            next_made: 0,
+            pool: Ring::new(POOL_SIZE),
+            cache: Ring::new(CACHE_SIZE),
+            made: Ring::new(CACHE_SIZE),
         }
     }
 
@@ -177,7 +195,7 @@ impl Mutator {
         let mut result = None;
         for _ in 0..ATTEMPTS {
             let &(node, start) = nodes.get(rng.random_range(0..nodes.len().max(1)))?;
-            let splice = !self.pool.is_empty() && rng.random_bool(0.5);
+            let splice = !self.pool.items.is_empty() && rng.random_bool(0.5);
             let mutant = if splice {
                 self.splice(&parsed.tree, node, &mut rng)
             } else {
@@ -195,13 +213,7 @@ impl Mutator {
         }
         self.remember(parsed, input);
         if let Some((bytes, _)) = &result {
-            let hash = hash_of(bytes);
-            if self.made.len() < CACHE_SIZE {
-                self.made.push(hash);
-            } else {
-                self.made[self.next_made] = hash;
-                self.next_made = (self.next_made + 1) % CACHE_SIZE;
-            }
+            self.made.push(hash_of(bytes));
         }
         result
     }
@@ -212,16 +224,21 @@ impl Mutator {
     /// (about 90% for json), so the caller parses only some of them.
     pub fn known_to_parse(&self, input: &[u8]) -> Option<bool> {
         let hash = hash_of(input);
-        if let Some(hit) = self.cache.iter().find(|c| c.hash == hash && *c.input == *input) {
+        if let Some(hit) = self.cached(hash, input) {
             return Some(hit.parsed.is_some());
         }
-        self.made.contains(&hash).then_some(true)
+        self.made.items.contains(&hash).then_some(true)
+    }
+
+    /// The cache entry of `input` (whose hash is `hash`), if it is there.
+    fn cached(&self, hash: u64, input: &[u8]) -> Option<&Cached> {
+        self.cache.items.iter().find(|c| c.hash == hash && *c.input == *input)
     }
 
     /// The parse of `input`, from the cache if it was parsed recently; `None` if it does not parse.
     fn parsed(&mut self, input: &[u8]) -> Option<Arc<Parsed>> {
         let hash = hash_of(input);
-        if let Some(hit) = self.cache.iter().find(|c| c.hash == hash && *c.input == *input) {
+        if let Some(hit) = self.cached(hash, input) {
             return hit.parsed.clone();
         }
         let parsed = self
@@ -229,19 +246,11 @@ impl Mutator {
             .parse(input)
             .ok()
             .map(|tree| Arc::new(Parsed::new(tree, hash)));
-        if self.cache_size > 0 {
-            let entry = Cached {
-                hash,
-                input: input.into(),
-                parsed: parsed.clone(),
-            };
-            if self.cache.len() < self.cache_size {
-                self.cache.push(entry);
-            } else {
-                self.cache[self.next_cached] = entry;
-                self.next_cached = (self.next_cached + 1) % self.cache_size;
-            }
-        }
+        self.cache.push(Cached {
+            hash,
+            input: input.into(),
+            parsed: parsed.clone(),
+        });
         parsed
     }
 
@@ -275,7 +284,7 @@ impl Mutator {
     /// The bytes of a random subtree of `node`'s symbol from an input in the pool.
     fn splice(&self, tree: &Tree, node: NodeId, rng: &mut ChaCha8Rng) -> Option<Vec<u8>> {
         let symbol = tree.kind(node).symbol()?;
-        let donor = &self.pool[rng.random_range(0..self.pool.len())];
+        let donor = &self.pool.items[rng.random_range(0..self.pool.items.len())];
         let matches = donor.of_symbol(symbol);
         let &(_, pick) = matches.get(rng.random_range(0..matches.len().max(1)))?;
         Some(donor.tree.unparse_node(pick))
@@ -284,17 +293,13 @@ impl Mutator {
     fn remember(&mut self, parsed: Arc<Parsed>, input: &[u8]) {
         if self
             .pool
+            .items
             .iter()
             .any(|p| Arc::ptr_eq(p, &parsed) || p.is_of(parsed.hash, input))
         {
             return;
         }
-        if self.pool.len() < POOL_SIZE {
-            self.pool.push(parsed);
-        } else {
-            self.pool[self.next_slot] = parsed;
-            self.next_slot = (self.next_slot + 1) % POOL_SIZE;
-        }
+        self.pool.push(parsed);
     }
 }
 
@@ -457,9 +462,9 @@ mod tests {
         ];
         let run = |cache_size| {
             let mut m = Mutator::for_builtin(&json, "json", None);
-            m.cache_size = cache_size;
+            m.cache = Ring::new(cache_size);
             let mutants: Vec<_> = (0..200).map(|s| m.mutate(inputs[s % 4], 128, s as u64)).collect();
-            (mutants, m.cache.len(), m.pool.len())
+            (mutants, m.cache.items.len(), m.pool.items.len())
         };
         let (cached, cache_len, pool_len) = run(CACHE_SIZE);
         let (uncached, uncached_len, uncached_pool_len) = run(0);
@@ -485,8 +490,8 @@ mod tests {
         for (s, input) in inputs.iter().enumerate() {
             m.mutate(input, 100, s as u64).unwrap();
         }
-        assert_eq!((m.cache.len(), m.pool.len()), (CACHE_SIZE, POOL_SIZE));
-        let hit = |m: &Mutator, input: &[u8]| m.cache.iter().any(|c| *c.input == *input);
+        assert_eq!((m.cache.items.len(), m.pool.items.len()), (CACHE_SIZE, POOL_SIZE));
+        let hit = |m: &Mutator, input: &[u8]| m.cache.items.iter().any(|c| *c.input == *input);
         assert!(!hit(&m, &inputs[0]) && hit(&m, &inputs[10]) && hit(&m, inputs.last().unwrap()));
         // Mutants are still spliced into the input at the right offsets.
         for s in 0..50 {
