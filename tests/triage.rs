@@ -150,6 +150,14 @@ fn options(out: &Path, state: &Path) -> Options {
     }
 }
 
+/// The folders of a test under `root`: the night's crashes, the triage output, the state
+/// (history) folder, which is created.
+fn layout(root: &Path) -> (PathBuf, PathBuf, PathBuf) {
+    let state = root.join("state");
+    std::fs::create_dir_all(&state).unwrap();
+    (root.join("night"), root.join("triage"), state)
+}
+
 fn night(n: u64) -> SystemTime {
     UNIX_EPOCH + Duration::from_secs(1_795_305_600 + n * 86_400)
 }
@@ -175,12 +183,7 @@ fn by_keyword(t: &Triage) -> BTreeMap<&'static str, &hellfuzz::triage::Group> {
 #[test]
 fn groups_minimizes_and_reports_one_night() {
     let dir = tempfile::tempdir().unwrap();
-    let (night_dir, out, state) = (
-        dir.path().join("night"),
-        dir.path().join("triage"),
-        dir.path().join("state"),
-    );
-    std::fs::create_dir_all(&state).unwrap();
+    let (night_dir, out, state) = layout(dir.path());
     plant(&night_dir, true);
     let before = snapshot(&night_dir);
     let mut last_done = 0;
@@ -296,12 +299,7 @@ fn groups_minimizes_and_reports_one_night() {
 #[test]
 fn second_night_labels_known_and_fixed_and_same_folder_gives_same_groups() {
     let dir = tempfile::tempdir().unwrap();
-    let (night_dir, out, state) = (
-        dir.path().join("night"),
-        dir.path().join("triage"),
-        dir.path().join("state"),
-    );
-    std::fs::create_dir_all(&state).unwrap();
+    let (night_dir, out, state) = layout(dir.path());
     plant(&night_dir, false);
     let quick = Options {
         minimize: false,
@@ -387,12 +385,7 @@ fn second_night_labels_known_and_fixed_and_same_folder_gives_same_groups() {
 #[test]
 fn interruption_writes_a_partial_report_and_marks_nothing_fixed() {
     let dir = tempfile::tempdir().unwrap();
-    let (night_dir, out, state) = (
-        dir.path().join("night"),
-        dir.path().join("triage"),
-        dir.path().join("state"),
-    );
-    std::fs::create_dir_all(&state).unwrap();
+    let (night_dir, out, state) = layout(dir.path());
     plant(&night_dir, false);
     let quick = Options {
         minimize: false,
@@ -528,12 +521,7 @@ fn cli_fail_on_new_gates_ci() {
 #[test]
 fn grammar_minimization_uses_gtr_star() {
     let dir = tempfile::tempdir().unwrap();
-    let (night_dir, out, state) = (
-        dir.path().join("night"),
-        dir.path().join("triage"),
-        dir.path().join("state"),
-    );
-    std::fs::create_dir_all(&state).unwrap();
+    let (night_dir, out, state) = layout(dir.path());
     put(
         &night_dir,
         "artifacts/json/crash-1",
