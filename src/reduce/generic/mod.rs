@@ -31,14 +31,7 @@ pub fn reduce_generic(
     let mut tree = GenericTree::parse(input);
     let deletion = GenericDeletion { filter };
     let hoist = Hoist { filter };
-    let zero = Literals {
-        number: "0",
-        strings: true,
-    };
-    let one = Literals {
-        number: "1",
-        strings: false,
-    };
+    let (zero, one) = (Literals::ZERO, Literals::ONE);
     let all: [&dyn Template<GenericTree>; 4] = [&deletion, &hoist, &zero, &one];
     let delete_only: [&dyn Template<GenericTree>; 1] = [&deletion];
     match algorithm {

@@ -143,6 +143,19 @@ pub struct Literals {
     pub strings: bool,
 }
 
+impl Literals {
+    /// The first literal pass: numbers become `0`, strings are emptied.
+    pub const ZERO: Literals = Literals {
+        number: "0",
+        strings: true,
+    };
+    /// The second: numbers become `1` (for inputs where a zero does not keep the failure).
+    pub const ONE: Literals = Literals {
+        number: "1",
+        strings: false,
+    };
+}
+
 impl Template<GenericTree> for Literals {
     fn name(&self) -> &'static str {
         "simplify-literal"

@@ -190,14 +190,7 @@ fn hoisting_a_block_keeps_its_body() {
 #[test]
 fn literals_become_empty_strings_zero_and_one() {
     let mut t = GenericTree::parse(br#"a = "hello" + 42 + 7"#);
-    let zero = Literals {
-        number: "0",
-        strings: true,
-    };
-    let one = Literals {
-        number: "1",
-        strings: false,
-    };
+    let (zero, one) = (Literals::ZERO, Literals::ONE);
     let s = find(&t, "\"hello\"");
     let n = find(&t, "42");
     let seven = find(&t, "7");
