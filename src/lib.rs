@@ -6,6 +6,7 @@
 //! |---|---|
 //! | [`files`] | writing files atomically (a utility every later module may use) |
 //! | [`grammar`] | the grammar text format, its loader and diagnostics, the IR, and analyses |
+//! | [`import`] | other grammar formats (tree-sitter's `grammar.json`) → our grammar text |
 //! | [`parse`] | an Earley parser over bytes producing one derivation tree |
 //! | [`tree`] | the derivation tree (arena), unparse, sizes, levels, contexts, cheap edits |
 //! | [`mine`] | counts of every choice in parsed samples → a model; mined, inverted, uniform probabilities |
@@ -29,6 +30,7 @@ pub mod files;
 pub mod generate;
 pub mod grammar;
 pub mod harness;
+pub mod import;
 pub mod mine;
 pub mod oracle;
 pub mod parse;

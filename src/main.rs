@@ -218,6 +218,20 @@ enum Command {
         #[arg(long)]
         fail_on_new: bool,
     },
+    /// Convert a tree-sitter grammar (a grammar.json, or the name of a tree-sitter crate in cargo's
+    /// registry) into a hellfuzz grammar file.
+    Import {
+        /// A path to a grammar.json (or a crate folder), or a crate name such as
+        /// tree-sitter-toml-ng (looked up under $CARGO_HOME/registry/src; newest version).
+        source: String,
+        /// Write the grammar here (atomically) instead of to standard output.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// An overrides file (hellfuzz grammar format): definitions of the external tokens, and
+        /// replacements for imported rules that are wider than the real format.
+        #[arg(long)]
+        externals: Option<PathBuf>,
+    },
     /// Print a libFuzzer/AFL dictionary of the grammar's literals (use with -dict=FILE or -x FILE).
     Dict {
         /// A built-in grammar name (json, expr, js) or a path to a grammar file.
@@ -407,6 +421,11 @@ fn main() -> ExitCode {
             };
             cli::triage::triage_cmd(&dirs, options, fail_on_new)
         }),
+        Command::Import {
+            source,
+            output,
+            externals,
+        } => cli::grammar::import(&source, output.as_deref(), externals.as_deref()),
         Command::Dict { grammar } => load_grammar(&grammar).map(|g| {
             print!("{}", g.dictionary());
             ExitCode::SUCCESS

@@ -140,3 +140,48 @@ pub fn parse(name: &str, files: &[PathBuf], json: bool, quiet: bool) -> Result<E
     }
     Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }
+
+/// `hellfuzz import`.
+pub fn import(source: &str, output: Option<&std::path::Path>, externals: Option<&std::path::Path>) -> Result<ExitCode, String> {
+    let src = hellfuzz::import::source::find(source).map_err(|e| e.to_string())?;
+    let ov_text = match externals {
+        Some(p) => Some(std::fs::read_to_string(p).map_err(|e| format!("{}: cannot read the overrides file: {e}", p.display()))?),
+        None => None,
+    };
+    let ov_name = externals
+        .and_then(|p| p.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let overrides = ov_text.as_deref().map(|text| hellfuzz::import::tree_sitter::Overrides { text, name: &ov_name });
+    let imported = hellfuzz::import::import(&src, overrides).map_err(|e| e.to_string())?;
+    match output {
+        Some(path) => {
+            hellfuzz::files::write_atomically(path, imported.text.as_bytes())
+                .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+            eprintln!(
+                "imported {} into {} ({} bytes, {} approximation(s) noted in comments)",
+                src.path.display(),
+                path.display(),
+                imported.text.len(),
+                imported.notes.len()
+            );
+        }
+        None => {
+            let mut out = std::io::stdout().lock();
+            if let Err(e) = out.write_all(imported.text.as_bytes()).and_then(|_| out.flush()) {
+                if e.kind() != std::io::ErrorKind::BrokenPipe {
+                    return Err(format!("cannot write to standard output: {e}"));
+                }
+            }
+        }
+    }
+    if !imported.undefined_externals.is_empty() {
+        eprintln!(
+            "warning: {} external token(s) have no definition yet: {}; define them in an overrides file \
+             (grammar format) and import again with --externals FILE",
+            imported.undefined_externals.len(),
+            imported.undefined_externals.join(", ")
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

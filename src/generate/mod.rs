@@ -184,6 +184,8 @@ impl<'a> Generator<'a> {
                 tree.replace(o.node, closed);
             }
         }
+        // Tokens drawn independently may run into each other (`a` `in`): separate them.
+        crate::tree::fix_boundaries(g, &mut tree);
         tree
     }
 

@@ -17,7 +17,7 @@ fn weight_tolerance(weighted: usize) -> f64 {
 
 /// Lowers `rules` into symbols and terminals. Returns `None` only when nothing usable remains;
 /// callers must still check `sink` for errors.
-pub(crate) fn lower(rules: &[RuleAst], sink: &mut Sink) -> Option<(Vec<Symbol>, Vec<Terminal>)> {
+pub(crate) fn lower(rules: &[RuleAst], externals: &[&str], sink: &mut Sink) -> Option<(Vec<Symbol>, Vec<Terminal>)> {
     if rules.is_empty() {
         return None;
     }
@@ -51,6 +51,7 @@ pub(crate) fn lower(rules: &[RuleAst], sink: &mut Sink) -> Option<(Vec<Symbol>, 
         terminals: Vec::new(),
         interned: HashMap::new(),
         sink,
+        externals,
         rule_name: String::new(),
         group_counter: 0,
     };
@@ -74,6 +75,8 @@ struct Lowerer<'a, 's> {
     terminals: Vec<Terminal>,
     interned: HashMap<TerminalKey, TerminalId>,
     sink: &'s mut Sink,
+    /// Names declared `%external`: their undefined-symbol message says where to define them.
+    externals: &'a [&'a str],
     rule_name: String,
     group_counter: u32,
 }
@@ -147,6 +150,17 @@ impl Lowerer<'_, '_> {
             }
             ExprAst::Ref(name, span) => match self.names.get(name.as_str()) {
                 Some(&(id, _)) => Some(Item::Symbol(id)),
+                None if self.externals.contains(&name.as_str()) => {
+                    self.sink.error(
+                        *span,
+                        format!(
+                            "undefined symbol `{name}`: an external token of the imported grammar (its C \
+                             scanner makes it, so the import cannot); define `{name} = ... ;` in the \
+                             overrides file and import again with `hellfuzz import SOURCE --externals FILE`"
+                        ),
+                    );
+                    None
+                }
                 None => {
                     let hint = self
                         .suggestion(name)

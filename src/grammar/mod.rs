@@ -13,17 +13,19 @@
 //! ```
 
 mod analysis;
+pub mod boundary;
 pub mod builtin;
 pub mod charclass;
 pub mod diag;
 mod lower;
 pub mod print;
-mod syntax;
+pub(crate) mod syntax;
 
 use std::fmt;
 use std::path::Path;
 
 pub use analysis::Analysis;
+pub use boundary::{Boundaries, BoundaryCache};
 pub use charclass::CharClass;
 pub use diag::{Diagnostic, GrammarError, Severity, Span};
 
@@ -180,6 +182,9 @@ pub struct Grammar {
     origin: String,
     warnings: Vec<Diagnostic>,
     analysis: Analysis,
+    layout: Option<SymbolId>,
+    /// Built on first use: only generation and reduction need the token matcher.
+    boundaries: std::sync::OnceLock<Boundaries>,
 }
 
 impl Grammar {
@@ -223,7 +228,8 @@ impl Grammar {
             file: origin.to_string(),
             items: Vec::new(),
         };
-        let rules = syntax::parse_file(text, &mut sink);
+        let file = syntax::parse_file(text, &mut sink);
+        let rules = &file.rules;
         if rules.is_empty() && !sink.has_errors() {
             sink.error(
                 Span::at(text, text.len()),
@@ -236,7 +242,13 @@ impl Grammar {
                 diagnostics: sink.sorted(),
             });
         }
-        let lowered = lower::lower(&rules, &mut sink);
+        let externals: Vec<&str> = file
+            .directives
+            .iter()
+            .filter(|d| d.name == "external")
+            .flat_map(|d| d.args.iter().map(|(n, _)| n.as_str()))
+            .collect();
+        let lowered = lower::lower(rules, &externals, &mut sink);
         let (symbols, terminals) = match lowered {
             Some(l) if !sink.has_errors() => l,
             _ => {
@@ -246,6 +258,20 @@ impl Grammar {
             }
         };
         let start = SymbolId(0);
+        let mut layout = None;
+        for d in file.directives.iter().filter(|d| d.name == "layout") {
+            let (name, span) = &d.args[0];
+            match symbols.iter().position(|s| !s.synthetic && s.name == *name) {
+                _ if layout.is_some() => sink.error(d.span, "a second `%layout`: a grammar has one layout rule"),
+                Some(i) => layout = Some(SymbolId(i as u32)),
+                None => sink.error(*span, format!("`%layout {name}` names no rule; define `{name} = ... ;`")),
+            }
+        }
+        if sink.has_errors() {
+            return Err(GrammarError {
+                diagnostics: sink.sorted(),
+            });
+        }
         let analysis = Analysis::compute(&symbols, &terminals, start);
         analysis.report(&symbols, &mut sink);
         if sink.has_errors() {
@@ -260,6 +286,8 @@ impl Grammar {
             origin: origin.to_string(),
             warnings: sink.sorted(),
             analysis,
+            layout,
+            boundaries: std::sync::OnceLock::new(),
         })
     }
 
@@ -304,6 +332,16 @@ impl Grammar {
     /// Warnings found while loading (for example, unreachable rules).
     pub fn warnings(&self) -> &[Diagnostic] {
         &self.warnings
+    }
+
+    /// The layout rule named by `%layout` (whitespace and comments allowed between tokens), if any.
+    pub fn layout(&self) -> Option<SymbolId> {
+        self.layout
+    }
+
+    /// The token-boundary checker of this grammar (see [`Boundaries`]); built on first use.
+    pub fn boundaries(&self) -> &Boundaries {
+        self.boundaries.get_or_init(|| Boundaries::new(self))
     }
 
     /// The analyses (nullable, productive, reachable, cheapest derivations, unit chains).

@@ -1,7 +1,8 @@
 //! The grammar text format, read into a syntax tree with spans (no name resolution yet).
 //!
-//! [`parse_file`] turns text into [`RuleAst`]s, reporting syntax errors (unclosed literals and
-//! classes, bad escapes, bad quantifiers) into a [`Sink`] and recovering at the next `;`.
+//! [`parse_file`] turns text into [`RuleAst`]s and `%` directives, reporting syntax errors
+//! (unclosed literals and classes, bad escapes, bad quantifiers) into a [`Sink`] and recovering at
+//! the next `;`.
 
 use super::charclass::CharClass;
 use super::diag::{Sink, Span};
@@ -17,6 +18,29 @@ pub(crate) struct RuleAst {
     pub name: String,
     pub span: Span,
     pub alts: Vec<AltAst>,
+    /// Byte offset just past the rule's `;` (the rule's text is `span.offset..end`).
+    pub end: usize,
+}
+
+/// A declaration `%name arg arg ... ;` (see [`DIRECTIVES`]).
+#[derive(Debug)]
+pub(crate) struct Directive {
+    pub name: String,
+    pub span: Span,
+    pub args: Vec<(String, Span)>,
+}
+
+/// The directives a grammar file may contain, with what they take.
+pub(crate) const DIRECTIVES: &[(&str, &str)] = &[
+    ("layout", "one rule name: the layout (whitespace, comments) allowed between tokens"),
+    ("external", "rule names: tokens an imported grammar's external scanner made"),
+];
+
+/// A whole grammar file as written.
+#[derive(Debug, Default)]
+pub(crate) struct FileAst {
+    pub rules: Vec<RuleAst>,
+    pub directives: Vec<Directive>,
 }
 
 /// One alternative: an optional `N%` weight and a sequence of items.
@@ -45,22 +69,27 @@ pub(crate) enum ExprAst {
 }
 
 /// Parses a whole grammar file. Syntax errors go to `sink`; rules with errors are dropped.
-pub(crate) fn parse_file(text: &str, sink: &mut Sink) -> Vec<RuleAst> {
+pub(crate) fn parse_file(text: &str, sink: &mut Sink) -> FileAst {
     let mut p = Parser {
         text,
         bytes: text.as_bytes(),
         pos: 0,
         depth: 0,
     };
-    let mut rules = Vec::new();
+    let mut file = FileAst::default();
     loop {
         p.skip_trivia();
         if p.pos >= p.bytes.len() {
             break;
         }
         let rule_start = p.pos;
-        match p.rule() {
-            Ok(rule) => rules.push(rule),
+        let parsed = if p.peek() == Some(b'%') {
+            p.directive().map(|d| file.directives.push(d))
+        } else {
+            p.rule().map(|r| file.rules.push(r))
+        };
+        match parsed {
+            Ok(()) => {}
             Err(SyntaxError { span, message, resume }) => {
                 sink.error(span, message);
                 // Rescan the failed rule from its start, so literals and classes are skipped
@@ -75,7 +104,7 @@ pub(crate) fn parse_file(text: &str, sink: &mut Sink) -> Vec<RuleAst> {
             }
         }
     }
-    rules
+    file
 }
 
 struct SyntaxError {
@@ -187,7 +216,12 @@ impl<'a> Parser<'a> {
         match self.peek() {
             Some(b';') => {
                 self.pos += 1;
-                Ok(RuleAst { name, span, alts })
+                Ok(RuleAst {
+                    name,
+                    span,
+                    alts,
+                    end: self.pos,
+                })
             }
             None => self.err(
                 self.pos,
@@ -195,6 +229,39 @@ impl<'a> Parser<'a> {
             ),
             _ => self.unexpected("`;`, `|` or another item"),
         }
+    }
+
+    /// `%name arg ... ;`, the position on the `%`.
+    fn directive(&mut self) -> PResult<Directive> {
+        let start = self.pos;
+        self.pos += 1;
+        let Some((name, _)) = self.name() else {
+            return self.unexpected("a directive name after `%`");
+        };
+        if !DIRECTIVES.iter().any(|(n, _)| *n == name) {
+            let known: Vec<String> = DIRECTIVES.iter().map(|(n, what)| format!("`%{n}` ({what})")).collect();
+            return self.err(start, format!("unknown directive `%{name}`; known: {}", known.join(", ")));
+        }
+        let mut args = Vec::new();
+        loop {
+            self.skip_trivia();
+            if self.peek() == Some(b';') {
+                self.pos += 1;
+                break;
+            }
+            match self.name() {
+                Some(arg) => args.push(arg),
+                None => return self.unexpected(&format!("a rule name or `;` in `%{name}`")),
+            }
+        }
+        if name == "layout" && args.len() != 1 {
+            return self.err(start, format!("`%layout` takes one rule name, found {}", args.len()));
+        }
+        Ok(Directive {
+            name,
+            span: self.span(start),
+            args,
+        })
     }
 
     fn unexpected<T>(&self, expected: &str) -> PResult<T> {

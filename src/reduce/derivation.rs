@@ -91,6 +91,13 @@ impl ReducibleTree for Derivation<'_> {
     }
 
     fn unparse_with(&self, edits: &Edits<NodeId>) -> Vec<u8> {
+        if self.grammar.layout().is_some() && !edits.is_empty() {
+            // An edit may bring two tokens together (`select x` → `selectx`): the candidate is
+            // the edited tree with its boundaries fixed, exactly what `apply` would keep.
+            let mut edited = Derivation::new(self.grammar, self.tree.clone());
+            edited.apply(edits);
+            return edited.tree.unparse();
+        }
         let map: FxHashMap<NodeId, Edit<NodeId>> = edits.iter().copied().collect();
         let mut out = Vec::with_capacity(self.tree.len());
         let mut stack = vec![self.tree.root()];
@@ -117,6 +124,7 @@ impl ReducibleTree for Derivation<'_> {
                 }
             }
         }
+        crate::tree::fix_boundaries(self.grammar, &mut self.tree);
     }
 }
 

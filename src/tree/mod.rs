@@ -4,9 +4,11 @@
 //! nodes (the arena keeps them until [`Tree::compact`]); sizes are kept up to date on every edit.
 //! `display` prints trees, `cheapest` builds the cheapest derivation of a symbol.
 
+mod boundary;
 mod cheapest;
 mod display;
 
+pub use boundary::{fix_boundaries, has_run_on};
 pub use cheapest::node_kind;
 
 use crate::grammar::{Grammar, SymbolId, TerminalId};

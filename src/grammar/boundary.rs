@@ -1,0 +1,261 @@
+//! Token boundaries: whether a token would run on into the text after it (`a` `in` → `ain`).
+//!
+//! A grammar with a `%layout` rule has tokens (what follows the layout) and layout lexemes (the
+//! layout's iterations: whitespace, comments). [`Boundaries`] matches all of them at once with a
+//! lazy DFA, longest match first, as a maximal-munch lexer would.
+
+use regex_automata::hybrid::dfa::{Cache, DFA};
+use regex_automata::nfa::thompson;
+use regex_automata::util::syntax::Config;
+use regex_automata::{Anchored, Input, MatchKind};
+use regex_syntax::hir::{Class, ClassUnicode, ClassUnicodeRange, Hir, Repetition};
+
+use super::{Body, Grammar, Item, SymbolId, Terminal};
+
+/// Tokens larger than this (in HIR nodes) are left out of the matcher: a token that big is a
+/// sentence, not a word, and runs on into nothing a separator could fix.
+const MAX_TOKEN_NODES: usize = 20_000;
+
+/// The token matcher of a grammar with a `%layout` rule; inert without one.
+#[derive(Clone, Debug)]
+pub struct Boundaries {
+    dfa: Option<DFA>,
+    /// The repetition whose iterations are the layout's lexemes, and its minimum count.
+    layout_repeat: Option<(SymbolId, u32)>,
+    /// How many distinct tokens the matcher knows (for `check`'s summary).
+    tokens: usize,
+}
+
+/// Scratch space for [`Boundaries::runs_on`]; one per thread.
+pub struct BoundaryCache(Option<Cache>);
+
+impl Boundaries {
+    pub(crate) fn new(grammar: &Grammar) -> Boundaries {
+        let inert = Boundaries {
+            dfa: None,
+            layout_repeat: None,
+            tokens: 0,
+        };
+        let Some(layout) = grammar.layout() else {
+            return inert;
+        };
+        let layout_repeat = repeat_below(grammar, layout);
+        // Tokens: every item that follows the layout in a sequence, and the layout's lexemes.
+        let mut items: Vec<Item> = Vec::new();
+        for sym in grammar.symbols() {
+            for alt in sym.alternatives() {
+                for pair in alt.items.windows(2) {
+                    if pair[0] == Item::Symbol(layout) && !items.contains(&pair[1]) {
+                        items.push(pair[1]);
+                    }
+                }
+            }
+        }
+        if let Some((rep, _)) = layout_repeat {
+            if let Body::Repeat { item, .. } = grammar.symbol(rep).body {
+                items.push(item);
+            }
+        }
+        let mut conv = ToHir {
+            grammar,
+            layout,
+            visiting: Vec::new(),
+            nodes: 0,
+        };
+        let extra = layout_repeat.and_then(|(rep, _)| match grammar.symbol(rep).body {
+            Body::Repeat { item, .. } => Some(item),
+            _ => None,
+        });
+        // Tokens that may contain whitespace (string contents, a preprocessor line) only ever
+        // appear in their own context, between delimiters; matched everywhere, they would make
+        // every lexeme "run on". Layout lexemes (comments) are kept: they may appear anywhere.
+        let hirs: Vec<Hir> = items
+            .iter()
+            .filter_map(|&item| {
+                conv.nodes = 0;
+                let hir = conv.item(item)?;
+                (Some(item) == extra || !may_contain_space(&hir)).then_some(hir)
+            })
+            .collect();
+        let tokens = hirs.len();
+        let dfa = (!hirs.is_empty()).then(|| build_dfa(Hir::alternation(hirs))).flatten();
+        Boundaries {
+            dfa,
+            layout_repeat,
+            tokens,
+        }
+    }
+
+    /// Fresh scratch space for [`Boundaries::runs_on`].
+    pub fn cache(&self) -> BoundaryCache {
+        BoundaryCache(self.dfa.as_ref().map(|d| d.create_cache()))
+    }
+
+    /// The repetition symbol whose iterations are the layout's lexemes, and its minimum count.
+    pub fn layout_repeat(&self) -> Option<(SymbolId, u32)> {
+        self.layout_repeat
+    }
+
+    /// How many tokens the matcher knows (0 without a layout).
+    pub fn token_count(&self) -> usize {
+        self.tokens
+    }
+
+    /// Whether the lexeme `text[start..end]` runs on: some token matches from `start` to beyond
+    /// `end`, so a lexer taking the longest match would not stop at `end`.
+    pub fn runs_on(&self, cache: &mut BoundaryCache, text: &[u8], start: usize, end: usize) -> bool {
+        start < end && end <= text.len() && self.runs_on_parts(cache, &text[start..end], &text[end..])
+    }
+
+    /// Whether the lexeme `head` runs on into `tail` (the text after it): some token matches all
+    /// of `head` and at least one byte of `tail`.
+    pub fn runs_on_parts(&self, cache: &mut BoundaryCache, head: &[u8], tail: &[u8]) -> bool {
+        let (Some(dfa), Some(cache)) = (self.dfa.as_ref(), cache.0.as_mut()) else {
+            return false;
+        };
+        if head.is_empty() || tail.is_empty() {
+            return false;
+        }
+        let input = Input::new(head).anchored(Anchored::Yes);
+        let Ok(mut sid) = dfa.start_state_forward(cache, &input) else {
+            return false;
+        };
+        // Matches are reported one byte late: a match state after the byte at `at` means a
+        // match ending at `at`, so one beyond `head` shows only after the second byte of `tail`.
+        for (at, &b) in head.iter().chain(tail).enumerate() {
+            sid = match dfa.next_state(cache, sid, b) {
+                Ok(s) => s,
+                Err(_) => return false,
+            };
+            if sid.is_match() && at > head.len() {
+                return true;
+            }
+            if sid.is_dead() || sid.is_quit() {
+                return false;
+            }
+        }
+        matches!(dfa.next_eoi_state(cache, sid), Ok(s) if s.is_match())
+    }
+}
+
+/// Whether some string of `hir` contains a space, tab or line break (an over-approximation that
+/// looks at every literal and class).
+fn may_contain_space(hir: &Hir) -> bool {
+    use regex_syntax::hir::HirKind;
+    let mut stack = vec![hir];
+    while let Some(h) = stack.pop() {
+        match h.kind() {
+            HirKind::Literal(lit) => {
+                if lit.0.iter().any(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r')) {
+                    return true;
+                }
+            }
+            HirKind::Class(Class::Unicode(c)) => {
+                if c.ranges().iter().any(|r| [' ', '\t', '\n', '\r'].iter().any(|w| (r.start()..=r.end()).contains(w))) {
+                    return true;
+                }
+            }
+            HirKind::Class(Class::Bytes(c)) => {
+                if c.ranges().iter().any(|r| [b' ', b'\t', b'\n', b'\r'].iter().any(|w| (r.start()..=r.end()).contains(w))) {
+                    return true;
+                }
+            }
+            HirKind::Repetition(r) => stack.push(&r.sub),
+            HirKind::Capture(c) => stack.push(&c.sub),
+            HirKind::Concat(subs) | HirKind::Alternation(subs) => stack.extend(subs.iter()),
+            HirKind::Empty | HirKind::Look(_) => {}
+        }
+    }
+    false
+}
+
+/// The repetition at or below `sym` through single-item rules (`_ = extra* ;`).
+fn repeat_below(grammar: &Grammar, mut sym: SymbolId) -> Option<(SymbolId, u32)> {
+    for _ in 0..grammar.symbols().len() {
+        match &grammar.symbol(sym).body {
+            Body::Repeat { min, .. } => return Some((sym, *min)),
+            Body::Choice(alts) => match alts.as_slice() {
+                [only] => match only.items.as_slice() {
+                    [Item::Symbol(s)] => sym = *s,
+                    _ => return None,
+                },
+                _ => return None,
+            },
+            Body::Optional(_) => return None,
+        }
+    }
+    None
+}
+
+fn build_dfa(hir: Hir) -> Option<DFA> {
+    let nfa = thompson::Compiler::new()
+        .syntax(Config::new().utf8(false))
+        .configure(thompson::Config::new().which_captures(thompson::WhichCaptures::None))
+        .build_from_hir(&hir)
+        .ok()?;
+    DFA::builder()
+        .configure(DFA::config().match_kind(MatchKind::All))
+        .build_from_nfa(nfa)
+        .ok()
+}
+
+/// Grammar items as regular expressions, where they are regular and not too big.
+struct ToHir<'g> {
+    grammar: &'g Grammar,
+    layout: SymbolId,
+    visiting: Vec<SymbolId>,
+    nodes: usize,
+}
+
+impl ToHir<'_> {
+    fn item(&mut self, item: Item) -> Option<Hir> {
+        self.nodes += 1;
+        if self.nodes > MAX_TOKEN_NODES {
+            return None;
+        }
+        match item {
+            Item::Terminal(t) => Some(match self.grammar.terminal(t) {
+                Terminal::Literal(bytes) => Hir::literal(bytes.clone()),
+                Terminal::Class { class, .. } => {
+                    let ranges = class
+                        .ranges()
+                        .iter()
+                        .filter_map(|&(lo, hi)| Some(ClassUnicodeRange::new(char::from_u32(lo)?, char::from_u32(hi)?)));
+                    Hir::class(Class::Unicode(ClassUnicode::new(ranges)))
+                }
+            }),
+            // A token containing the layout is a phrase, and a recursive one is not regular.
+            Item::Symbol(s) if s == self.layout || self.visiting.contains(&s) => None,
+            Item::Symbol(s) => {
+                self.visiting.push(s);
+                let hir = self.body(s);
+                self.visiting.pop();
+                hir
+            }
+        }
+    }
+
+    fn seq(&mut self, items: &[Item]) -> Option<Hir> {
+        let parts = items.iter().map(|&i| self.item(i)).collect::<Option<Vec<_>>>()?;
+        Some(Hir::concat(parts))
+    }
+
+    fn body(&mut self, s: SymbolId) -> Option<Hir> {
+        let repetition = |min: u32, max: Option<u32>, sub: Hir| {
+            Hir::repetition(Repetition {
+                min,
+                max,
+                greedy: true,
+                sub: Box::new(sub),
+            })
+        };
+        match &self.grammar.symbol(s).body {
+            Body::Choice(alts) => {
+                let alts = alts.iter().map(|a| self.seq(&a.items)).collect::<Option<Vec<_>>>()?;
+                Some(Hir::alternation(alts))
+            }
+            Body::Optional(item) => Some(repetition(0, Some(1), self.item(*item)?)),
+            Body::Repeat { item, min, max } => Some(repetition(*min, *max, self.item(*item)?)),
+        }
+    }
+}

@@ -1,0 +1,194 @@
+//! Token boundaries on derivation trees: find where a lexeme runs on into the next one, and fix it.
+//!
+//! In a grammar with a `%layout` rule, a tree's text is a sequence of lexemes: tokens (the text
+//! between two layout nodes) and the layout's own iterations (whitespace, comments). Where one
+//! would lex as part of the next (`a` `in`, `#note` then `x` on one line), [`fix_boundaries`]
+//! drops the offending layout lexeme or puts a separator into the empty layout between tokens.
+
+use std::collections::HashMap;
+
+use super::{NodeId, NodeKind, Tree};
+use crate::grammar::{Body, BoundaryCache, Grammar, SymbolId};
+
+/// One lexeme: `start..end` in the tree's text; `extra` is the layout iteration it is, if any.
+#[derive(Clone, Copy, Debug)]
+struct Lexeme {
+    start: usize,
+    end: usize,
+    extra: Option<Extra>,
+    /// For a token: the empty layout node just before it (where a separator can go), if any.
+    gap_before: Option<NodeId>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Extra {
+    repeat: NodeId,
+    node: NodeId,
+}
+
+/// The lexemes of `tree` in order (empty without a layout rule).
+fn lexemes(tree: &Tree, layout: SymbolId, repeat_sym: SymbolId) -> Vec<Lexeme> {
+    let mut out = Vec::new();
+    let mut offset = 0usize;
+    let mut token_start = 0usize;
+    let mut pending_gap: Option<NodeId> = None;
+    let mut stack = vec![tree.root()];
+    let flush = |out: &mut Vec<Lexeme>, start: usize, end: usize, gap: &mut Option<NodeId>| {
+        if start < end {
+            out.push(Lexeme {
+                start,
+                end,
+                extra: None,
+                gap_before: gap.take(),
+            });
+        }
+    };
+    while let Some(node) = stack.pop() {
+        let kind = tree.kind(node);
+        if kind.symbol() == Some(layout) {
+            flush(&mut out, token_start, offset, &mut pending_gap);
+            let repeat = find_repeat(tree, node, repeat_sym);
+            match repeat {
+                Some(rep) if tree.len_of(node) == 0 => pending_gap = Some(rep),
+                Some(rep) => {
+                    pending_gap = None;
+                    let mut at = offset;
+                    for child in tree.children(rep) {
+                        let len = tree.len_of(child);
+                        if len > 0 {
+                            out.push(Lexeme {
+                                start: at,
+                                end: at + len,
+                                extra: Some(Extra { repeat: rep, node: child }),
+                                gap_before: None,
+                            });
+                        }
+                        at += len;
+                    }
+                }
+                None => pending_gap = None,
+            }
+            offset += tree.len_of(node);
+            token_start = offset;
+            continue;
+        }
+        if let NodeKind::Leaf { .. } = kind {
+            offset += tree.len_of(node);
+            continue;
+        }
+        let children: Vec<NodeId> = tree.children(node).collect();
+        stack.extend(children.into_iter().rev());
+    }
+    flush(&mut out, token_start, offset, &mut pending_gap);
+    out
+}
+
+/// The repetition node of symbol `repeat_sym` at or below `node` through single children.
+fn find_repeat(tree: &Tree, mut node: NodeId, repeat_sym: SymbolId) -> Option<NodeId> {
+    loop {
+        if let NodeKind::Repeat { symbol } = tree.kind(node) {
+            return (symbol == repeat_sym).then_some(node);
+        }
+        let mut children = tree.children(node);
+        match (children.next(), children.next()) {
+            (Some(only), None) => node = only,
+            _ => return None,
+        }
+    }
+}
+
+/// The decisions of one pass: layout lexemes to drop, empty layouts to fill with a separator.
+struct Plan {
+    remove: Vec<NodeId>,
+    separate: Vec<NodeId>,
+}
+
+/// One left-to-right pass over the lexemes, as a maximal-munch lexer reads them: where the last
+/// kept lexeme would run on into the next, drop whichever of the two is layout (a comment that
+/// would swallow the rest of its line) or, between two tokens, put a separator into the empty
+/// layout. Separators are trusted (a space runs into nothing), so the pass never undoes itself.
+fn plan(grammar: &Grammar, tree: &Tree, layout: SymbolId, repeat_sym: SymbolId, min: u32) -> Plan {
+    let text = tree.unparse();
+    let lexemes = lexemes(tree, layout, repeat_sym);
+    let b = grammar.boundaries();
+    let mut cache: BoundaryCache = b.cache();
+    let mut counts: HashMap<NodeId, usize> = HashMap::new();
+    let mut plan = Plan {
+        remove: Vec::new(),
+        separate: Vec::new(),
+    };
+    // Kept lexemes so far; `None` marks an inserted separator (nothing runs on from it).
+    let mut kept: Vec<Option<Lexeme>> = Vec::new();
+    'next: for lex in &lexemes {
+        loop {
+            let Some(Some(a)) = kept.last().copied() else { break };
+            if !b.runs_on_parts(&mut cache, &text[a.start..a.end], &text[lex.start..]) {
+                break;
+            }
+            let mut removable = |e: &Extra| {
+                let n = counts.entry(e.repeat).or_insert_with(|| tree.child_count(e.repeat));
+                if *n > min as usize {
+                    *n -= 1;
+                    true
+                } else {
+                    false
+                }
+            };
+            if let Some(e) = a.extra.filter(|e| removable(e)) {
+                plan.remove.push(e.node);
+                kept.pop();
+                continue;
+            }
+            if let Some(e) = lex.extra.filter(|e| removable(e)) {
+                plan.remove.push(e.node);
+                continue 'next;
+            }
+            if let (None, None, Some(gap)) = (a.extra, lex.extra, lex.gap_before) {
+                plan.separate.push(gap);
+                kept.push(None);
+            }
+            break;
+        }
+        kept.push(Some(*lex));
+    }
+    plan
+}
+
+fn layout_parts(grammar: &Grammar) -> Option<(SymbolId, SymbolId, u32)> {
+    let layout = grammar.layout()?;
+    let (repeat_sym, min) = grammar.boundaries().layout_repeat()?;
+    Some((layout, repeat_sym, min))
+}
+
+/// Fixes every token boundary of `tree` where a lexeme would run on into the next: a layout
+/// lexeme that runs on (a line comment before more text on its line) is removed; between two
+/// tokens that would lex as one, the empty layout gets one cheapest layout lexeme (a space).
+/// Returns the number of fixes. No-op for grammars without `%layout`.
+pub fn fix_boundaries(grammar: &Grammar, tree: &mut Tree) -> usize {
+    let Some((layout, repeat_sym, min)) = layout_parts(grammar) else {
+        return 0;
+    };
+    let Body::Repeat { item, .. } = grammar.symbol(repeat_sym).body else {
+        return 0;
+    };
+    let plan = plan(grammar, tree, layout, repeat_sym, min);
+    for &node in &plan.remove {
+        tree.remove(node);
+    }
+    for &rep in &plan.separate {
+        if let Some(sep) = tree.add_cheapest(grammar, item) {
+            tree.append_child(rep, sep);
+        }
+    }
+    plan.remove.len() + plan.separate.len()
+}
+
+/// Whether some lexeme of `tree` runs on into the next where a fix is possible (what
+/// [`fix_boundaries`] would change). False for grammars without `%layout`.
+pub fn has_run_on(grammar: &Grammar, tree: &Tree) -> bool {
+    let Some((layout, repeat_sym, min)) = layout_parts(grammar) else {
+        return false;
+    };
+    let plan = plan(grammar, tree, layout, repeat_sym, min);
+    !plan.remove.is_empty() || !plan.separate.is_empty()
+}
