@@ -2,7 +2,8 @@
 //! in the same run as the reference. Run through `scripts/bench-parse`.
 //!
 //! Documents: every file under seeds/json (parsed one after the other), and a ~1 MB document
-//! made deterministically from those seeds (an array of them, repeated). Each measurement is the
+//! made deterministically from those seeds (an array of them, repeated). Then every built-in
+//! grammar on its own samples (the imported tree-sitter grammars among them), without a reference. Each measurement is the
 //! median of several runs; lines are `name: value unit` as DESIGN.md's "Measuring" asks.
 
 use std::time::Instant;
@@ -68,6 +69,27 @@ fn main() {
         report.push((name, mbps(ours), ours / serde));
     }
     let _ = seed_bytes;
+    let mut per_grammar = Vec::new();
+    for name in builtin::names() {
+        let g = Grammar::load(name).expect("built-in grammars load");
+        let p = Parser::new(&g);
+        // Every sample parses (the tests check it); one that did not would only be skipped here.
+        let docs: Vec<&[u8]> = builtin::samples(name)
+            .iter()
+            .map(|(_, b)| *b)
+            .filter(|d| p.parse(d).is_ok())
+            .collect();
+        let bytes: usize = docs.iter().map(|d| d.len()).sum();
+        let secs = median_secs(|| {
+            for d in &docs {
+                std::hint::black_box(p.parse(d).ok());
+            }
+        });
+        println!("{name}-samples-bytes: {bytes} bytes");
+        println!("{name}-samples-hellfuzz: {:.2} MB/s", bytes as f64 / secs / 1e6);
+        per_grammar.push(format!("{name} {:.1}", bytes as f64 / secs / 1e6));
+    }
+    println!("samples: MB/s per grammar: {}", per_grammar.join(", "));
     println!(
         "summary: hellfuzz Earley parses JSON at {:.1} MB/s (seeds) and {:.1} MB/s (1 MB document), {:.0}x and {:.0}x the time of serde_json (median of {RUNS} runs)",
         report[0].1, report[1].1, report[0].2, report[1].2

@@ -142,17 +142,25 @@ pub fn parse(name: &str, files: &[PathBuf], json: bool, quiet: bool) -> Result<E
 }
 
 /// `hellfuzz import`.
-pub fn import(source: &str, output: Option<&std::path::Path>, externals: Option<&std::path::Path>) -> Result<ExitCode, String> {
+pub fn import(
+    source: &str,
+    output: Option<&std::path::Path>,
+    externals: Option<&std::path::Path>,
+) -> Result<ExitCode, String> {
     let src = hellfuzz::import::source::find(source).map_err(|e| e.to_string())?;
     let ov_text = match externals {
-        Some(p) => Some(std::fs::read_to_string(p).map_err(|e| format!("{}: cannot read the overrides file: {e}", p.display()))?),
+        Some(p) => Some(
+            std::fs::read_to_string(p).map_err(|e| format!("{}: cannot read the overrides file: {e}", p.display()))?,
+        ),
         None => None,
     };
     let ov_name = externals
         .and_then(|p| p.file_name())
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let overrides = ov_text.as_deref().map(|text| hellfuzz::import::tree_sitter::Overrides { text, name: &ov_name });
+    let overrides = ov_text
+        .as_deref()
+        .map(|text| hellfuzz::import::tree_sitter::Overrides { text, name: &ov_name });
     let imported = hellfuzz::import::import(&src, overrides).map_err(|e| e.to_string())?;
     match output {
         Some(path) => {

@@ -51,6 +51,66 @@ pub struct Analysis {
     /// itself included: its derivations have unbounded depth. Symbols without are "lexical":
     /// the parser matches them as tokens, and generation cannot make them grow structurally.
     pub reaches_recursion: Vec<bool>,
+    /// The bytes a non-empty string of each symbol can start with (the parser skips symbols whose
+    /// first byte cannot match, unless they are nullable).
+    pub first_bytes: Vec<ByteSet>,
+    /// The same for each terminal.
+    pub terminal_first: Vec<ByteSet>,
+}
+
+/// A set of bytes (256 bits).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ByteSet([u64; 4]);
+
+impl ByteSet {
+    /// Whether `b` is in the set.
+    #[inline]
+    pub fn contains(&self, b: u8) -> bool {
+        self.0[(b >> 6) as usize] & (1u64 << (b & 63)) != 0
+    }
+
+    fn insert_range(&mut self, lo: u8, hi: u8) {
+        for b in lo..=hi {
+            self.0[(b >> 6) as usize] |= 1u64 << (b & 63);
+        }
+    }
+
+    /// Adds `other`; whether that changed the set.
+    pub(crate) fn union(&mut self, other: &ByteSet) -> bool {
+        let mut changed = false;
+        for i in 0..4 {
+            let n = self.0[i] | other.0[i];
+            changed |= n != self.0[i];
+            self.0[i] = n;
+        }
+        changed
+    }
+
+    /// The lead bytes of the UTF-8 encodings of a class's code points.
+    fn of_class(ranges: &[(u32, u32)]) -> ByteSet {
+        let mut set = ByteSet::default();
+        // (first code point, last code point) of each encoding length, and its first lead byte.
+        const SEGMENTS: [(u32, u32); 4] = [(0, 0x7F), (0x80, 0x7FF), (0x800, 0xFFFF), (0x10000, 0x10FFFF)];
+        for &(lo, hi) in ranges {
+            for &(s_lo, s_hi) in &SEGMENTS {
+                let (a, b) = (lo.max(s_lo), hi.min(s_hi));
+                if a > b {
+                    continue;
+                }
+                let lead = |c: u32| -> u8 {
+                    let mut buf = [0u8; 4];
+                    char::from_u32(c).map_or(0xEE, |ch| ch.encode_utf8(&mut buf).as_bytes()[0])
+                };
+                // Surrogates are not scalar values: clamp them out of the range's ends.
+                let a = if (0xD800..=0xDFFF).contains(&a) { 0xE000 } else { a };
+                let b = if (0xD800..=0xDFFF).contains(&b) { 0xD7FF } else { b };
+                if a <= b {
+                    set.insert_range(lead(a), lead(b));
+                }
+            }
+        }
+        set
+    }
 }
 
 impl Analysis {
@@ -72,6 +132,20 @@ impl Analysis {
         let (cheapest, cheapest_alt) = cheapest(symbols, &terminal_cost);
         let unit_reach = unit_reach(symbols);
         let reaches_recursion = reaches_recursion(symbols);
+        let terminal_first: Vec<ByteSet> = terminals
+            .iter()
+            .map(|t| match t {
+                Terminal::Literal(b) => {
+                    let mut set = ByteSet::default();
+                    if let Some(&first) = b.first() {
+                        set.insert_range(first, first);
+                    }
+                    set
+                }
+                Terminal::Class { class, .. } => ByteSet::of_class(class.ranges()),
+            })
+            .collect();
+        let first_bytes = first_bytes(symbols, &nullable, &terminal_first);
         Analysis {
             nullable,
             productive,
@@ -81,6 +155,8 @@ impl Analysis {
             terminal_cost,
             unit_reach,
             reaches_recursion,
+            first_bytes,
+            terminal_first,
         }
     }
 
@@ -147,6 +223,61 @@ fn reachable(symbols: &[Symbol], start: SymbolId) -> Vec<bool> {
             if let Item::Symbol(t) = item {
                 if !seen[t.index()] {
                     seen[t.index()] = true;
+                    stack.push(t);
+                }
+            }
+        }
+    }
+    seen
+}
+
+/// FIRST sets in bytes, by fixpoint: a sequence starts with its first item's bytes, and the next
+/// item's too while the items before are nullable.
+fn first_bytes(symbols: &[Symbol], nullable: &[bool], terminal_first: &[ByteSet]) -> Vec<ByteSet> {
+    let mut first = vec![ByteSet::default(); symbols.len()];
+    loop {
+        let mut changed = false;
+        for (i, s) in symbols.iter().enumerate() {
+            let mut acc = first[i];
+            let seq = |items: &[Item], acc: &mut ByteSet| {
+                for &item in items {
+                    match item {
+                        Item::Terminal(t) => {
+                            acc.union(&terminal_first[t.index()]);
+                            return;
+                        }
+                        Item::Symbol(t) => {
+                            acc.union(&first[t.index()]);
+                            if !nullable[t.index()] {
+                                return;
+                            }
+                        }
+                    }
+                }
+            };
+            match &s.body {
+                Body::Choice(alts) => alts.iter().for_each(|a| seq(&a.items, &mut acc)),
+                Body::Repeat { item, .. } | Body::Optional(item) => seq(std::slice::from_ref(item), &mut acc),
+            }
+            changed |= first[i].union(&acc);
+        }
+        if !changed {
+            return first;
+        }
+    }
+}
+
+/// Per symbol: whether one of `roots` reaches it (roots included).
+pub(crate) fn reachable_from(symbols: &[Symbol], roots: &[SymbolId]) -> Vec<bool> {
+    let mut seen = vec![false; symbols.len()];
+    let mut stack: Vec<SymbolId> = roots.to_vec();
+    while let Some(s) = stack.pop() {
+        if std::mem::replace(&mut seen[s.index()], true) {
+            continue;
+        }
+        for item in body_items(&symbols[s.index()].body) {
+            if let Item::Symbol(t) = item {
+                if !seen[t.index()] {
                     stack.push(t);
                 }
             }

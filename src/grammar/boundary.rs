@@ -61,6 +61,7 @@ impl Boundaries {
             layout,
             visiting: Vec::new(),
             nodes: 0,
+            skip_layout: false,
         };
         let extra = layout_repeat.and_then(|(rep, _)| match grammar.symbol(rep).body {
             Body::Repeat { item, .. } => Some(item),
@@ -77,6 +78,16 @@ impl Boundaries {
                 (Some(item) == extra || !may_contain_space(&hir)).then_some(hir)
             })
             .collect();
+        // `%lexeme` rules: words of the real lexer, kept whatever they contain (layout in them is
+        // read as nothing).
+        let mut hirs = hirs;
+        conv.skip_layout = true;
+        for &lexeme in grammar.lexemes() {
+            conv.nodes = 0;
+            if let Some(hir) = conv.item(Item::Symbol(lexeme)) {
+                hirs.push(hir);
+            }
+        }
         let tokens = hirs.len();
         let dfa = (!hirs.is_empty()).then(|| build_dfa(Hir::alternation(hirs))).flatten();
         Boundaries {
@@ -151,12 +162,20 @@ fn may_contain_space(hir: &Hir) -> bool {
                 }
             }
             HirKind::Class(Class::Unicode(c)) => {
-                if c.ranges().iter().any(|r| [' ', '\t', '\n', '\r'].iter().any(|w| (r.start()..=r.end()).contains(w))) {
+                if c.ranges().iter().any(|r| {
+                    [' ', '\t', '\n', '\r']
+                        .iter()
+                        .any(|w| (r.start()..=r.end()).contains(w))
+                }) {
                     return true;
                 }
             }
             HirKind::Class(Class::Bytes(c)) => {
-                if c.ranges().iter().any(|r| [b' ', b'\t', b'\n', b'\r'].iter().any(|w| (r.start()..=r.end()).contains(w))) {
+                if c.ranges().iter().any(|r| {
+                    [b' ', b'\t', b'\n', b'\r']
+                        .iter()
+                        .any(|w| (r.start()..=r.end()).contains(w))
+                }) {
                     return true;
                 }
             }
@@ -205,6 +224,8 @@ struct ToHir<'g> {
     layout: SymbolId,
     visiting: Vec<SymbolId>,
     nodes: usize,
+    /// Read the layout as the empty string instead of giving up on the token.
+    skip_layout: bool,
 }
 
 impl ToHir<'_> {
@@ -224,6 +245,7 @@ impl ToHir<'_> {
                     Hir::class(Class::Unicode(ClassUnicode::new(ranges)))
                 }
             }),
+            Item::Symbol(s) if s == self.layout && self.skip_layout => Some(Hir::empty()),
             // A token containing the layout is a phrase, and a recursive one is not regular.
             Item::Symbol(s) if s == self.layout || self.visiting.contains(&s) => None,
             Item::Symbol(s) => {

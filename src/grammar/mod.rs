@@ -24,7 +24,7 @@ pub(crate) mod syntax;
 use std::fmt;
 use std::path::Path;
 
-pub use analysis::Analysis;
+pub use analysis::{Analysis, ByteSet};
 pub use boundary::{Boundaries, BoundaryCache};
 pub use charclass::CharClass;
 pub use diag::{Diagnostic, GrammarError, Severity, Span};
@@ -183,6 +183,10 @@ pub struct Grammar {
     warnings: Vec<Diagnostic>,
     analysis: Analysis,
     layout: Option<SymbolId>,
+    /// Rules named by `%lexeme`: words the real lexer knows, for token boundaries.
+    lexemes: Vec<SymbolId>,
+    /// Per symbol: a token the parser matches longest-first (see [`Grammar::is_longest_match`]).
+    longest: Vec<bool>,
     /// Built on first use: only generation and reduction need the token matcher.
     boundaries: std::sync::OnceLock<Boundaries>,
 }
@@ -264,7 +268,10 @@ impl Grammar {
             match symbols.iter().position(|s| !s.synthetic && s.name == *name) {
                 _ if layout.is_some() => sink.error(d.span, "a second `%layout`: a grammar has one layout rule"),
                 Some(i) => layout = Some(SymbolId(i as u32)),
-                None => sink.error(*span, format!("`%layout {name}` names no rule; define `{name} = ... ;`")),
+                None => sink.error(
+                    *span,
+                    format!("`%layout {name}` names no rule; define `{name} = ... ;`"),
+                ),
             }
         }
         if sink.has_errors() {
@@ -272,8 +279,36 @@ impl Grammar {
                 diagnostics: sink.sorted(),
             });
         }
+        let mut lexemes = Vec::new();
+        for (name, span) in file
+            .directives
+            .iter()
+            .filter(|d| d.name == "lexeme")
+            .flat_map(|d| &d.args)
+        {
+            match symbols.iter().position(|s| !s.synthetic && s.name == *name) {
+                Some(i) => lexemes.push(SymbolId(i as u32)),
+                None => sink.error(
+                    *span,
+                    format!("`%lexeme {name}` names no rule; define `{name} = ... ;`"),
+                ),
+            }
+        }
         let analysis = Analysis::compute(&symbols, &terminals, start);
         analysis.report(&symbols, &mut sink);
+        // Lexemes (and what they use) are there for token boundaries, not for the language.
+        if !lexemes.is_empty() {
+            let used = analysis::reachable_from(&symbols, &lexemes);
+            sink.items.retain(|d| {
+                !(d.severity == Severity::Warning
+                    && d.message.contains("is unreachable")
+                    && symbols.iter().enumerate().any(|(i, s)| used[i] && s.span == d.span))
+            });
+        }
+        let longest = layout.map_or_else(
+            || vec![false; symbols.len()],
+            |l| longest_match_tokens(&symbols, &analysis, l),
+        );
         if sink.has_errors() {
             return Err(GrammarError {
                 diagnostics: sink.sorted(),
@@ -287,6 +322,8 @@ impl Grammar {
             warnings: sink.sorted(),
             analysis,
             layout,
+            lexemes,
+            longest,
             boundaries: std::sync::OnceLock::new(),
         })
     }
@@ -337,6 +374,18 @@ impl Grammar {
     /// The layout rule named by `%layout` (whitespace and comments allowed between tokens), if any.
     pub fn layout(&self) -> Option<SymbolId> {
         self.layout
+    }
+
+    /// The rules named by `%lexeme` (words the real lexer knows, used for token boundaries).
+    pub fn lexemes(&self) -> &[SymbolId] {
+        &self.lexemes
+    }
+
+    /// Whether the parser matches `sym` longest-first, as a lexer does: in a grammar with a
+    /// `%layout` rule, a symbol that follows the layout somewhere, is not recursive and does not
+    /// itself contain the layout is a token, and a token ends only where its longest match ends.
+    pub fn is_longest_match(&self, sym: SymbolId) -> bool {
+        self.longest[sym.index()]
     }
 
     /// The token-boundary checker of this grammar (see [`Boundaries`]); built on first use.
@@ -441,6 +490,43 @@ impl Grammar {
             Item::Terminal(t) => self.terminal(t).to_string(),
         }
     }
+}
+
+/// The symbols [`Grammar::is_longest_match`] is true of.
+fn longest_match_tokens(symbols: &[Symbol], analysis: &Analysis, layout: SymbolId) -> Vec<bool> {
+    // Symbols that reach the layout: reverse reachability from it, breadth first.
+    let mut users: Vec<Vec<u32>> = vec![Vec::new(); symbols.len()];
+    for (i, s) in symbols.iter().enumerate() {
+        for item in analysis::body_items(&s.body) {
+            if let Item::Symbol(t) = item {
+                users[t.index()].push(i as u32);
+            }
+        }
+    }
+    let mut reaches_layout = vec![false; symbols.len()];
+    reaches_layout[layout.index()] = true;
+    let mut queue = vec![layout.0];
+    while let Some(t) = queue.pop() {
+        for &u in &users[t as usize] {
+            if !reaches_layout[u as usize] {
+                reaches_layout[u as usize] = true;
+                queue.push(u);
+            }
+        }
+    }
+    let mut longest = vec![false; symbols.len()];
+    for s in symbols {
+        for alt in s.alternatives() {
+            for pair in alt.items.windows(2) {
+                if let [Item::Symbol(l), Item::Symbol(t)] = pair {
+                    if *l == layout && !reaches_layout[t.index()] && !analysis.reaches_recursion[t.index()] {
+                        longest[t.index()] = true;
+                    }
+                }
+            }
+        }
+    }
+    longest
 }
 
 #[cfg(test)]

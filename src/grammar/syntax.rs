@@ -32,8 +32,18 @@ pub(crate) struct Directive {
 
 /// The directives a grammar file may contain, with what they take.
 pub(crate) const DIRECTIVES: &[(&str, &str)] = &[
-    ("layout", "one rule name: the layout (whitespace, comments) allowed between tokens"),
-    ("external", "rule names: tokens an imported grammar's external scanner made"),
+    (
+        "layout",
+        "one rule name: the layout (whitespace, comments) allowed between tokens",
+    ),
+    (
+        "external",
+        "rule names: tokens an imported grammar's external scanner made",
+    ),
+    (
+        "lexeme",
+        "rule names: words the real lexer knows (for token boundaries; they need not be reachable)",
+    ),
 ];
 
 /// A whole grammar file as written.
@@ -70,11 +80,20 @@ pub(crate) enum ExprAst {
 
 /// Parses a whole grammar file. Syntax errors go to `sink`; rules with errors are dropped.
 pub(crate) fn parse_file(text: &str, sink: &mut Sink) -> FileAst {
+    let line_starts = std::iter::once(0)
+        .chain(
+            text.bytes()
+                .enumerate()
+                .filter(|&(_, b)| b == b'\n')
+                .map(|(i, _)| i + 1),
+        )
+        .collect();
     let mut p = Parser {
         text,
         bytes: text.as_bytes(),
         pos: 0,
         depth: 0,
+        line_starts,
     };
     let mut file = FileAst::default();
     loop {
@@ -121,11 +140,28 @@ struct Parser<'a> {
     bytes: &'a [u8],
     pos: usize,
     depth: usize,
+    /// Byte offset of the start of each line (the first is 0).
+    line_starts: Vec<usize>,
 }
 
 impl<'a> Parser<'a> {
+    /// The span of `offset`: line by binary search over the line starts, column by counting the
+    /// characters since the line's start (not from the file's start: big grammars have
+    /// thousands of spans).
     fn span(&self, offset: usize) -> Span {
-        Span::at(self.text, offset)
+        let offset = offset.min(self.bytes.len());
+        let line = self.line_starts.partition_point(|&s| s <= offset);
+        let start = self.line_starts[line - 1];
+        let col = self.bytes[start..offset]
+            .iter()
+            .filter(|&&b| (b & 0xC0) != 0x80)
+            .count() as u32
+            + 1;
+        Span {
+            offset,
+            line: line as u32,
+            col,
+        }
     }
 
     fn err<T>(&self, offset: usize, message: impl Into<String>) -> PResult<T> {
@@ -240,7 +276,10 @@ impl<'a> Parser<'a> {
         };
         if !DIRECTIVES.iter().any(|(n, _)| *n == name) {
             let known: Vec<String> = DIRECTIVES.iter().map(|(n, what)| format!("`%{n}` ({what})")).collect();
-            return self.err(start, format!("unknown directive `%{name}`; known: {}", known.join(", ")));
+            return self.err(
+                start,
+                format!("unknown directive `%{name}`; known: {}", known.join(", ")),
+            );
         }
         let mut args = Vec::new();
         loop {

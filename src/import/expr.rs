@@ -23,6 +23,8 @@ pub(crate) enum Expr {
     Alt(Vec<Expr>),
     /// `e{min,max}`.
     Rep(Box<Expr>, u32, Option<u32>),
+    /// `( e )`, kept as one item: a token made of several pieces, so that it is one symbol.
+    Group(Box<Expr>),
 }
 
 impl Expr {
@@ -99,6 +101,11 @@ impl Expr {
             }
             Expr::Class(class) => out.push_str(&class_text(class)),
             Expr::Ref(name) => out.push_str(name),
+            Expr::Group(inner) => {
+                out.push_str("( ");
+                inner.write(out, Prec::Alt);
+                out.push_str(" )");
+            }
             Expr::Seq(parts) => {
                 let paren = ctx > Prec::Seq;
                 if paren {

@@ -79,7 +79,11 @@ impl fmt::Display for ImportError {
                     } else {
                         format!(
                             "searched {}",
-                            searched.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+                            searched
+                                .iter()
+                                .map(|p| p.display().to_string())
+                                .collect::<Vec<_>>()
+                                .join(", ")
                         )
                     }
                 )

@@ -80,7 +80,12 @@ fn registry_dirs() -> Vec<PathBuf> {
         return Vec::new();
     };
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(home.join("registry/src"))
-        .map(|rd| rd.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_dir()).collect())
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect()
+        })
         .unwrap_or_default();
     dirs.sort();
     dirs
@@ -131,7 +136,10 @@ fn version_key(v: &str) -> Option<(Vec<u64>, bool)> {
         Some((c, _)) => (c, true),
         None => (v.split('+').next().unwrap_or(v), false),
     };
-    let nums = core.split('.').map(|p| p.parse::<u64>().ok()).collect::<Option<Vec<_>>>()?;
+    let nums = core
+        .split('.')
+        .map(|p| p.parse::<u64>().ok())
+        .collect::<Option<Vec<_>>>()?;
     (!nums.is_empty()).then_some((nums, pre))
 }
 
@@ -148,7 +156,9 @@ fn crate_info(manifest: &str) -> Option<CrateInfo> {
         if !in_package {
             continue;
         }
-        let Some((key, value)) = line.split_once('=') else { continue };
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
         let value = value.trim().trim_matches('"').to_string();
         match key.trim() {
             "name" => name = Some(value),

@@ -131,8 +131,35 @@ struct Conv<'a> {
     notes: Vec<String>,
 }
 
-/// Converts a tree-sitter grammar to hellfuzz grammar text; see the module docs.
+/// Converts a tree-sitter grammar to hellfuzz grammar text; see the module docs. Rules that
+/// the start rule cannot reach (left over once the overrides replaced what used them, or unused
+/// in the source) are left out and listed in a comment, so the grammar loads without warnings.
 pub fn import(source: &Source, overrides: Option<Overrides<'_>>) -> Result<Imported, ImportError> {
+    // Leaving rules out cannot make others reachable, but a rule used only by a left-out one
+    // shows up as unreachable only in the next round: repeat until none is left.
+    let mut skip: HashSet<String> = HashSet::new();
+    loop {
+        let imported = render(source, overrides, &skip)?;
+        let unreachable: Vec<String> = match Grammar::from_text(&imported.text, "<import>") {
+            Ok(g) => g
+                .warnings()
+                .iter()
+                .filter_map(|d| {
+                    let rest = d.message.strip_prefix("rule `")?;
+                    let (name, tail) = rest.split_once('`')?;
+                    tail.starts_with(" is unreachable").then(|| name.to_string())
+                })
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        if unreachable.is_empty() || unreachable.iter().all(|n| skip.contains(n)) {
+            return Ok(imported);
+        }
+        skip.extend(unreachable);
+    }
+}
+
+fn render(source: &Source, overrides: Option<Overrides<'_>>, skip: &HashSet<String>) -> Result<Imported, ImportError> {
     let file = source.path.display().to_string();
     let invalid = |json_path: &str, message: String| ImportError::Invalid {
         path: file.clone(),
@@ -144,12 +171,24 @@ pub fn import(source: &Source, overrides: Option<Overrides<'_>>) -> Result<Impor
         source: e,
     })?;
     let Value::Object(top_map) = &top else {
-        return Err(invalid("$", "a grammar.json is a JSON object with `name` and `rules`".into()));
+        return Err(invalid(
+            "$",
+            "a grammar.json is a JSON object with `name` and `rules`".into(),
+        ));
     };
     match serde_json::from_value::<Top>(top.clone()) {
-        Ok(Top { rules: Some(Value::Object(_)) }) => {}
-        Ok(Top { rules: Some(_) }) => return Err(invalid("rules", "`rules` must be an object of rule name → rule".into())),
-        _ => return Err(invalid("rules", "no `rules` object: is this a tree-sitter grammar.json?".into())),
+        Ok(Top {
+            rules: Some(Value::Object(_)),
+        }) => {}
+        Ok(Top { rules: Some(_) }) => {
+            return Err(invalid("rules", "`rules` must be an object of rule name → rule".into()))
+        }
+        _ => {
+            return Err(invalid(
+                "rules",
+                "no `rules` object: is this a tree-sitter grammar.json?".into(),
+            ))
+        }
     }
     let ordered: RulesOnly = serde_json::from_str(&source.json).map_err(|e| ImportError::NotJson {
         path: file.clone(),
@@ -159,7 +198,11 @@ pub fn import(source: &Source, overrides: Option<Overrides<'_>>) -> Result<Impor
     if rules.is_empty() {
         return Err(invalid("rules", "the grammar has no rules".into()));
     }
-    let lang = top_map.get("name").and_then(Value::as_str).unwrap_or("grammar").to_string();
+    let lang = top_map
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or("grammar")
+        .to_string();
     let default_extras = vec![serde_json::json!({"type": "PATTERN", "value": "\\s"})];
     let extras: Vec<Value> = match top_map.get("extras") {
         None | Some(Value::Null) => default_extras,
@@ -174,6 +217,7 @@ pub fn import(source: &Source, overrides: Option<Overrides<'_>>) -> Result<Impor
 
     // Overrides: rule name → its text (with the comment lines just above it).
     let mut override_rules: Vec<(String, String)> = Vec::new();
+    let mut override_lexemes: Vec<String> = Vec::new();
     if let Some(ov) = overrides {
         let mut sink = crate::grammar::diag::Sink {
             file: ov.name.to_string(),
@@ -189,6 +233,9 @@ pub fn import(source: &Source, overrides: Option<Overrides<'_>>) -> Result<Impor
         }
         for r in &parsed.rules {
             override_rules.push((r.name.clone(), with_leading_comments(ov.text, r.span.offset, r.end)));
+        }
+        for d in parsed.directives.iter().filter(|d| d.name == "lexeme") {
+            override_lexemes.extend(d.args.iter().map(|(n, _)| n.clone()));
         }
     }
     let overridden: HashMap<&str, &str> = override_rules.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
@@ -217,7 +264,10 @@ pub fn import(source: &Source, overrides: Option<Overrides<'_>>) -> Result<Impor
         match e.get("type").and_then(Value::as_str) {
             Some("SYMBOL") => {
                 let Some(name) = e.get("name").and_then(Value::as_str) else {
-                    return Err(invalid(&format!("{path}.name"), "a SYMBOL needs a string `name`".into()));
+                    return Err(invalid(
+                        &format!("{path}.name"),
+                        "a SYMBOL needs a string `name`".into(),
+                    ));
                 };
                 if !conv.rules.contains_key(name) && !conv.externals.contains_key(name) {
                     let out = conv.fresh(&sanitize(name));
@@ -247,29 +297,89 @@ pub fn import(source: &Source, overrides: Option<Overrides<'_>>) -> Result<Impor
     let krate = source.krate.as_ref();
     let origin = match krate {
         Some(k) => format!("{} {}", k.name, k.version),
-        None => source.path.file_name().map_or(file.clone(), |f| f.to_string_lossy().into_owned()),
+        None => source
+            .path
+            .file_name()
+            .map_or(file.clone(), |f| f.to_string_lossy().into_owned()),
     };
-    let licence = krate.and_then(|k| k.license.clone()).unwrap_or_else(|| "not stated".into());
+    let licence = krate
+        .and_then(|k| k.license.clone())
+        .unwrap_or_else(|| "not stated".into());
     let import_arg = krate.map_or("path/to/grammar.json".to_string(), |k| k.name.clone());
     let ov_arg = overrides.map_or(String::new(), |o| format!(" --externals {}", o.name));
-    let _ = writeln!(text, "# The `{lang}` grammar, imported by `hellfuzz import` from {origin} (src/grammar.json, licence {licence}).");
-    let _ = writeln!(text, "# Edit the overrides file rather than this one, then import again:");
+    let _ = writeln!(
+        text,
+        "# The `{lang}` grammar, imported by `hellfuzz import` from {origin} (src/grammar.json, licence {licence})."
+    );
+    let _ = writeln!(
+        text,
+        "# Edit the overrides file rather than this one, then import again:"
+    );
     let _ = writeln!(text, "#   hellfuzz import {import_arg}{ov_arg} -o {lang}.grammar");
-    let _ = writeln!(text, "# Layout: tree-sitter skips its `extras` (whitespace, comments) before any token; here that is");
-    let _ = writeln!(text, "# the rule `{}` written before each token (none before an immediate token) and at the end;", conv.gap);
-    let _ = writeln!(text, "# an external token's definition (overrides file) starts with `{}` where layout may precede it.", conv.gap);
-    let _ = writeln!(text, "# `%layout` makes generation and reduction keep tokens apart where they would lex as one.");
-    let _ = writeln!(text, "# Left out, as they choose among parses and do not change the language: precedences, conflicts,");
-    let _ = writeln!(text, "# inline, supertypes, reserved words, and keyword extraction by the `word` rule.");
+    let _ = writeln!(
+        text,
+        "# Layout: tree-sitter skips its `extras` (whitespace, comments) before any token; here that is"
+    );
+    let _ = writeln!(
+        text,
+        "# the rule `{}` written before each token (none before an immediate token) and at the end;",
+        conv.gap
+    );
+    let _ = writeln!(
+        text,
+        "# an external token's definition (overrides file) starts with `{}` where layout may precede it.",
+        conv.gap
+    );
+    let _ = writeln!(
+        text,
+        "# `%layout` makes generation and reduction keep tokens apart where they would lex as one."
+    );
+    let _ = writeln!(
+        text,
+        "# Left out, as they choose among parses and do not change the language: precedences, conflicts,"
+    );
+    let _ = writeln!(
+        text,
+        "# inline, supertypes, reserved words, and keyword extraction by the `word` rule."
+    );
     let _ = writeln!(text, "%layout {} ;", conv.gap);
+    // tree-sitter's `word` rule lexes every keyword and name: a word the real lexer knows.
+    let mut lexemes: Vec<String> = top_map
+        .get("word")
+        .and_then(Value::as_str)
+        .and_then(|w| conv.names.get(w).cloned())
+        .into_iter()
+        .collect();
+    lexemes.extend(override_lexemes.iter().cloned());
+    lexemes.retain(|l| !skip.contains(l));
+    if !lexemes.is_empty() {
+        let _ = writeln!(text, "%lexeme {} ;", lexemes.join(" "));
+    }
     let mut spans: Vec<(usize, String)> = Vec::new();
 
+    if !skip.is_empty() {
+        let mut left_out: Vec<&String> = skip.iter().collect();
+        left_out.sort();
+        let names: Vec<String> = left_out.iter().map(|n| format!("`{n}`")).collect();
+        let _ = writeln!(
+            text,
+            "# Left out, as the start rule cannot reach them: {}.",
+            names.join(", ")
+        );
+    }
     for (i, (name, body)) in rules.iter().enumerate() {
         let out_name = conv.names[name].clone();
+        if skip.contains(&out_name) {
+            continue;
+        }
         text.push('\n');
         spans.push((text.len(), format!("rules.{name}")));
         if let Some(ov) = overridden.get(out_name.as_str()) {
-            let _ = writeln!(text, "# `{out_name}`: from {}, replacing the imported rule.", overrides.map_or("", |o| o.name));
+            let _ = writeln!(
+                text,
+                "# `{out_name}`: from {}, replacing the imported rule.",
+                overrides.map_or("", |o| o.name)
+            );
             text.push_str(ov);
             text.push('\n');
         } else {
@@ -291,6 +401,9 @@ pub fn import(source: &Source, overrides: Option<Overrides<'_>>) -> Result<Impor
             let _ = writeln!(text, "{out_name} = {} ;", e.print_rule_body());
         }
         for (alias, e) in std::mem::take(&mut conv.pending) {
+            if skip.contains(&alias) {
+                continue;
+            }
             spans.push((text.len(), format!("rules.{name} (alias `{alias}`)")));
             let _ = writeln!(text, "{alias} = {} ;", e.print_rule_body());
         }
@@ -302,7 +415,11 @@ pub fn import(source: &Source, overrides: Option<Overrides<'_>>) -> Result<Impor
     let _ = writeln!(text, "# Layout (tree-sitter's `extras`).");
     let _ = writeln!(text, "{} = {}* ;", conv.gap, extra_name);
     if let Some(ov) = overridden.get(extra_name.as_str()) {
-        let _ = writeln!(text, "# `{extra_name}`: from {}, replacing the imported extras.", overrides.map_or("", |o| o.name));
+        let _ = writeln!(
+            text,
+            "# `{extra_name}`: from {}, replacing the imported extras.",
+            overrides.map_or("", |o| o.name)
+        );
         text.push_str(ov);
         text.push('\n');
     } else {
@@ -320,10 +437,16 @@ pub fn import(source: &Source, overrides: Option<Overrides<'_>>) -> Result<Impor
     let mut undefined = Vec::new();
     if !conv.externals.is_empty() {
         text.push('\n');
-        let _ = writeln!(text, "# External tokens (tree-sitter's C scanner makes them): defined by the overrides file.");
+        let _ = writeln!(
+            text,
+            "# External tokens (tree-sitter's C scanner makes them): defined by the overrides file."
+        );
         for e in &externals_json {
             let Some(name) = symbol_name(e) else { continue };
             let Some(out) = conv.externals.get(name) else { continue };
+            if skip.contains(out) {
+                continue;
+            }
             spans.push((text.len(), format!("externals ({name})")));
             match overridden.get(out.as_str()) {
                 Some(ov) => {
@@ -345,7 +468,10 @@ pub fn import(source: &Source, overrides: Option<Overrides<'_>>) -> Result<Impor
         .map(String::as_str)
         .chain([conv.gap.as_str(), extra_name.as_str()])
         .collect();
-    let helpers: Vec<&(String, String)> = override_rules.iter().filter(|(n, _)| !known.contains(n.as_str())).collect();
+    let helpers: Vec<&(String, String)> = override_rules
+        .iter()
+        .filter(|(n, _)| !known.contains(n.as_str()) && !skip.contains(n))
+        .collect();
     if !helpers.is_empty() {
         text.push('\n');
         let _ = writeln!(text, "# Helper rules of {}.", overrides.map_or("", |o| o.name));
@@ -359,7 +485,10 @@ pub fn import(source: &Source, overrides: Option<Overrides<'_>>) -> Result<Impor
     // The result must load (but for undefined externals, which `check` reports).
     if let Err(err) = Grammar::from_text(&text, "<import>") {
         let first = err.diagnostics.iter().find(|d| {
-            d.severity == Severity::Error && !undefined.iter().any(|u| d.message.starts_with(&format!("undefined symbol `{u}`")))
+            d.severity == Severity::Error
+                && !undefined
+                    .iter()
+                    .any(|u| d.message.starts_with(&format!("undefined symbol `{u}`")))
         });
         if let Some(d) = first {
             let at = spans
@@ -367,7 +496,10 @@ pub fn import(source: &Source, overrides: Option<Overrides<'_>>) -> Result<Impor
                 .rev()
                 .find(|(start, _)| *start <= d.span.offset)
                 .map_or("rules".to_string(), |(_, p)| p.clone());
-            return Err(invalid(&at, format!("the converted rule is not a usable grammar rule: {}", d.message)));
+            return Err(invalid(
+                &at,
+                format!("the converted rule is not a usable grammar rule: {}", d.message),
+            ));
         }
     }
     Ok(Imported {
@@ -403,7 +535,11 @@ fn symbol_name(v: &Value) -> Option<&str> {
 }
 
 fn children(v: &Value) -> Vec<&Value> {
-    let mut out: Vec<&Value> = v.get("members").and_then(Value::as_array).map(|a| a.iter().collect()).unwrap_or_default();
+    let mut out: Vec<&Value> = v
+        .get("members")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().collect())
+        .unwrap_or_default();
     if let Some(c) = v.get("content") {
         out.push(c);
     }
@@ -429,7 +565,10 @@ fn lexical_kind(mut v: &Value) -> Lexical {
 
 /// A valid grammar-format name for a tree-sitter name.
 fn sanitize(name: &str) -> String {
-    let mut s: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+    let mut s: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+        .collect();
     if !s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
         s.insert(0, '_');
     }
@@ -474,10 +613,17 @@ impl<'a> Conv<'a> {
             .ok_or_else(|| self.invalid(path, format!("a {ty} needs a `members` array")))
     }
 
-    /// Layout before a token in syntactic mode.
+    /// Layout before a token in syntactic mode. A token of several pieces is grouped, so that
+    /// the item after the layout is the whole token (the parser matches it longest-first).
     fn token(&self, e: Expr, mode: Mode) -> Expr {
         match mode {
-            Mode::Syntactic => Expr::seq(vec![Expr::Ref(self.gap.clone()), e]),
+            Mode::Syntactic => {
+                let e = match e {
+                    Expr::Seq(_) => Expr::Group(Box::new(e)),
+                    e => e,
+                };
+                Expr::seq(vec![Expr::Ref(self.gap.clone()), e])
+            }
             Mode::Token => e,
         }
     }
@@ -486,7 +632,10 @@ impl<'a> Conv<'a> {
     /// recursion here is too.
     fn expr(&mut self, v: &'a Value, path: &str, mode: Mode) -> Result<Expr, ImportError> {
         let Some(ty) = v.get("type").and_then(Value::as_str) else {
-            return Err(self.invalid(path, "a rule needs a string `type` (SEQ, CHOICE, SYMBOL, STRING, ...)".into()));
+            return Err(self.invalid(
+                path,
+                "a rule needs a string `type` (SEQ, CHOICE, SYMBOL, STRING, ...)".into(),
+            ));
         };
         Ok(match ty {
             "BLANK" => Expr::Empty,

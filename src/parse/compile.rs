@@ -4,7 +4,7 @@
 //! become single `Token` elements matched by `lexical`. Repetitions become left-recursive
 //! productions (unbounded) or chains of tail symbols (bounded), which `forest` flattens again.
 
-use crate::grammar::{Body, Grammar, Item, SymbolId, Terminal, TerminalId};
+use crate::grammar::{Body, ByteSet, Grammar, Item, SymbolId, Terminal, TerminalId};
 
 pub(crate) const NONE: u32 = u32::MAX;
 
@@ -71,6 +71,10 @@ pub(crate) struct Compiled {
     pub esym_of: Vec<u32>,
     pub lexical: Vec<bool>,
     pub start: u32,
+    /// Per production: the bytes a non-empty match can start with, and whether it can match
+    /// nothing. Prediction skips productions that cannot start at the next byte.
+    pub prod_first: Vec<ByteSet>,
+    pub prod_nullable: Vec<bool>,
 }
 
 impl Compiled {
@@ -89,6 +93,8 @@ impl Compiled {
             esym_of: vec![NONE; n],
             lexical,
             start: NONE,
+            prod_first: Vec::new(),
+            prod_nullable: Vec::new(),
         };
         // Earley symbols for every non-lexical grammar symbol, then the start, then tails.
         for (i, s) in g.symbols().iter().enumerate() {
@@ -166,6 +172,7 @@ impl Compiled {
             c.prods_of[tail as usize] = (begin, c.prods.len() as u32);
         }
         c.fill_dots();
+        c.first_sets(g);
         c
     }
 
@@ -182,6 +189,41 @@ impl Compiled {
             Item::Symbol(s) if self.lexical[s.index()] => Elem::Token(s),
             Item::Symbol(s) => Elem::Nt(self.esym_of[s.index()]),
         }
+    }
+
+    /// FIRST bytes of every production, by fixpoint over the Earley symbols.
+    fn first_sets(&mut self, g: &Grammar) {
+        let a = g.analysis();
+        let mut esym_first = vec![ByteSet::default(); self.ekind.len()];
+        let rhs_first = |c: &Compiled, p: &Prod, esym_first: &[ByteSet]| -> (ByteSet, bool) {
+            let mut acc = ByteSet::default();
+            for &e in &c.elems[p.rhs_start as usize..(p.rhs_start + p.len) as usize] {
+                let (first, nullable) = match e {
+                    Elem::Term(t) => (a.terminal_first[t.index()], false),
+                    Elem::Token(s) => (a.first_bytes[s.index()], g.is_nullable(s)),
+                    Elem::Nt(n) => (esym_first[n as usize], c.nullable[n as usize]),
+                };
+                acc.union(&first);
+                if !nullable {
+                    return (acc, false);
+                }
+            }
+            (acc, true)
+        };
+        loop {
+            let mut changed = false;
+            for p in &self.prods {
+                let (first, _) = rhs_first(self, p, &esym_first);
+                changed |= esym_first[p.lhs as usize].union(&first);
+            }
+            if !changed {
+                break;
+            }
+        }
+        let (firsts, nullables): (Vec<ByteSet>, Vec<bool>) =
+            self.prods.iter().map(|p| rhs_first(self, p, &esym_first)).unzip();
+        self.prod_first = firsts;
+        self.prod_nullable = nullables;
     }
 
     fn add_prod(&mut self, lhs: u32, rhs: &[Elem], alt: u32) {

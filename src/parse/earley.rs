@@ -108,9 +108,24 @@ fn add(items: &mut Vec<EItem>, seen: &mut FxHashSet<u64>, set_start: usize, it: 
 }
 
 /// Adds to the current set (at offset `at`) the start item of every production of `esym`.
-fn predict(c: &Compiled, esym: u32, at: u32, items: &mut Vec<EItem>, seen: &mut FxHashSet<u64>, set_start: usize) {
+/// `next` is the byte at `at` when prediction may look ahead (`None` at the end of the input):
+/// productions that cannot match there are skipped. Without lookahead, `look` is false.
+#[allow(clippy::too_many_arguments)]
+fn predict(
+    c: &Compiled,
+    esym: u32,
+    at: u32,
+    look: bool,
+    next: Option<u8>,
+    items: &mut Vec<EItem>,
+    seen: &mut FxHashSet<u64>,
+    set_start: usize,
+) {
     let (b, e) = c.prods_of[esym as usize];
     for p in b..e {
+        if look && !c.prod_nullable[p as usize] && !next.is_some_and(|byte| c.prod_first[p as usize].contains(byte)) {
+            continue;
+        }
         let dot = c.prods[p as usize].dot_base;
         add(
             items,
@@ -176,7 +191,16 @@ pub(crate) fn recognize<'s>(
         token_cache.clear();
         token_ends.clear();
         if i == 0 {
-            predict(c, c.start, 0, items, &mut seen, set_start);
+            predict(
+                c,
+                c.start,
+                0,
+                lexer.lookahead,
+                input.first().copied(),
+                items,
+                &mut seen,
+                set_start,
+            );
         }
         while pending.peek().is_some_and(|p| p.target == i as u32) {
             let p = pending.pop().expect("peeked");
@@ -226,7 +250,16 @@ pub(crate) fn recognize<'s>(
                     if !predicted[esym as usize] {
                         predicted[esym as usize] = true;
                         predicted_list.push(esym);
-                        predict(c, esym, iu, items, &mut seen, set_start);
+                        predict(
+                            c,
+                            esym,
+                            iu,
+                            lexer.lookahead,
+                            input.get(iu as usize).copied(),
+                            items,
+                            &mut seen,
+                            set_start,
+                        );
                     }
                     if nullable {
                         add(

@@ -29,6 +29,17 @@ pub(crate) struct Lexer<'a> {
     /// [`MEMO_AFTER_CALLS_PER_BYTE`] per byte: bounded waste first, polynomial after.
     calls: usize,
     memoize: bool,
+    /// The grammar's `%layout` symbol, whose ends are remembered per offset from the start: in
+    /// an imported grammar every token begins with it, so every token tried at an offset would
+    /// otherwise match the same whitespace and comments again.
+    layout: Option<u32>,
+    /// Per offset: the range of `layout_ends` holding the layout's ends there (`u32::MAX`: not
+    /// computed yet). Empty when the grammar has no layout.
+    layout_memo: Vec<(u32, u32)>,
+    layout_ends: Vec<u32>,
+    /// Skip symbols whose first byte cannot match (fast). Off when diagnosing a failed parse:
+    /// the skipped symbols' terminals belong in "expected one of ...".
+    pub lookahead: bool,
 }
 
 /// See [`Lexer::calls`]: far above what real grammars need (about 3 calls per byte for JSON).
@@ -47,6 +58,14 @@ impl<'a> Lexer<'a> {
             memo: FxHashMap::default(),
             calls: 0,
             memoize: false,
+            layout: grammar.layout().map(|s| s.0),
+            layout_memo: if grammar.layout().is_some() {
+                vec![(u32::MAX, 0); input.len() + 1]
+            } else {
+                Vec::new()
+            },
+            layout_ends: Vec::new(),
+            lookahead: true,
         }
     }
 
@@ -70,6 +89,30 @@ impl<'a> Lexer<'a> {
                     None => {}
                 }
             }
+            // A symbol whose first byte cannot be here matches only the empty string, if that.
+            Item::Symbol(s)
+                if self.lookahead
+                    && !self
+                        .input
+                        .get(pos as usize)
+                        .is_some_and(|&b| self.grammar.analysis().first_bytes[s.index()].contains(b)) =>
+            {
+                if self.grammar.is_nullable(s) {
+                    out.push(pos);
+                }
+            }
+            Item::Symbol(s) if Some(s.0) == self.layout => {
+                let (from, to) = self.layout_memo[pos as usize];
+                if from != u32::MAX {
+                    out.extend_from_slice(&self.layout_ends[from as usize..to as usize]);
+                    return;
+                }
+                let first = out.len();
+                self.ends_body(s, pos, out);
+                let from = self.layout_ends.len() as u32;
+                self.layout_ends.extend_from_slice(&out[first..]);
+                self.layout_memo[pos as usize] = (from, self.layout_ends.len() as u32);
+            }
             Item::Symbol(s) => {
                 if self.memoize {
                     if let Some(known) = self.memo.get(&(s.0, pos)) {
@@ -81,17 +124,13 @@ impl<'a> Lexer<'a> {
                     self.memoize = self.calls > MEMO_AFTER_CALLS_PER_BYTE * (self.input.len() + 16);
                 }
                 let first = out.len();
-                match &self.grammar.symbol(s).body {
-                    Body::Choice(alts) => {
-                        for alt in alts {
-                            self.ends_seq(&alt.items, pos, out);
-                        }
+                self.ends_body(s, pos, out);
+                if self.grammar.is_longest_match(s) {
+                    // A token ends where its longest match ends, as in a lexer.
+                    if let Some(&max) = out[first..].iter().max() {
+                        out.truncate(first);
+                        out.push(max);
                     }
-                    Body::Optional(inner) => {
-                        out.push(pos);
-                        self.ends(*inner, pos, out);
-                    }
-                    Body::Repeat { item, min, max } => self.ends_repeat(*item, *min, *max, pos, out),
                 }
                 if self.memoize {
                     let mut found = out[first..].to_vec();
@@ -99,6 +138,22 @@ impl<'a> Lexer<'a> {
                     self.memo.insert((s.0, pos), found);
                 }
             }
+        }
+    }
+
+    /// The ends of `s`'s body at `pos` (no memo).
+    fn ends_body(&mut self, s: crate::grammar::SymbolId, pos: u32, out: &mut Vec<u32>) {
+        match &self.grammar.symbol(s).body {
+            Body::Choice(alts) => {
+                for alt in alts {
+                    self.ends_seq(&alt.items, pos, out);
+                }
+            }
+            Body::Optional(inner) => {
+                out.push(pos);
+                self.ends(*inner, pos, out);
+            }
+            Body::Repeat { item, min, max } => self.ends_repeat(*item, *min, *max, pos, out),
         }
     }
 

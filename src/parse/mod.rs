@@ -106,16 +106,29 @@ impl Parser {
             .try_lock()
             .map(|mut s| std::mem::take(&mut *s))
             .unwrap_or_default();
-        let result = match earley::recognize(&self.compiled, &self.grammar, input, &mut lexer, &mut scratch) {
-            Ok(chart) => forest::build(&self.compiled, &self.grammar, input, &chart, &mut lexer)
-                .map_err(|internal| self.error(input, 0, vec![internal])),
-            Err(failure) => {
-                let expected = failure
-                    .expected
-                    .iter()
-                    .map(|&t| self.grammar.terminal(t).to_string())
-                    .collect();
-                Err(self.error(input, failure.offset, expected))
+        let fast = match earley::recognize(&self.compiled, &self.grammar, input, &mut lexer, &mut scratch) {
+            Ok(chart) => Some(forest::build(&self.compiled, &self.grammar, input, &chart, &mut lexer)),
+            Err(_) => None,
+        };
+        let result = match fast {
+            Some(built) => built.map_err(|internal| self.error(input, 0, vec![internal])),
+            // The fast run skipped symbols that cannot start where they were tried; what was
+            // expected at the furthest point is exact only from a run that tries them all.
+            None => {
+                let mut lexer = lexical::Lexer::new(&self.grammar, input);
+                lexer.lookahead = false;
+                match earley::recognize(&self.compiled, &self.grammar, input, &mut lexer, &mut scratch) {
+                    Ok(chart) => forest::build(&self.compiled, &self.grammar, input, &chart, &mut lexer)
+                        .map_err(|internal| self.error(input, 0, vec![internal])),
+                    Err(failure) => {
+                        let expected = failure
+                            .expected
+                            .iter()
+                            .map(|&t| self.grammar.terminal(t).to_string())
+                            .collect();
+                        Err(self.error(input, failure.offset, expected))
+                    }
+                }
             }
         };
         if scratch.worth_keeping() {

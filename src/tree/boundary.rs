@@ -59,7 +59,10 @@ fn lexemes(tree: &Tree, layout: SymbolId, repeat_sym: SymbolId) -> Vec<Lexeme> {
                             out.push(Lexeme {
                                 start: at,
                                 end: at + len,
-                                extra: Some(Extra { repeat: rep, node: child }),
+                                extra: Some(Extra {
+                                    repeat: rep,
+                                    node: child,
+                                }),
                                 gap_before: None,
                             });
                         }
