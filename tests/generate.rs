@@ -59,7 +59,15 @@ fn serde_accepts(input: &[u8]) -> bool {
 
 #[test]
 fn every_generated_input_parses_back() {
-    for (name, count) in [("json", 1000), ("expr", 1000), ("js", 150)] {
+    for (name, count) in [
+        ("json", 1000),
+        ("expr", 1000),
+        ("js", 150),
+        ("toml", 150),
+        ("css", 100),
+        ("sql", 100),
+        ("glsl", 60),
+    ] {
         let (g, model) = builtin(name);
         let parser = Parser::new(&g);
         for mode in MODES {

@@ -35,6 +35,9 @@ fn shipped_sample_counts_meet_the_minimums() {
     let count = |name: &str| hellfuzz::grammar::builtin::samples(name).len();
     assert!(count("json") >= 30);
     assert!(count("expr") >= 20);
+    for imported in ["toml", "css", "sql", "glsl"] {
+        assert!(count(imported) >= 20, "{imported}");
+    }
 }
 
 fn json_value() -> impl Strategy<Value = serde_json::Value> {

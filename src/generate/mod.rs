@@ -89,6 +89,30 @@ impl<'a> Generator<'a> {
 
     /// One derivation tree of `sym`.
     pub fn tree_of(&mut self, sym: SymbolId) -> Tree {
+        // Separators put between tokens that would run together are not in the size estimate.
+        // Where they push the tree past `max_size`, layout (whitespace, comments) makes room
+        // first; failing that, the tree is drawn again with the overshoot taken off the budget.
+        let limit = self.limits.max_size.max(self.grammar.cheapest_len(sym) as usize);
+        let full = self.limits;
+        let mut tree = self.draw(sym);
+        for _ in 0..8 {
+            if tree.len() > limit {
+                crate::tree::trim_layout(self.grammar, &mut tree, limit);
+            }
+            if tree.len() <= limit || self.limits.max_size == 0 {
+                break;
+            }
+            let over = tree.len() - limit;
+            self.limits.max_size = self.limits.max_size.saturating_sub(over.max(8));
+            self.limits.min_size = self.limits.min_size.min(self.limits.max_size / 2);
+            tree = self.draw(sym);
+        }
+        self.limits = full;
+        tree
+    }
+
+    /// One derivation tree of `sym`, token boundaries fixed.
+    fn draw(&mut self, sym: SymbolId) -> Tree {
         let g = self.grammar;
         let mut tree = Tree::new(crate::tree::node_kind(g, sym, 0));
         let mut open = vec![Open {
@@ -129,8 +153,16 @@ impl<'a> Generator<'a> {
                             alt: alt as u32,
                         },
                     );
-                    estimate = base;
+                    // Every item's cheapest cost is in the estimate while earlier items are added,
+                    // so a character drawn for one of them cannot crowd out the later ones.
+                    estimate = base
+                        + alts[alt]
+                            .items
+                            .iter()
+                            .map(|&it| g.item_cheapest_len(it) as usize)
+                            .sum::<usize>();
                     for &item in &alts[alt].items {
+                        estimate -= g.item_cheapest_len(item) as usize;
                         estimate += self.add_child(&mut tree, o.node, item, estimate, &mut open);
                     }
                 }
@@ -149,8 +181,8 @@ impl<'a> Generator<'a> {
                     let mut done = o.iterations.unwrap_or(0);
                     if o.iterations.is_none() {
                         // The minimum is not a choice; their cost is already in the estimate.
-                        estimate -= g.cheapest_len(o.sym) as usize;
                         for _ in 0..*min {
+                            estimate -= g.item_cheapest_len(*item) as usize;
                             estimate += self.add_child(&mut tree, o.node, *item, estimate, &mut open);
                         }
                         done = *min;
@@ -220,7 +252,7 @@ impl<'a> Generator<'a> {
     }
 
     /// Appends a child for `item` under `parent`: terminals get their bytes now, symbols become
-    /// open nodes. Returns the bytes it adds to the estimate.
+    /// open nodes. `estimate` covers everything but this item. Returns the bytes it adds.
     fn add_child(
         &mut self,
         tree: &mut Tree,

@@ -20,6 +20,10 @@ const MAX_TOKEN_NODES: usize = 20_000;
 #[derive(Clone, Debug)]
 pub struct Boundaries {
     dfa: Option<DFA>,
+    /// The `%lexeme` rules alone (tree-sitter's `word`): what a keyword must not run on into.
+    words: Option<DFA>,
+    /// Per terminal: a literal the words match entirely (a keyword such as `select`).
+    keywords: Vec<bool>,
     /// The repetition whose iterations are the layout's lexemes, and its minimum count.
     layout_repeat: Option<(SymbolId, u32)>,
     /// How many distinct tokens the matcher knows (for `check`'s summary).
@@ -27,12 +31,14 @@ pub struct Boundaries {
 }
 
 /// Scratch space for [`Boundaries::runs_on`]; one per thread.
-pub struct BoundaryCache(Option<Cache>);
+pub struct BoundaryCache(Option<Cache>, Option<Cache>);
 
 impl Boundaries {
     pub(crate) fn new(grammar: &Grammar) -> Boundaries {
         let inert = Boundaries {
             dfa: None,
+            words: None,
+            keywords: vec![false; grammar.terminals().len()],
             layout_repeat: None,
             tokens: 0,
         };
@@ -82,16 +88,34 @@ impl Boundaries {
         // read as nothing).
         let mut hirs = hirs;
         conv.skip_layout = true;
+        let mut word_hirs = Vec::new();
         for &lexeme in grammar.lexemes() {
             conv.nodes = 0;
             if let Some(hir) = conv.item(Item::Symbol(lexeme)) {
+                word_hirs.push(hir.clone());
                 hirs.push(hir);
             }
         }
         let tokens = hirs.len();
         let dfa = (!hirs.is_empty()).then(|| build_dfa(Hir::alternation(hirs))).flatten();
+        let words = (!word_hirs.is_empty())
+            .then(|| build_dfa(Hir::alternation(word_hirs)))
+            .flatten();
+        let keywords = match &words {
+            None => vec![false; grammar.terminals().len()],
+            Some(w) => {
+                let mut cache = w.create_cache();
+                grammar
+                    .terminals()
+                    .iter()
+                    .map(|t| matches!(t, Terminal::Literal(b) if longest_match(w, &mut cache, b, &[]) == Some(b.len())))
+                    .collect()
+            }
+        };
         Boundaries {
             dfa,
+            words,
+            keywords,
             layout_repeat,
             tokens,
         }
@@ -99,7 +123,33 @@ impl Boundaries {
 
     /// Fresh scratch space for [`Boundaries::runs_on`].
     pub fn cache(&self) -> BoundaryCache {
-        BoundaryCache(self.dfa.as_ref().map(|d| d.create_cache()))
+        BoundaryCache(
+            self.dfa.as_ref().map(|d| d.create_cache()),
+            self.words.as_ref().map(|d| d.create_cache()),
+        )
+    }
+
+    /// Whether terminal `t` is a keyword: a literal that the `%lexeme` words match entirely.
+    pub fn is_keyword(&self, t: crate::grammar::TerminalId) -> bool {
+        self.keywords.get(t.index()).copied().unwrap_or(false)
+    }
+
+    /// Whether the lexeme `text[start..end]` is a word (the `%lexeme` rules match it exactly) that
+    /// a longer word continues: a lexer reading words would not stop at `end` (`of` in `ofd`).
+    pub fn word_cut(&self, cache: &mut BoundaryCache, text: &[u8], start: usize, end: usize) -> bool {
+        let (Some(words), Some(cache)) = (self.words.as_ref(), cache.1.as_mut()) else {
+            return false;
+        };
+        if end >= text.len() || start >= end {
+            return false;
+        }
+        let (mut exact, mut longer) = (false, false);
+        let _ = match_ends(words, cache, text, start, |e| {
+            exact |= e == end;
+            longer |= e > end;
+            !longer
+        });
+        exact && longer
     }
 
     /// The repetition symbol whose iterations are the layout's lexemes, and its minimum count.
@@ -186,6 +236,54 @@ fn may_contain_space(hir: &Hir) -> bool {
         }
     }
     false
+}
+
+/// Every end of a match of `dfa` anchored at `start`, in order, until the DFA dies; `None` when
+/// the cache gave up.
+fn match_ends(
+    dfa: &DFA,
+    cache: &mut Cache,
+    text: &[u8],
+    start: usize,
+    mut each: impl FnMut(usize) -> bool,
+) -> Option<()> {
+    let input = Input::new(&text[start..]).anchored(Anchored::Yes);
+    let mut sid = dfa.start_state_forward(cache, &input).ok()?;
+    for (at, &b) in text[start..].iter().enumerate() {
+        sid = dfa.next_state(cache, sid, b).ok()?;
+        if sid.is_match() && !each(start + at) {
+            return Some(());
+        }
+        if sid.is_dead() || sid.is_quit() {
+            return Some(());
+        }
+    }
+    if matches!(dfa.next_eoi_state(cache, sid), Ok(s) if s.is_match()) {
+        each(text.len());
+    }
+    Some(())
+}
+
+/// The end of the longest match of `dfa` anchored at the start of `head` followed by `tail`.
+fn longest_match(dfa: &DFA, cache: &mut Cache, head: &[u8], tail: &[u8]) -> Option<usize> {
+    let input = Input::new(head).anchored(Anchored::Yes);
+    let mut sid = dfa.start_state_forward(cache, &input).ok()?;
+    let mut last = None;
+    let mut count = 0;
+    for (at, &b) in head.iter().chain(tail).enumerate() {
+        count = at + 1;
+        sid = dfa.next_state(cache, sid, b).ok()?;
+        if sid.is_match() {
+            last = Some(at);
+        }
+        if sid.is_dead() || sid.is_quit() {
+            return last;
+        }
+    }
+    match dfa.next_eoi_state(cache, sid) {
+        Ok(s) if s.is_match() => Some(count),
+        _ => last,
+    }
 }
 
 /// The repetition at or below `sym` through single-item rules (`_ = extra* ;`).

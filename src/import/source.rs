@@ -33,6 +33,12 @@ pub struct CrateInfo {
 /// `src/grammar.json` (a crate) or `grammar.json`; anything else is a crate name looked up in
 /// `$CARGO_HOME/registry/src/*/<name>-<version>/` (the newest version).
 pub fn find(source: &str) -> Result<Source, ImportError> {
+    find_in(source, cargo_home().as_deref())
+}
+
+/// [`find`] with an explicit cargo home (whose `registry/src/*` holds crate sources) instead of
+/// `$CARGO_HOME` or `~/.cargo`.
+pub fn find_in(source: &str, cargo_home: Option<&Path>) -> Result<Source, ImportError> {
     let p = Path::new(source);
     let path = if p.is_file() {
         p.to_path_buf()
@@ -56,7 +62,7 @@ pub fn find(source: &str) -> Result<Source, ImportError> {
             source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
         });
     } else {
-        registry_grammar(source)?
+        registry_grammar(source, cargo_home)?
     };
     let json = std::fs::read_to_string(&path).map_err(|e| ImportError::Io {
         path: path.clone(),
@@ -71,11 +77,15 @@ pub fn find(source: &str) -> Result<Source, ImportError> {
     Ok(Source { path, json, krate })
 }
 
-/// The registry source folders: `$CARGO_HOME/registry/src/*` (CARGO_HOME defaults to ~/.cargo).
-fn registry_dirs() -> Vec<PathBuf> {
-    let home = std::env::var_os("CARGO_HOME")
+/// `$CARGO_HOME`, defaulting to `~/.cargo`.
+fn cargo_home() -> Option<PathBuf> {
+    std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+}
+
+/// The registry source folders: `<cargo home>/registry/src/*`.
+fn registry_dirs(home: Option<&Path>) -> Vec<PathBuf> {
     let Some(home) = home else {
         return Vec::new();
     };
@@ -91,8 +101,8 @@ fn registry_dirs() -> Vec<PathBuf> {
     dirs
 }
 
-fn registry_grammar(name: &str) -> Result<PathBuf, ImportError> {
-    let dirs = registry_dirs();
+fn registry_grammar(name: &str, home: Option<&Path>) -> Result<PathBuf, ImportError> {
+    let dirs = registry_dirs(home);
     let mut best: Option<(Vec<u64>, bool, PathBuf)> = None;
     for dir in &dirs {
         let Ok(entries) = std::fs::read_dir(dir) else { continue };

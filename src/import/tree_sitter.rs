@@ -400,10 +400,9 @@ fn render(source: &Source, overrides: Option<Overrides<'_>>, skip: &HashSet<Stri
             }
             let _ = writeln!(text, "{out_name} = {} ;", e.print_rule_body());
         }
+        // A left-out rule is not converted, so it makes no aliases; skipping aliases by name would
+        // be wrong, as their numbering differs once rules are left out.
         for (alias, e) in std::mem::take(&mut conv.pending) {
-            if skip.contains(&alias) {
-                continue;
-            }
             spans.push((text.len(), format!("rules.{name} (alias `{alias}`)")));
             let _ = writeln!(text, "{alias} = {} ;", e.print_rule_body());
         }
@@ -716,7 +715,10 @@ impl<'a> Conv<'a> {
                 }
                 // A named alias is a rule of that name. A token's layout stays outside it, so
                 // the rule is the token alone.
-                let lex = lexical_kind(c);
+                let lex = match symbol_name(c) {
+                    Some(n) => self.lexical.get(n).copied().unwrap_or(Lexical::No),
+                    None => lexical_kind(c),
+                };
                 let inner_mode = if lex == Lexical::No { mode } else { Mode::Token };
                 let key = (value.to_string(), c.to_string(), inner_mode == Mode::Token);
                 let name = match self.aliases.get(&key) {

@@ -75,6 +75,9 @@ pub(crate) struct Compiled {
     /// nothing. Prediction skips productions that cannot start at the next byte.
     pub prod_first: Vec<ByteSet>,
     pub prod_nullable: Vec<bool>,
+    /// Per dotted item: the next element is a keyword right after the layout (`_ "select"`),
+    /// which must not run on into a longer word.
+    pub dot_keyword: Vec<bool>,
 }
 
 impl Compiled {
@@ -95,6 +98,7 @@ impl Compiled {
             start: NONE,
             prod_first: Vec::new(),
             prod_nullable: Vec::new(),
+            dot_keyword: Vec::new(),
         };
         // Earley symbols for every non-lexical grammar symbol, then the start, then tails.
         for (i, s) in g.symbols().iter().enumerate() {
@@ -173,6 +177,7 @@ impl Compiled {
         }
         c.fill_dots();
         c.first_sets(g);
+        c.keywords(g);
         c
     }
 
@@ -188,6 +193,32 @@ impl Compiled {
             Item::Terminal(t) => Elem::Term(t),
             Item::Symbol(s) if self.lexical[s.index()] => Elem::Token(s),
             Item::Symbol(s) => Elem::Nt(self.esym_of[s.index()]),
+        }
+    }
+
+    /// Marks the dotted items before a whole token that follows the layout (`_ "select" _`,
+    /// `_ name _`, or at the production's end): a keyword or a token that is a word must not be
+    /// continued by a longer word. A literal that only starts a token (`_ "p" [0-9]`) is not one.
+    fn keywords(&mut self, g: &Grammar) {
+        self.dot_keyword = vec![false; self.dot_next.len()];
+        let Some(layout) = g.layout() else { return };
+        if g.lexemes().is_empty() {
+            return;
+        }
+        let b = g.boundaries();
+        for p in &self.prods {
+            let rhs = &self.elems[p.rhs_start as usize..(p.rhs_start + p.len) as usize];
+            for k in 1..rhs.len() {
+                let whole = rhs.get(k + 1).is_none_or(|e| *e == Elem::Token(layout));
+                let token = match rhs[k] {
+                    Elem::Term(t) => b.is_keyword(t),
+                    Elem::Token(s) => g.is_longest_match(s),
+                    Elem::Nt(_) => false,
+                };
+                if rhs[k - 1] == Elem::Token(layout) && whole && token {
+                    self.dot_keyword[(p.dot_base as usize) + k] = true;
+                }
+            }
         }
     }
 

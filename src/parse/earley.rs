@@ -277,6 +277,7 @@ pub(crate) fn recognize<'s>(
                     }
                 }
                 Next::Term(t) => match match_terminal(g.terminal(t), &input[i..]) {
+                    Some(len) if c.dot_keyword[it.dot as usize] && lexer.word_cut(i, i + len) => lexer.failed(t, i),
                     Some(len) => scan_ahead(
                         &mut pending,
                         (i + len) as u32,
@@ -316,7 +317,11 @@ pub(crate) fn recognize<'s>(
                         split: iu,
                         child: NONE,
                     };
+                    let check_word = c.dot_keyword[it.dot as usize];
                     for &e in &token_ends[from as usize..to as usize] {
+                        if check_word && lexer.word_cut(i, e as usize) {
+                            continue;
+                        }
                         if e == iu {
                             add(items, &mut seen, set_start, advanced);
                         } else {

@@ -40,6 +40,8 @@ pub(crate) struct Lexer<'a> {
     /// Skip symbols whose first byte cannot match (fast). Off when diagnosing a failed parse:
     /// the skipped symbols' terminals belong in "expected one of ...".
     pub lookahead: bool,
+    /// For keywords after the layout (made on first use).
+    boundary_cache: Option<crate::grammar::BoundaryCache>,
 }
 
 /// See [`Lexer::calls`]: far above what real grammars need (about 3 calls per byte for JSON).
@@ -66,7 +68,18 @@ impl<'a> Lexer<'a> {
             },
             layout_ends: Vec::new(),
             lookahead: true,
+            boundary_cache: None,
         }
+    }
+
+    /// Whether the token at `start..end` is a word that a longer word continues.
+    pub fn word_cut(&mut self, start: usize, end: usize) -> bool {
+        if self.grammar.lexemes().is_empty() {
+            return false;
+        }
+        let b = self.grammar.boundaries();
+        let cache = self.boundary_cache.get_or_insert_with(|| b.cache());
+        b.word_cut(cache, self.input, start, end)
     }
 
     fn buf(&mut self) -> Vec<u32> {
@@ -199,14 +212,42 @@ impl<'a> Lexer<'a> {
         }
         let mut cur = self.buf();
         cur.push(pos);
-        for &item in items {
+        let layout = self.layout;
+        for (k, &item) in items.iter().enumerate() {
             if cur.is_empty() {
                 break;
             }
             sort_dedup(&mut cur);
             let mut next = self.buf();
+            // A keyword after the layout must not be the start of a longer word.
+            let whole = items
+                .get(k + 1)
+                .is_none_or(|i| matches!(i, Item::Symbol(l) if Some(l.0) == layout));
+            // A whole token after the layout that is a word must not be continued by a longer
+            // word (`select` in `selectx`, `of` in `ofd`).
+            let after_layout =
+                matches!(k.checked_sub(1).map(|j| items[j]), Some(Item::Symbol(l)) if Some(l.0) == layout);
+            let check = after_layout
+                && whole
+                && !self.grammar.lexemes().is_empty()
+                && match item {
+                    Item::Terminal(t) => self.grammar.boundaries().is_keyword(t),
+                    Item::Symbol(s) => self.grammar.is_longest_match(s),
+                };
             for &p in &cur {
+                let before = next.len();
                 self.ends(item, p, &mut next);
+                if check {
+                    let mut kept = before;
+                    for r in before..next.len() {
+                        let e = next[r];
+                        if !self.word_cut(p as usize, e as usize) {
+                            next[kept] = e;
+                            kept += 1;
+                        }
+                    }
+                    next.truncate(kept);
+                }
             }
             let old = std::mem::replace(&mut cur, next);
             self.give(old);

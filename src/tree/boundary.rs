@@ -16,7 +16,7 @@ struct Lexeme {
     start: usize,
     end: usize,
     extra: Option<Extra>,
-    /// For a token: the empty layout node just before it (where a separator can go), if any.
+    /// For a token: the layout repetition just before it (where a separator can go), if any.
     gap_before: Option<NodeId>,
 }
 
@@ -48,10 +48,11 @@ fn lexemes(tree: &Tree, layout: SymbolId, repeat_sym: SymbolId) -> Vec<Lexeme> {
         if kind.symbol() == Some(layout) {
             flush(&mut out, token_start, offset, &mut pending_gap);
             let repeat = find_repeat(tree, node, repeat_sym);
+            // The next token's gap: where a separator goes if the layout is (or becomes, once
+            // a run-on comment is dropped) empty.
+            pending_gap = repeat;
             match repeat {
-                Some(rep) if tree.len_of(node) == 0 => pending_gap = Some(rep),
-                Some(rep) => {
-                    pending_gap = None;
+                Some(rep) if tree.len_of(node) > 0 => {
                     let mut at = offset;
                     for child in tree.children(rep) {
                         let len = tree.len_of(child);
@@ -69,7 +70,7 @@ fn lexemes(tree: &Tree, layout: SymbolId, repeat_sym: SymbolId) -> Vec<Lexeme> {
                         at += len;
                     }
                 }
-                None => pending_gap = None,
+                _ => {}
             }
             offset += tree.len_of(node);
             token_start = offset;
@@ -194,4 +195,38 @@ pub fn has_run_on(grammar: &Grammar, tree: &Tree) -> bool {
     };
     let plan = plan(grammar, tree, layout, repeat_sym, min);
     !plan.remove.is_empty() || !plan.separate.is_empty()
+}
+
+/// Removes layout lexemes (whitespace runs, comments), longest first, until the tree derives at
+/// most `max_len` bytes or no layout is left that can go; the boundaries stay fixed (a removal
+/// that makes two tokens touch costs a one-byte separator). Returns the bytes saved. Generation
+/// uses it to stay within its size limit once separators were added.
+pub fn trim_layout(grammar: &Grammar, tree: &mut Tree, max_len: usize) -> usize {
+    let Some((layout, repeat_sym, min)) = layout_parts(grammar) else {
+        return 0;
+    };
+    let start = tree.len();
+    let mut extras: Vec<Lexeme> = lexemes(tree, layout, repeat_sym)
+        .into_iter()
+        .filter(|l| l.extra.is_some())
+        .collect();
+    // Longest first; equal lengths keep text order (deterministic).
+    extras.sort_by_key(|l| std::cmp::Reverse(l.end - l.start));
+    for lex in extras {
+        if tree.len() <= max_len {
+            break;
+        }
+        let Some(e) = lex.extra else { continue };
+        if tree.child_count(e.repeat) <= min as usize || tree.parent(e.node).is_none() {
+            continue;
+        }
+        let before = tree.len();
+        let mut trial = tree.clone();
+        trial.remove(e.node);
+        fix_boundaries(grammar, &mut trial);
+        if trial.len() < before {
+            *tree = trial;
+        }
+    }
+    start - tree.len()
 }
