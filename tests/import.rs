@@ -414,3 +414,34 @@ fn vendored_grammars_convert_without_overrides_too() {
         let _ = Path::new(folder);
     }
 }
+
+/// Real shaders (written for naga, before the built-in `glsl` grammar was narrowed to a typed
+/// subset) against the plain import of tree-sitter-glsl: the vertex and fragment shaders parse;
+/// the compute shaders' `layout(local_size_x = 8) in;` does not, exactly as in tree-sitter-glsl
+/// 0.2.0 itself, whose declaration rule needs a declarator after the qualifiers.
+#[test]
+fn real_shaders_parse_with_the_plain_import_as_with_tree_sitter() {
+    let json = root().join("tests/fixtures/tree-sitter/tree-sitter-glsl-0.2.0/src/grammar.json");
+    let source = import::source::find(json.to_str().unwrap()).unwrap();
+    let g = Grammar::from_text(&import::import(&source, None).unwrap().text, "glsl-plain").unwrap();
+    let parser = Parser::new(&g);
+    let dir = root().join("tests/fixtures/glsl-shaders");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    assert!(files.len() >= 40);
+    for f in files {
+        let text = std::fs::read(&f).unwrap();
+        let compute = f.to_string_lossy().ends_with(".comp.glsl");
+        match parser.parse(&text) {
+            Ok(tree) => {
+                assert!(!compute, "{} parses", f.display());
+                assert_eq!(tree.unparse(), text);
+            }
+            Err(e) => {
+                assert!(compute, "{}: {e}", f.display());
+                let line = String::from_utf8_lossy(&text).lines().nth(e.line as usize - 1).unwrap().to_string();
+                assert!(line.contains("local_size_x") && line.trim_end().ends_with("in;"), "{}: {e}", f.display());
+            }
+        }
+    }
+}
