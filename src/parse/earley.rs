@@ -10,7 +10,7 @@ use rustc_hash::FxHashSet;
 
 use super::compile::{match_terminal, Compiled, Next, NONE};
 use super::lexical::Lexer;
-use crate::grammar::{Grammar, SymbolId, TerminalId};
+use crate::grammar::{Grammar, TerminalId};
 
 /// A dotted item in a set. `pred` is the item before the dot moved (same production, dot - 1),
 /// `split` the offset where the element just passed over starts, and `child` the completed item
@@ -176,8 +176,9 @@ pub(crate) fn recognize<'s>(
     let mut seen: FxHashSet<u64> = FxHashSet::default();
     let mut predicted = vec![false; c.ekind.len()];
     let mut predicted_list: Vec<u32> = Vec::new();
-    // Ends of each token tried in the current set: (symbol, range in `token_ends`).
-    let mut token_cache: Vec<(SymbolId, u32, u32)> = Vec::new();
+    // Ends of each token tried in the current set, by symbol: (set, range in `token_ends`); an
+    // entry of another set is stale. Indexed, as big grammars try dozens of tokens per set.
+    let mut token_cache: Vec<(u32, u32, u32)> = vec![(NONE, 0, 0); g.symbols().len()];
     let mut token_ends: Vec<u32> = Vec::new();
     let mut last_nonempty = 0usize;
     let mut accept = NONE;
@@ -188,7 +189,6 @@ pub(crate) fn recognize<'s>(
         for e in predicted_list.drain(..) {
             predicted[e as usize] = false;
         }
-        token_cache.clear();
         token_ends.clear();
         if i == 0 {
             predict(
@@ -292,9 +292,9 @@ pub(crate) fn recognize<'s>(
                     None => lexer.failed(t, i),
                 },
                 Next::Token(sym) => {
-                    let (from, to) = match token_cache.iter().find(|(s, _, _)| *s == sym) {
-                        Some(&(_, from, to)) => (from, to),
-                        None => {
+                    let (from, to) = match token_cache[sym.index()] {
+                        (set, from, to) if set == i as u32 => (from, to),
+                        _ => {
                             let from = token_ends.len();
                             lexer.token_ends(sym, iu, &mut token_ends);
                             token_ends[from..].sort_unstable();
@@ -306,7 +306,7 @@ pub(crate) fn recognize<'s>(
                                 }
                             }
                             token_ends.truncate(kept);
-                            token_cache.push((sym, from as u32, kept as u32));
+                            token_cache[sym.index()] = (i as u32, from as u32, kept as u32);
                             (from as u32, kept as u32)
                         }
                     };

@@ -377,6 +377,9 @@ impl<'a> Lexer<'a> {
                     // The span is known to be derivable, so if every earlier alternative failed,
                     // the last one derives it and needs no verification.
                     let trusted = k == alts.len() - 1;
+                    if !trusted && !self.may_start(&alt.items, start, end) {
+                        continue;
+                    }
                     if let Some(splits) = self.seq_splits(&alt.items, start, end, trusted) {
                         let node = tree.add_node(
                             NodeKind::Rule {
@@ -409,6 +412,29 @@ impl<'a> Lexer<'a> {
                 Some(node)
             }
         }
+    }
+
+    /// Whether `items` can derive `start..end` as far as the first byte tells: an empty span
+    /// needs a nullable sequence, another one a first item (after nullable ones) that can start
+    /// with the byte at `start`.
+    fn may_start(&self, items: &[Item], start: u32, end: u32) -> bool {
+        let a = self.grammar.analysis();
+        let Some(&byte) = self.input.get(start as usize).filter(|_| start < end) else {
+            return items.iter().all(|&i| self.grammar.item_nullable(i));
+        };
+        for &item in items {
+            let (first, nullable) = match item {
+                Item::Terminal(t) => (a.terminal_first[t.index()], false),
+                Item::Symbol(s) => (a.first_bytes[s.index()], self.grammar.is_nullable(s)),
+            };
+            if first.contains(byte) {
+                return true;
+            }
+            if !nullable {
+                return false;
+            }
+        }
+        false
     }
 
     fn derive_children(&mut self, tree: &mut Tree, node: NodeId, items: &[Item], splits: &[u32]) -> Option<()> {

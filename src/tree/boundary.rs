@@ -124,8 +124,7 @@ fn plan(grammar: &Grammar, tree: &Tree, layout: SymbolId, repeat_sym: SymbolId, 
     // Kept lexemes so far; `None` marks an inserted separator (nothing runs on from it).
     let mut kept: Vec<Option<Lexeme>> = Vec::new();
     'next: for lex in &lexemes {
-        loop {
-            let Some(Some(a)) = kept.last().copied() else { break };
+        while let Some(Some(a)) = kept.last().copied() {
             if !b.runs_on_parts(&mut cache, &text[a.start..a.end], &text[lex.start..]) {
                 break;
             }
