@@ -80,6 +80,8 @@ impl Boundaries {
             .iter()
             .filter_map(|&item| {
                 conv.nodes = 0;
+                // Layout inside a layout lexeme (an external written `_ "--[["`) is nothing.
+                conv.skip_layout = Some(item) == extra;
                 let hir = conv.item(item)?;
                 (Some(item) == extra || !may_contain_space(&hir)).then_some(hir)
             })
