@@ -30,7 +30,7 @@ enum Command {
     /// Check a grammar: print its diagnostics and a summary of its rules; for a built-in grammar
     /// (or with --samples), also parse its samples and verify that unparsing gives them back.
     Check {
-        /// A built-in grammar name (json, expr, js) or a path to a grammar file.
+        /// A built-in grammar name (json, expr, js, toml, css, sql, glsl) or a path to a grammar file.
         grammar: String,
         /// A directory of sample inputs to parse (default for built-ins: their built-in samples).
         #[arg(long)]
@@ -38,7 +38,7 @@ enum Command {
     },
     /// Parse files with a grammar and print their derivation trees.
     Parse {
-        /// A built-in grammar name (json, expr, js) or a path to a grammar file.
+        /// A built-in grammar name (json, expr, js, toml, css, sql, glsl) or a path to a grammar file.
         grammar: String,
         /// Files to parse (`-` reads standard input).
         #[arg(required = true)]
@@ -52,7 +52,7 @@ enum Command {
     },
     /// Mine samples: count every choice their derivations make, into a model (JSON).
     Mine {
-        /// A built-in grammar name (json, expr, js) or a path to a grammar file.
+        /// A built-in grammar name (json, expr, js, toml, css, sql, glsl) or a path to a grammar file.
         grammar: String,
         /// Sample files, folders (searched recursively) or glob patterns.
         #[arg(required = true)]
@@ -72,7 +72,7 @@ enum Command {
     },
     /// Generate inputs: "more of the same" as the samples, or with --invert "inputs from hell".
     Gen {
-        /// A built-in grammar name (json, expr, js) or a path to a grammar file.
+        /// A built-in grammar name (json, expr, js, toml, css, sql, glsl) or a path to a grammar file.
         grammar: String,
         /// Models to generate from (default: mine --samples, or a built-in grammar's samples).
         #[arg(long)]
@@ -234,7 +234,7 @@ enum Command {
     },
     /// Print a libFuzzer/AFL dictionary of the grammar's literals (use with -dict=FILE or -x FILE).
     Dict {
-        /// A built-in grammar name (json, expr, js) or a path to a grammar file.
+        /// A built-in grammar name (json, expr, js, toml, css, sql, glsl) or a path to a grammar file.
         grammar: String,
     },
 }

@@ -192,7 +192,8 @@ pub struct Grammar {
 }
 
 impl Grammar {
-    /// Loads a built-in grammar by name (`json`, `expr`, `js`) or a grammar file by path.
+    /// Loads a built-in grammar by name (`json`, `expr`, `js`, `toml`, `css`, `sql`, `glsl`) or a
+    /// grammar file by path.
     /// A name that is neither built in nor an existing file is an error listing the built-ins.
     pub fn load(name_or_path: &str) -> Result<Grammar, GrammarError> {
         if let Some(text) = builtin::grammar_text(name_or_path) {
