@@ -128,7 +128,7 @@ impl Analysis {
             Item::Terminal(_) => false,
         });
         let productive = fixpoint_productive(symbols);
-        let reachable = reachable(symbols, start);
+        let reachable = reachable_from(symbols, &[start]);
         let (cheapest, cheapest_alt) = cheapest(symbols, &terminal_cost);
         let unit_reach = unit_reach(symbols);
         let reaches_recursion = reaches_recursion(symbols);
@@ -160,15 +160,22 @@ impl Analysis {
         }
     }
 
+    /// The bytes a non-empty string of the sequence `items` can start with, and whether the
+    /// sequence derives the empty string.
+    pub fn seq_first(&self, items: &[Item]) -> (ByteSet, bool) {
+        seq_first(items, &self.first_bytes, &self.nullable, &self.terminal_first)
+    }
+
     /// Reports unproductive rules (errors) and unreachable rules (warnings) for named symbols.
-    pub(crate) fn report(&self, symbols: &[Symbol], sink: &mut Sink) {
+    /// `used` says which symbols the start rule or a `%lexeme` reaches (see [`used_symbols`]).
+    pub(crate) fn report(&self, symbols: &[Symbol], used: &[bool], sink: &mut Sink) {
         for (i, s) in symbols.iter().enumerate().filter(|(_, s)| !s.synthetic) {
             if !self.productive[i] {
                 sink.error(
                     s.span,
                     format!("rule `{}` is unproductive: it cannot derive any finite string, because every alternative needs itself or another unproductive rule; add an alternative that ends the recursion", s.name),
                 );
-            } else if !self.reachable[i] {
+            } else if !used[i] {
                 sink.warning(
                     s.span,
                     format!(
@@ -214,23 +221,6 @@ fn fixpoint_productive(symbols: &[Symbol]) -> Vec<bool> {
     })
 }
 
-fn reachable(symbols: &[Symbol], start: SymbolId) -> Vec<bool> {
-    let mut seen = vec![false; symbols.len()];
-    let mut stack = vec![start];
-    seen[start.index()] = true;
-    while let Some(s) = stack.pop() {
-        for item in body_items(&symbols[s.index()].body) {
-            if let Item::Symbol(t) = item {
-                if !seen[t.index()] {
-                    seen[t.index()] = true;
-                    stack.push(t);
-                }
-            }
-        }
-    }
-    seen
-}
-
 /// FIRST sets in bytes, by fixpoint: a sequence starts with its first item's bytes, and the next
 /// item's too while the items before are nullable.
 fn first_bytes(symbols: &[Symbol], nullable: &[bool], terminal_first: &[ByteSet]) -> Vec<ByteSet> {
@@ -239,25 +229,15 @@ fn first_bytes(symbols: &[Symbol], nullable: &[bool], terminal_first: &[ByteSet]
         let mut changed = false;
         for (i, s) in symbols.iter().enumerate() {
             let mut acc = first[i];
-            let seq = |items: &[Item], acc: &mut ByteSet| {
-                for &item in items {
-                    match item {
-                        Item::Terminal(t) => {
-                            acc.union(&terminal_first[t.index()]);
-                            return;
-                        }
-                        Item::Symbol(t) => {
-                            acc.union(&first[t.index()]);
-                            if !nullable[t.index()] {
-                                return;
-                            }
-                        }
+            match &s.body {
+                Body::Choice(alts) => {
+                    for a in alts {
+                        acc.union(&seq_first(&a.items, &first, nullable, terminal_first).0);
                     }
                 }
-            };
-            match &s.body {
-                Body::Choice(alts) => alts.iter().for_each(|a| seq(&a.items, &mut acc)),
-                Body::Repeat { item, .. } | Body::Optional(item) => seq(std::slice::from_ref(item), &mut acc),
+                Body::Repeat { item, .. } | Body::Optional(item) => {
+                    acc.union(&seq_first(std::slice::from_ref(item), &first, nullable, terminal_first).0);
+                }
             }
             changed |= first[i].union(&acc);
         }
@@ -265,6 +245,34 @@ fn first_bytes(symbols: &[Symbol], nullable: &[bool], terminal_first: &[ByteSet]
             return first;
         }
     }
+}
+
+/// The bytes a non-empty string of the sequence `items` can start with, and whether the sequence
+/// is nullable, from per-symbol FIRST sets and nullability.
+fn seq_first(items: &[Item], first: &[ByteSet], nullable: &[bool], terminal_first: &[ByteSet]) -> (ByteSet, bool) {
+    let mut acc = ByteSet::default();
+    for &item in items {
+        match item {
+            Item::Terminal(t) => {
+                acc.union(&terminal_first[t.index()]);
+                return (acc, false);
+            }
+            Item::Symbol(s) => {
+                acc.union(&first[s.index()]);
+                if !nullable[s.index()] {
+                    return (acc, false);
+                }
+            }
+        }
+    }
+    (acc, true)
+}
+
+/// Per symbol: whether the start rule or one of the `%lexeme` rules reaches it. Lexemes are there
+/// for token boundaries, so what only they use is not unused.
+pub(crate) fn used_symbols(symbols: &[Symbol], start: SymbolId, lexemes: &[SymbolId]) -> Vec<bool> {
+    let roots: Vec<SymbolId> = std::iter::once(start).chain(lexemes.iter().copied()).collect();
+    reachable_from(symbols, &roots)
 }
 
 /// Per symbol: whether one of `roots` reaches it (roots included).

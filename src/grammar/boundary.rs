@@ -30,7 +30,7 @@ pub struct Boundaries {
     tokens: usize,
 }
 
-/// Scratch space for [`Boundaries::runs_on`]; one per thread.
+/// Scratch space for [`Boundaries::runs_on_parts`] and [`Boundaries::word_cut`]; one per thread.
 pub struct BoundaryCache(Option<Cache>, Option<Cache>);
 
 impl Boundaries {
@@ -110,7 +110,7 @@ impl Boundaries {
                 grammar
                     .terminals()
                     .iter()
-                    .map(|t| matches!(t, Terminal::Literal(b) if longest_match(w, &mut cache, b, &[]) == Some(b.len())))
+                    .map(|t| matches!(t, Terminal::Literal(b) if matches_exactly(w, &mut cache, b)))
                     .collect()
             }
         };
@@ -123,7 +123,7 @@ impl Boundaries {
         }
     }
 
-    /// Fresh scratch space for [`Boundaries::runs_on`].
+    /// Fresh scratch space for [`Boundaries::runs_on_parts`] and [`Boundaries::word_cut`].
     pub fn cache(&self) -> BoundaryCache {
         BoundaryCache(
             self.dfa.as_ref().map(|d| d.create_cache()),
@@ -145,10 +145,11 @@ impl Boundaries {
         if end >= text.len() || start >= end {
             return false;
         }
+        let len = end - start;
         let (mut exact, mut longer) = (false, false);
-        let _ = match_ends(words, cache, text, start, |e| {
-            exact |= e == end;
-            longer |= e > end;
+        match_ends(words, cache, text[start..].iter().copied(), |e| {
+            exact |= e == len;
+            longer |= e > len;
             !longer
         });
         exact && longer
@@ -164,12 +165,6 @@ impl Boundaries {
         self.tokens
     }
 
-    /// Whether the lexeme `text[start..end]` runs on: some token matches from `start` to beyond
-    /// `end`, so a lexer taking the longest match would not stop at `end`.
-    pub fn runs_on(&self, cache: &mut BoundaryCache, text: &[u8], start: usize, end: usize) -> bool {
-        start < end && end <= text.len() && self.runs_on_parts(cache, &text[start..end], &text[end..])
-    }
-
     /// Whether the lexeme `head` runs on into `tail` (the text after it): some token matches all
     /// of `head` and at least one byte of `tail`.
     pub fn runs_on_parts(&self, cache: &mut BoundaryCache, head: &[u8], tail: &[u8]) -> bool {
@@ -179,25 +174,12 @@ impl Boundaries {
         if head.is_empty() || tail.is_empty() {
             return false;
         }
-        let input = Input::new(head).anchored(Anchored::Yes);
-        let Ok(mut sid) = dfa.start_state_forward(cache, &input) else {
-            return false;
-        };
-        // Matches are reported one byte late: a match state after the byte at `at` means a
-        // match ending at `at`, so one beyond `head` shows only after the second byte of `tail`.
-        for (at, &b) in head.iter().chain(tail).enumerate() {
-            sid = match dfa.next_state(cache, sid, b) {
-                Ok(s) => s,
-                Err(_) => return false,
-            };
-            if sid.is_match() && at > head.len() {
-                return true;
-            }
-            if sid.is_dead() || sid.is_quit() {
-                return false;
-            }
-        }
-        matches!(dfa.next_eoi_state(cache, sid), Ok(s) if s.is_match())
+        let mut longer = false;
+        match_ends(dfa, cache, head.iter().chain(tail).copied(), |e| {
+            longer = e > head.len();
+            !longer
+        });
+        longer
     }
 }
 
@@ -240,52 +222,42 @@ fn may_contain_space(hir: &Hir) -> bool {
     false
 }
 
-/// Every end of a match of `dfa` anchored at `start`, in order, until the DFA dies; `None` when
-/// the cache gave up.
-fn match_ends(
-    dfa: &DFA,
-    cache: &mut Cache,
-    text: &[u8],
-    start: usize,
-    mut each: impl FnMut(usize) -> bool,
-) -> Option<()> {
-    let input = Input::new(&text[start..]).anchored(Anchored::Yes);
-    let mut sid = dfa.start_state_forward(cache, &input).ok()?;
-    for (at, &b) in text[start..].iter().enumerate() {
-        sid = dfa.next_state(cache, sid, b).ok()?;
-        if sid.is_match() && !each(start + at) {
-            return Some(());
+/// Calls `each` with the end of every match of `dfa` anchored at the start of `bytes` (an offset
+/// into `bytes`), shortest first, until `each` returns false or the DFA dies. A cache that gives
+/// up ends the walk: a missed boundary costs a separator, never a wrong answer elsewhere.
+fn match_ends(dfa: &DFA, cache: &mut Cache, bytes: impl Iterator<Item = u8>, mut each: impl FnMut(usize) -> bool) {
+    let Ok(mut sid) = dfa.start_state_forward(cache, &Input::new(&[][..]).anchored(Anchored::Yes)) else {
+        return;
+    };
+    let mut len = 0;
+    for b in bytes {
+        let Ok(next) = dfa.next_state(cache, sid, b) else {
+            return;
+        };
+        sid = next;
+        // Matches are reported one byte late: a match state after `len + 1` bytes means a match
+        // of the first `len`.
+        if sid.is_match() && !each(len) {
+            return;
         }
         if sid.is_dead() || sid.is_quit() {
-            return Some(());
+            return;
         }
+        len += 1;
     }
     if matches!(dfa.next_eoi_state(cache, sid), Ok(s) if s.is_match()) {
-        each(text.len());
+        each(len);
     }
-    Some(())
 }
 
-/// The end of the longest match of `dfa` anchored at the start of `head` followed by `tail`.
-fn longest_match(dfa: &DFA, cache: &mut Cache, head: &[u8], tail: &[u8]) -> Option<usize> {
-    let input = Input::new(head).anchored(Anchored::Yes);
-    let mut sid = dfa.start_state_forward(cache, &input).ok()?;
-    let mut last = None;
-    let mut count = 0;
-    for (at, &b) in head.iter().chain(tail).enumerate() {
-        count = at + 1;
-        sid = dfa.next_state(cache, sid, b).ok()?;
-        if sid.is_match() {
-            last = Some(at);
-        }
-        if sid.is_dead() || sid.is_quit() {
-            return last;
-        }
-    }
-    match dfa.next_eoi_state(cache, sid) {
-        Ok(s) if s.is_match() => Some(count),
-        _ => last,
-    }
+/// Whether `dfa` matches all of `bytes`.
+fn matches_exactly(dfa: &DFA, cache: &mut Cache, bytes: &[u8]) -> bool {
+    let mut exact = false;
+    match_ends(dfa, cache, bytes.iter().copied(), |e| {
+        exact = e == bytes.len();
+        true
+    });
+    exact
 }
 
 /// The repetition at or below `sym` through single-item rules (`_ = extra* ;`).

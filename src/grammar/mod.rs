@@ -266,9 +266,9 @@ impl Grammar {
         let mut layout = None;
         for d in file.directives.iter().filter(|d| d.name == "layout") {
             let (name, span) = &d.args[0];
-            match symbols.iter().position(|s| !s.synthetic && s.name == *name) {
+            match rule_named(&symbols, name) {
                 _ if layout.is_some() => sink.error(d.span, "a second `%layout`: a grammar has one layout rule"),
-                Some(i) => layout = Some(SymbolId(i as u32)),
+                Some(id) => layout = Some(id),
                 None => sink.error(
                     *span,
                     format!("`%layout {name}` names no rule; define `{name} = ... ;`"),
@@ -287,8 +287,8 @@ impl Grammar {
             .filter(|d| d.name == "lexeme")
             .flat_map(|d| &d.args)
         {
-            match symbols.iter().position(|s| !s.synthetic && s.name == *name) {
-                Some(i) => lexemes.push(SymbolId(i as u32)),
+            match rule_named(&symbols, name) {
+                Some(id) => lexemes.push(id),
                 None => sink.error(
                     *span,
                     format!("`%lexeme {name}` names no rule; define `{name} = ... ;`"),
@@ -296,16 +296,7 @@ impl Grammar {
             }
         }
         let analysis = Analysis::compute(&symbols, &terminals, start);
-        analysis.report(&symbols, &mut sink);
-        // Lexemes (and what they use) are there for token boundaries, not for the language.
-        if !lexemes.is_empty() {
-            let used = analysis::reachable_from(&symbols, &lexemes);
-            sink.items.retain(|d| {
-                !(d.severity == Severity::Warning
-                    && d.message.contains("is unreachable")
-                    && symbols.iter().enumerate().any(|(i, s)| used[i] && s.span == d.span))
-            });
-        }
+        analysis.report(&symbols, &analysis::used_symbols(&symbols, start, &lexemes), &mut sink);
         let longest = layout.map_or_else(
             || vec![false; symbols.len()],
             |l| longest_match_tokens(&symbols, &analysis, l),
@@ -356,10 +347,17 @@ impl Grammar {
 
     /// The named (non-synthetic) symbol called `name`.
     pub fn symbol_by_name(&self, name: &str) -> Option<SymbolId> {
-        self.symbols
-            .iter()
-            .position(|s| s.name == name && !s.synthetic)
+        rule_named(&self.symbols, name)
+    }
+
+    /// Named rules that neither the start rule nor a `%lexeme` reaches (the ones `check` warns
+    /// about), in file order.
+    pub fn unused_rules(&self) -> Vec<SymbolId> {
+        let used = analysis::used_symbols(&self.symbols, self.start, &self.lexemes);
+        (0..self.symbols.len())
+            .filter(|&i| !used[i] && !self.symbols[i].synthetic)
             .map(|i| SymbolId(i as u32))
+            .collect()
     }
 
     /// Where the grammar came from (a path or `<builtin:NAME>`).
@@ -387,6 +385,24 @@ impl Grammar {
     /// itself contain the layout is a token, and a token ends only where its longest match ends.
     pub fn is_longest_match(&self, sym: SymbolId) -> bool {
         self.longest[sym.index()]
+    }
+
+    /// Whether `item`, between `before` and `after` in a sequence, is a whole token after the
+    /// layout (`_ "select" _`, `_ name` at the end) that is a word: a keyword literal or a
+    /// longest-match token. The parser rejects such a token where a longer word continues it
+    /// (`select` in `selectx`). A literal that only starts a token (`_ "p" [0-9]`) is not one;
+    /// without `%lexeme` rules nothing is.
+    pub fn is_word_token(&self, before: Option<Item>, item: Item, after: Option<Item>) -> bool {
+        let Some(layout) = self.layout.map(Item::Symbol) else {
+            return false;
+        };
+        before == Some(layout)
+            && after.is_none_or(|a| a == layout)
+            && !self.lexemes.is_empty()
+            && match item {
+                Item::Terminal(t) => self.boundaries().is_keyword(t),
+                Item::Symbol(s) => self.is_longest_match(s),
+            }
     }
 
     /// The token-boundary checker of this grammar (see [`Boundaries`]); built on first use.
@@ -491,6 +507,14 @@ impl Grammar {
             Item::Terminal(t) => self.terminal(t).to_string(),
         }
     }
+}
+
+/// The named (non-synthetic) rule called `name`.
+fn rule_named(symbols: &[Symbol], name: &str) -> Option<SymbolId> {
+    symbols
+        .iter()
+        .position(|s| s.name == name && !s.synthetic)
+        .map(|i| SymbolId(i as u32))
 }
 
 /// The symbols [`Grammar::is_longest_match`] is true of.

@@ -196,26 +196,29 @@ impl Compiled {
         }
     }
 
-    /// Marks the dotted items before a whole token that follows the layout (`_ "select" _`,
-    /// `_ name _`, or at the production's end): a keyword or a token that is a word must not be
-    /// continued by a longer word. A literal that only starts a token (`_ "p" [0-9]`) is not one.
+    /// Marks the dotted items before a word token (see [`Grammar::is_word_token`]).
     fn keywords(&mut self, g: &Grammar) {
         self.dot_keyword = vec![false; self.dot_next.len()];
-        let Some(layout) = g.layout() else { return };
-        if g.lexemes().is_empty() {
-            return;
-        }
-        let b = g.boundaries();
+        // Earley nonterminals are never tokens; the others are the grammar's items.
+        let item = |e: Elem| match e {
+            Elem::Term(t) => Some(Item::Terminal(t)),
+            Elem::Token(s) => Some(Item::Symbol(s)),
+            Elem::Nt(_) => None,
+        };
         for p in &self.prods {
             let rhs = &self.elems[p.rhs_start as usize..(p.rhs_start + p.len) as usize];
             for k in 1..rhs.len() {
-                let whole = rhs.get(k + 1).is_none_or(|e| *e == Elem::Token(layout));
-                let token = match rhs[k] {
-                    Elem::Term(t) => b.is_keyword(t),
-                    Elem::Token(s) => g.is_longest_match(s),
-                    Elem::Nt(_) => false,
+                let Some(this) = item(rhs[k]) else { continue };
+                // After the token: the production's end (`None`), or an element; a nonterminal
+                // there is not the layout, so the token is not whole.
+                let after = match rhs.get(k + 1) {
+                    None => None,
+                    Some(&e) => match item(e) {
+                        Some(a) => Some(a),
+                        None => continue,
+                    },
                 };
-                if rhs[k - 1] == Elem::Token(layout) && whole && token {
+                if g.is_word_token(item(rhs[k - 1]), this, after) {
                     self.dot_keyword[(p.dot_base as usize) + k] = true;
                 }
             }

@@ -212,28 +212,17 @@ impl<'a> Lexer<'a> {
         }
         let mut cur = self.buf();
         cur.push(pos);
-        let layout = self.layout;
         for (k, &item) in items.iter().enumerate() {
             if cur.is_empty() {
                 break;
             }
             sort_dedup(&mut cur);
             let mut next = self.buf();
-            // A keyword after the layout must not be the start of a longer word.
-            let whole = items
-                .get(k + 1)
-                .is_none_or(|i| matches!(i, Item::Symbol(l) if Some(l.0) == layout));
-            // A whole token after the layout that is a word must not be continued by a longer
-            // word (`select` in `selectx`, `of` in `ofd`).
-            let after_layout =
-                matches!(k.checked_sub(1).map(|j| items[j]), Some(Item::Symbol(l)) if Some(l.0) == layout);
-            let check = after_layout
-                && whole
-                && !self.grammar.lexemes().is_empty()
-                && match item {
-                    Item::Terminal(t) => self.grammar.boundaries().is_keyword(t),
-                    Item::Symbol(s) => self.grammar.is_longest_match(s),
-                };
+            // A word token after the layout must not be continued by a longer word.
+            let check = self.layout.is_some()
+                && self
+                    .grammar
+                    .is_word_token(k.checked_sub(1).map(|j| items[j]), item, items.get(k + 1).copied());
             for &p in &cur {
                 let before = next.len();
                 self.ends(item, p, &mut next);
@@ -418,23 +407,11 @@ impl<'a> Lexer<'a> {
     /// needs a nullable sequence, another one a first item (after nullable ones) that can start
     /// with the byte at `start`.
     fn may_start(&self, items: &[Item], start: u32, end: u32) -> bool {
-        let a = self.grammar.analysis();
-        let Some(&byte) = self.input.get(start as usize).filter(|_| start < end) else {
-            return items.iter().all(|&i| self.grammar.item_nullable(i));
-        };
-        for &item in items {
-            let (first, nullable) = match item {
-                Item::Terminal(t) => (a.terminal_first[t.index()], false),
-                Item::Symbol(s) => (a.first_bytes[s.index()], self.grammar.is_nullable(s)),
-            };
-            if first.contains(byte) {
-                return true;
-            }
-            if !nullable {
-                return false;
-            }
+        let (first, nullable) = self.grammar.analysis().seq_first(items);
+        match self.input.get(start as usize).filter(|_| start < end) {
+            Some(&byte) => first.contains(byte),
+            None => nullable,
         }
-        false
     }
 
     fn derive_children(&mut self, tree: &mut Tree, node: NodeId, items: &[Item], splits: &[u32]) -> Option<()> {
