@@ -85,11 +85,6 @@ impl<'de> Deserialize<'de> for OrderedRules {
 }
 
 #[derive(serde::Deserialize)]
-struct Top {
-    rules: Option<Value>,
-}
-
-#[derive(serde::Deserialize)]
 struct RulesOnly {
     rules: OrderedRules,
 }
@@ -137,19 +132,12 @@ struct Conv<'a> {
 pub fn import(source: &Source, overrides: Option<Overrides<'_>>) -> Result<Imported, ImportError> {
     // Leaving rules out cannot make others reachable, but a rule used only by a left-out one
     // shows up as unreachable only in the next round: repeat until none is left.
+    let prepared = Prepared::new(source, overrides)?;
     let mut skip: HashSet<String> = HashSet::new();
     loop {
-        let imported = render(source, overrides, &skip)?;
+        let imported = render(&prepared, &skip)?;
         let unreachable: Vec<String> = match Grammar::from_text(&imported.text, "<import>") {
-            Ok(g) => g
-                .warnings()
-                .iter()
-                .filter_map(|d| {
-                    let rest = d.message.strip_prefix("rule `")?;
-                    let (name, tail) = rest.split_once('`')?;
-                    tail.starts_with(" is unreachable").then(|| name.to_string())
-                })
-                .collect(),
+            Ok(g) => g.unused_rules().into_iter().map(|s| g.symbol(s).name.clone()).collect(),
             Err(_) => Vec::new(),
         };
         if unreachable.is_empty() || unreachable.iter().all(|n| skip.contains(n)) {
@@ -159,85 +147,113 @@ pub fn import(source: &Source, overrides: Option<Overrides<'_>>) -> Result<Impor
     }
 }
 
-fn render(source: &Source, overrides: Option<Overrides<'_>>, skip: &HashSet<String>) -> Result<Imported, ImportError> {
-    let file = source.path.display().to_string();
+/// A grammar.json and an overrides file, read and checked once; [`render`] writes the grammar.
+struct Prepared<'s> {
+    source: &'s Source,
+    overrides: Option<Overrides<'s>>,
+    /// The grammar.json as shown in messages.
+    file: String,
+    top: serde_json::Map<String, Value>,
+    /// `rules` in file order (serde_json's map would sort them).
+    rules: Vec<(String, Value)>,
+    extras: Vec<Value>,
+    externals: Vec<Value>,
+    /// Overrides: rule name → its text (with the comment lines just above it).
+    override_rules: Vec<(String, String)>,
+    override_lexemes: Vec<String>,
+}
+
+impl<'s> Prepared<'s> {
+    fn new(source: &'s Source, overrides: Option<Overrides<'s>>) -> Result<Prepared<'s>, ImportError> {
+        let file = source.path.display().to_string();
+        let invalid = |json_path: &str, message: &str| ImportError::Invalid {
+            path: file.clone(),
+            json_path: json_path.to_string(),
+            message: message.to_string(),
+        };
+        let not_json = |e| ImportError::NotJson {
+            path: file.clone(),
+            source: e,
+        };
+        let Value::Object(top) = serde_json::from_str(&source.json).map_err(not_json)? else {
+            return Err(invalid("$", "a grammar.json is a JSON object with `name` and `rules`"));
+        };
+        match top.get("rules") {
+            Some(Value::Object(_)) => {}
+            Some(_) => return Err(invalid("rules", "`rules` must be an object of rule name → rule")),
+            None => {
+                return Err(invalid(
+                    "rules",
+                    "no `rules` object: is this a tree-sitter grammar.json?",
+                ))
+            }
+        }
+        // Parsed again for the order of `rules` alone.
+        let rules = serde_json::from_str::<RulesOnly>(&source.json)
+            .map_err(not_json)?
+            .rules
+            .0;
+        if rules.is_empty() {
+            return Err(invalid("rules", "the grammar has no rules"));
+        }
+        let array = |field: &str, default: Vec<Value>| match top.get(field) {
+            None | Some(Value::Null) => Ok(default),
+            Some(Value::Array(a)) => Ok(a.clone()),
+            Some(_) => Err(invalid(field, &format!("`{field}` must be an array of rules"))),
+        };
+        let extras = array("extras", vec![serde_json::json!({"type": "PATTERN", "value": "\\s"})])?;
+        let externals = array("externals", Vec::new())?;
+        let mut override_rules = Vec::new();
+        let mut override_lexemes = Vec::new();
+        if let Some(ov) = overrides {
+            let mut sink = crate::grammar::diag::Sink {
+                file: ov.name.to_string(),
+                items: Vec::new(),
+            };
+            let parsed = crate::grammar::syntax::parse_file(ov.text, &mut sink);
+            if sink.has_errors() {
+                return Err(ImportError::Overrides {
+                    error: crate::grammar::GrammarError {
+                        diagnostics: sink.sorted(),
+                    },
+                });
+            }
+            for r in &parsed.rules {
+                override_rules.push((r.name.clone(), with_leading_comments(ov.text, r.span.offset, r.end)));
+            }
+            for d in parsed.directives.iter().filter(|d| d.name == "lexeme") {
+                override_lexemes.extend(d.args.iter().map(|(n, _)| n.clone()));
+            }
+        }
+        Ok(Prepared {
+            source,
+            overrides,
+            file,
+            top,
+            rules,
+            extras,
+            externals,
+            override_rules,
+            override_lexemes,
+        })
+    }
+}
+
+/// Writes the grammar of `p`, leaving out the rules in `skip`.
+fn render(p: &Prepared<'_>, skip: &HashSet<String>) -> Result<Imported, ImportError> {
+    let (source, overrides, file) = (p.source, p.overrides, p.file.clone());
     let invalid = |json_path: &str, message: String| ImportError::Invalid {
         path: file.clone(),
         json_path: json_path.to_string(),
         message,
     };
-    let top: Value = serde_json::from_str(&source.json).map_err(|e| ImportError::NotJson {
-        path: file.clone(),
-        source: e,
-    })?;
-    let Value::Object(top_map) = &top else {
-        return Err(invalid(
-            "$",
-            "a grammar.json is a JSON object with `name` and `rules`".into(),
-        ));
-    };
-    match serde_json::from_value::<Top>(top.clone()) {
-        Ok(Top {
-            rules: Some(Value::Object(_)),
-        }) => {}
-        Ok(Top { rules: Some(_) }) => {
-            return Err(invalid("rules", "`rules` must be an object of rule name → rule".into()))
-        }
-        _ => {
-            return Err(invalid(
-                "rules",
-                "no `rules` object: is this a tree-sitter grammar.json?".into(),
-            ))
-        }
-    }
-    let ordered: RulesOnly = serde_json::from_str(&source.json).map_err(|e| ImportError::NotJson {
-        path: file.clone(),
-        source: e,
-    })?;
-    let rules = ordered.rules.0;
-    if rules.is_empty() {
-        return Err(invalid("rules", "the grammar has no rules".into()));
-    }
+    let (top_map, rules, extras, externals_json) = (&p.top, &p.rules, &p.extras, &p.externals);
+    let (override_rules, override_lexemes) = (&p.override_rules, &p.override_lexemes);
     let lang = top_map
         .get("name")
         .and_then(Value::as_str)
         .unwrap_or("grammar")
         .to_string();
-    let default_extras = vec![serde_json::json!({"type": "PATTERN", "value": "\\s"})];
-    let extras: Vec<Value> = match top_map.get("extras") {
-        None | Some(Value::Null) => default_extras,
-        Some(Value::Array(a)) => a.clone(),
-        Some(_) => return Err(invalid("extras", "`extras` must be an array of rules".into())),
-    };
-    let externals_json: Vec<Value> = match top_map.get("externals") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(a)) => a.clone(),
-        Some(_) => return Err(invalid("externals", "`externals` must be an array of rules".into())),
-    };
-
-    // Overrides: rule name → its text (with the comment lines just above it).
-    let mut override_rules: Vec<(String, String)> = Vec::new();
-    let mut override_lexemes: Vec<String> = Vec::new();
-    if let Some(ov) = overrides {
-        let mut sink = crate::grammar::diag::Sink {
-            file: ov.name.to_string(),
-            items: Vec::new(),
-        };
-        let parsed = crate::grammar::syntax::parse_file(ov.text, &mut sink);
-        if sink.has_errors() {
-            return Err(ImportError::Overrides {
-                error: crate::grammar::GrammarError {
-                    diagnostics: sink.sorted(),
-                },
-            });
-        }
-        for r in &parsed.rules {
-            override_rules.push((r.name.clone(), with_leading_comments(ov.text, r.span.offset, r.end)));
-        }
-        for d in parsed.directives.iter().filter(|d| d.name == "lexeme") {
-            override_lexemes.extend(d.args.iter().map(|(n, _)| n.clone()));
-        }
-    }
     let overridden: HashMap<&str, &str> = override_rules.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
 
     let mut conv = Conv {
@@ -253,7 +269,7 @@ fn render(source: &Source, overrides: Option<Overrides<'_>>, skip: &HashSet<Stri
         pending: Vec::new(),
         notes: Vec::new(),
     };
-    for (name, _) in &rules {
+    for (name, _) in rules {
         let out = conv.fresh(&sanitize(name));
         conv.names.insert(name.clone(), out);
     }
@@ -440,7 +456,7 @@ fn render(source: &Source, overrides: Option<Overrides<'_>>, skip: &HashSet<Stri
             text,
             "# External tokens (tree-sitter's C scanner makes them): defined by the overrides file."
         );
-        for e in &externals_json {
+        for e in externals_json {
             let Some(name) = symbol_name(e) else { continue };
             let Some(out) = conv.externals.get(name) else { continue };
             if skip.contains(out) {
