@@ -56,6 +56,9 @@ pub struct Analysis {
     pub first_bytes: Vec<ByteSet>,
     /// The same for each terminal.
     pub terminal_first: Vec<ByteSet>,
+    /// Per choice symbol and alternative: the alternative's first bytes and whether it is
+    /// nullable (empty for other bodies). The parser skips alternatives that cannot start here.
+    pub alt_first: Vec<Vec<(ByteSet, bool)>>,
 }
 
 /// A set of bytes (256 bits).
@@ -146,6 +149,15 @@ impl Analysis {
             })
             .collect();
         let first_bytes = first_bytes(symbols, &nullable, &terminal_first);
+        let alt_first = symbols
+            .iter()
+            .map(|s| {
+                s.alternatives()
+                    .iter()
+                    .map(|a| seq_first(&a.items, &first_bytes, &nullable, &terminal_first))
+                    .collect()
+            })
+            .collect();
         Analysis {
             nullable,
             productive,
@@ -157,13 +169,8 @@ impl Analysis {
             reaches_recursion,
             first_bytes,
             terminal_first,
+            alt_first,
         }
-    }
-
-    /// The bytes a non-empty string of the sequence `items` can start with, and whether the
-    /// sequence derives the empty string.
-    pub fn seq_first(&self, items: &[Item]) -> (ByteSet, bool) {
-        seq_first(items, &self.first_bytes, &self.nullable, &self.terminal_first)
     }
 
     /// Reports unproductive rules (errors) and unreachable rules (warnings) for named symbols.

@@ -7,7 +7,7 @@
 use rustc_hash::FxHashMap;
 
 use super::compile::match_terminal;
-use crate::grammar::{Body, Grammar, Item, TerminalId};
+use crate::grammar::{Body, ByteSet, Grammar, Item, TerminalId};
 use crate::tree::{NodeId, NodeKind, Tree};
 
 pub(crate) struct Lexer<'a> {
@@ -40,6 +40,9 @@ pub(crate) struct Lexer<'a> {
     /// Skip symbols whose first byte cannot match (fast). Off when diagnosing a failed parse:
     /// the skipped symbols' terminals belong in "expected one of ...".
     pub lookahead: bool,
+    /// Whether the grammar has word tokens to check (a layout and `%lexeme` rules): spares the
+    /// per-item test in grammars that have none.
+    check_words: bool,
     /// For keywords after the layout (made on first use).
     boundary_cache: Option<crate::grammar::BoundaryCache>,
 }
@@ -68,6 +71,7 @@ impl<'a> Lexer<'a> {
             },
             layout_ends: Vec::new(),
             lookahead: true,
+            check_words: grammar.layout().is_some() && !grammar.lexemes().is_empty(),
             boundary_cache: None,
         }
     }
@@ -158,7 +162,13 @@ impl<'a> Lexer<'a> {
     fn ends_body(&mut self, s: crate::grammar::SymbolId, pos: u32, out: &mut Vec<u32>) {
         match &self.grammar.symbol(s).body {
             Body::Choice(alts) => {
-                for alt in alts {
+                // Big choices (a list of keywords or property names) mostly cannot start here.
+                let firsts = &self.grammar.analysis().alt_first[s.index()];
+                let byte = self.input.get(pos as usize).copied();
+                for (alt, &(first, nullable)) in alts.iter().zip(firsts) {
+                    if self.lookahead && !nullable && !byte.is_some_and(|b| first.contains(b)) {
+                        continue;
+                    }
                     self.ends_seq(&alt.items, pos, out);
                 }
             }
@@ -219,7 +229,7 @@ impl<'a> Lexer<'a> {
             sort_dedup(&mut cur);
             let mut next = self.buf();
             // A word token after the layout must not be continued by a longer word.
-            let check = self.layout.is_some()
+            let check = self.check_words
                 && self
                     .grammar
                     .is_word_token(k.checked_sub(1).map(|j| items[j]), item, items.get(k + 1).copied());
@@ -366,7 +376,7 @@ impl<'a> Lexer<'a> {
                     // The span is known to be derivable, so if every earlier alternative failed,
                     // the last one derives it and needs no verification.
                     let trusted = k == alts.len() - 1;
-                    if !trusted && !self.may_start(&alt.items, start, end) {
+                    if !trusted && !self.may_start(self.grammar.analysis().alt_first[s.index()][k], start, end) {
                         continue;
                     }
                     if let Some(splits) = self.seq_splits(&alt.items, start, end, trusted) {
@@ -377,7 +387,9 @@ impl<'a> Lexer<'a> {
                             },
                             (end - start) as usize,
                         );
-                        self.derive_children(tree, node, &alt.items, &splits)?;
+                        let derived = self.derive_children(tree, node, &alt.items, &splits);
+                        self.give(splits);
+                        derived?;
                         return Some(node);
                     }
                 }
@@ -403,11 +415,9 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    /// Whether `items` can derive `start..end` as far as the first byte tells: an empty span
-    /// needs a nullable sequence, another one a first item (after nullable ones) that can start
-    /// with the byte at `start`.
-    fn may_start(&self, items: &[Item], start: u32, end: u32) -> bool {
-        let (first, nullable) = self.grammar.analysis().seq_first(items);
+    /// Whether an alternative with these first bytes and nullability can derive `start..end`
+    /// as far as the first byte tells: an empty span needs a nullable one.
+    fn may_start(&self, (first, nullable): (ByteSet, bool), start: u32, end: u32) -> bool {
         match self.input.get(start as usize).filter(|_| start < end) {
             Some(&byte) => first.contains(byte),
             None => nullable,
@@ -428,8 +438,10 @@ impl<'a> Lexer<'a> {
     /// derives the span); only two or more middle items need a search.
     fn seq_splits(&mut self, items: &[Item], start: u32, end: u32, trusted: bool) -> Option<Vec<u32>> {
         let (mut lo, mut hi, mut a, mut b) = (0, items.len(), start, end);
-        let mut left = vec![start];
-        let mut right = Vec::new();
+        // Buffers from the pool: a tree derives one split list per node of every token.
+        let mut left = self.buf();
+        left.push(start);
+        let mut right = self.buf();
         while lo < hi {
             let Item::Terminal(t) = items[lo] else { break };
             a += match_terminal(self.grammar.terminal(t), &self.input[a as usize..b as usize])? as u32;
@@ -459,7 +471,8 @@ impl<'a> Lexer<'a> {
                 left.extend_from_slice(&inner[1..]);
             }
         }
-        left.extend(right.into_iter().rev());
+        left.extend(right.iter().rev());
+        self.give(right);
         Some(left)
     }
 
