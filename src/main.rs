@@ -35,6 +35,10 @@ enum Command {
         /// A directory of sample inputs to parse (default for built-ins: their built-in samples).
         #[arg(long)]
         samples: Option<PathBuf>,
+        /// Print the grammar with its contexts and exclusions expanded into plain rules (what the
+        /// parser, miner and generator use) instead of the summary.
+        #[arg(long)]
+        expand: bool,
     },
     /// Parse files with a grammar and print their derivation trees.
     Parse {
@@ -275,7 +279,11 @@ impl SearchLimits {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Check { grammar, samples } => cli::grammar::check(&grammar, samples),
+        Command::Check {
+            grammar,
+            samples,
+            expand,
+        } => cli::grammar::check(&grammar, samples, expand),
         Command::Parse {
             grammar,
             files,

@@ -11,8 +11,14 @@ use hellfuzz::tree::Tree;
 use super::common::{load_grammar, read_input};
 
 /// `hellfuzz check`.
-pub fn check(name: &str, samples: Option<PathBuf>) -> Result<ExitCode, String> {
+pub fn check(name: &str, samples: Option<PathBuf>, expand: bool) -> Result<ExitCode, String> {
     let g = load_grammar(name)?;
+    if expand {
+        // The grammar the parser, miner, generator and reducers see: contexts and exclusions
+        // expanded into plain rules (the printout loads as a grammar again).
+        print!("{}", g.to_text());
+        return Ok(ExitCode::SUCCESS);
+    }
     let named = g.symbols().iter().filter(|s| !s.synthetic).count();
     let warnings = g.warnings().iter().filter(|d| d.severity == Severity::Warning).count();
     println!(
@@ -24,6 +30,26 @@ pub fn check(name: &str, samples: Option<PathBuf>) -> Result<ExitCode, String> {
         g.symbol(g.start()).name,
         warnings
     );
+    for c in g.contexts() {
+        println!(
+            "context: {}[{}] expands into {} rule(s): {}",
+            c.rule,
+            c.params.join(", "),
+            c.instances.len(),
+            c.instances.join(" ")
+        );
+    }
+    for e in g.exclusions() {
+        println!(
+            "exclusion in {}: {} word(s) excluded (from {})",
+            e.rule,
+            e.words,
+            e.uses.join(", ")
+        );
+    }
+    if !g.contexts().is_empty() || !g.exclusions().is_empty() {
+        println!("(`hellfuzz check --expand` prints the expanded grammar)");
+    }
     println!(
         "{:<16} {:>5} {:>8} {:>9}  {:<24} unit chains (⇒+)",
         "rule", "alts", "nullable", "cheapest", "cheapest derivation"

@@ -182,6 +182,14 @@ impl Lowerer<'_, '_> {
                 self.symbols[id.index()].body = Body::Choice(lowered);
                 Some(Item::Symbol(id))
             }
+            // Contexts and exclusions are expanded before lowering (`context`, `exclude`).
+            ExprAst::Call(_, span, _) | ExprAst::Except(_, _, span) => {
+                self.sink.error(
+                    *span,
+                    "internal error: an unexpanded context or exclusion reached lowering",
+                );
+                None
+            }
             ExprAst::Postfix(inner, Quant { min, max }, span) => {
                 // Repeating the empty string is the empty string: `?` lets it vanish.
                 let item = self.expr(inner)?;

@@ -16,7 +16,9 @@ mod analysis;
 pub mod boundary;
 pub mod builtin;
 pub mod charclass;
+pub mod context;
 pub mod diag;
+pub mod exclude;
 mod lower;
 pub mod print;
 pub(crate) mod syntax;
@@ -27,7 +29,9 @@ use std::path::Path;
 pub use analysis::{Analysis, ByteSet};
 pub use boundary::{Boundaries, BoundaryCache};
 pub use charclass::CharClass;
+pub use context::Expansion;
 pub use diag::{Diagnostic, GrammarError, Severity, Span};
+pub use exclude::Exclusion;
 
 /// Index of a symbol in [`Grammar::symbols`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -189,6 +193,10 @@ pub struct Grammar {
     longest: Vec<bool>,
     /// Built on first use: only generation and reduction need the token matcher.
     boundaries: std::sync::OnceLock<Boundaries>,
+    /// What each rule with parameters expanded into.
+    contexts: Vec<Expansion>,
+    /// The exclusions (`a - b`) the grammar uses.
+    exclusions: Vec<Exclusion>,
 }
 
 impl Grammar {
@@ -233,9 +241,8 @@ impl Grammar {
             file: origin.to_string(),
             items: Vec::new(),
         };
-        let file = syntax::parse_file(text, &mut sink);
-        let rules = &file.rules;
-        if rules.is_empty() && !sink.has_errors() {
+        let mut file = syntax::parse_file(text, &mut sink);
+        if file.rules.is_empty() && !sink.has_errors() {
             sink.error(
                 Span::at(text, text.len()),
                 "the grammar has no rules; write at least one `name = ... ;`",
@@ -247,6 +254,27 @@ impl Grammar {
                 diagnostics: sink.sorted(),
             });
         }
+        // Contexts, then exclusions, become plain rules before anything else sees them.
+        let roots: Vec<String> = file
+            .directives
+            .iter()
+            .filter(|d| d.name == "layout" || d.name == "lexeme")
+            .flat_map(|d| d.args.iter().map(|(n, _)| n.clone()))
+            .collect();
+        let roots: Vec<&str> = roots.iter().map(String::as_str).collect();
+        let (mut rules, contexts) = context::expand(std::mem::take(&mut file.rules), &roots, &mut sink);
+        if sink.has_errors() {
+            return Err(GrammarError {
+                diagnostics: sink.sorted(),
+            });
+        }
+        let exclusions = exclude::expand(&mut rules, &mut sink);
+        if sink.has_errors() {
+            return Err(GrammarError {
+                diagnostics: sink.sorted(),
+            });
+        }
+        let rules = &rules;
         let externals: Vec<&str> = file
             .directives
             .iter()
@@ -296,7 +324,15 @@ impl Grammar {
             }
         }
         let analysis = Analysis::compute(&symbols, &terminals, start);
-        analysis.report(&symbols, &analysis::used_symbols(&symbols, start, &lexemes), &mut sink);
+        // Rules inlined into an exclusion are used there, like `%lexeme` rules.
+        let mut roots = lexemes.clone();
+        roots.extend(
+            exclusions
+                .iter()
+                .flat_map(|e| &e.uses)
+                .filter_map(|n| rule_named(&symbols, n)),
+        );
+        analysis.report(&symbols, &analysis::used_symbols(&symbols, start, &roots), &mut sink);
         let longest = layout.map_or_else(
             || vec![false; symbols.len()],
             |l| longest_match_tokens(&symbols, &analysis, l),
@@ -317,7 +353,20 @@ impl Grammar {
             lexemes,
             longest,
             boundaries: std::sync::OnceLock::new(),
+            contexts,
+            exclusions,
         })
+    }
+
+    /// The rules with parameters and the plain rules each was expanded into (empty for a
+    /// grammar without contexts).
+    pub fn contexts(&self) -> &[Expansion] {
+        &self.contexts
+    }
+
+    /// The exclusions (`ident_name - reserved`) of the grammar, by rule.
+    pub fn exclusions(&self) -> &[Exclusion] {
+        &self.exclusions
     }
 
     /// The start symbol (the first rule of the file).
@@ -353,7 +402,14 @@ impl Grammar {
     /// Named rules that neither the start rule nor a `%lexeme` reaches (the ones `check` warns
     /// about), in file order.
     pub fn unused_rules(&self) -> Vec<SymbolId> {
-        let used = analysis::used_symbols(&self.symbols, self.start, &self.lexemes);
+        let mut roots = self.lexemes.clone();
+        roots.extend(
+            self.exclusions
+                .iter()
+                .flat_map(|e| &e.uses)
+                .filter_map(|n| self.symbol_by_name(n)),
+        );
+        let used = analysis::used_symbols(&self.symbols, self.start, &roots);
         (0..self.symbols.len())
             .filter(|&i| !used[i] && !self.symbols[i].synthetic)
             .map(|i| SymbolId(i as u32))
@@ -554,5 +610,7 @@ fn longest_match_tokens(symbols: &[Symbol], analysis: &Analysis, layout: SymbolI
     longest
 }
 
+#[cfg(test)]
+mod context_tests;
 #[cfg(test)]
 mod tests;

@@ -59,7 +59,7 @@ impl Grammar {
                 Body::Choice(_) => self.alternatives_text(sym, notes, &mut comments),
                 _ => self.postfix_text(sym, notes, &mut comments),
             };
-            let _ = write!(out, "{} = {} ;", s.name, body);
+            let _ = write!(out, "{} = {} ;", quoted_name(&s.name), body);
             if !comments.is_empty() {
                 let _ = write!(out, "  # {}", comments.join("; "));
             }
@@ -161,7 +161,7 @@ impl Grammar {
         let s = self.symbol(sym);
         let inner = match &s.body {
             Body::Optional(item) | Body::Repeat { item, .. } => self.operand(*item, &Plain, &mut ignored),
-            Body::Choice(_) => return s.name.clone(),
+            Body::Choice(_) => return quoted_name(&s.name),
         };
         let op = match &s.body {
             Body::Optional(_) => "?".to_string(),
@@ -177,7 +177,7 @@ impl Grammar {
     fn item_source(&self, item: Item, notes: &dyn Annotations, comments: &mut Vec<String>) -> String {
         match item {
             Item::Terminal(t) => self.terminal(t).to_string(),
-            Item::Symbol(s) if !self.symbol(s).synthetic => self.symbol(s).name.clone(),
+            Item::Symbol(s) if !self.symbol(s).synthetic => quoted_name(&self.symbol(s).name),
             Item::Symbol(s) => self.postfix_text(s, notes, comments),
         }
     }
@@ -199,5 +199,20 @@ pub fn format_weight(w: f64) -> String {
         format!("{rounded:.0}%")
     } else {
         format!("{rounded:.1}%")
+    }
+}
+
+/// A rule name as the grammar format reads it: plain names as they are, others (the rules that
+/// contexts expanded, `statement[return]`) in backquotes.
+pub fn quoted_name(name: &str) -> String {
+    let plain = name
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    if plain {
+        name.to_string()
+    } else {
+        format!("`{name}`")
     }
 }

@@ -17,6 +17,8 @@ pub const MAX_REPEAT_BOUND: u32 = 10_000;
 pub(crate) struct RuleAst {
     pub name: String,
     pub span: Span,
+    /// Declared context parameters (`statement[return, yield] = ...`), in order.
+    pub params: Vec<(String, Span)>,
     pub alts: Vec<AltAst>,
     /// Byte offset just past the rule's `;` (the rule's text is `span.offset..end`).
     pub end: usize,
@@ -54,8 +56,10 @@ pub(crate) struct FileAst {
 }
 
 /// One alternative: an optional `N%` weight and a sequence of items.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct AltAst {
+    /// Guards (`[+return]`, `[~in]`): the alternative exists only where all of them hold.
+    pub guards: Vec<Guard>,
     pub weight: Option<(f64, Span)>,
     pub items: Vec<ExprAst>,
     pub span: Span,
@@ -68,14 +72,48 @@ pub(crate) struct Quant {
     pub max: Option<u32>,
 }
 
+/// A guard on an alternative: parameter `name` must be on (`+name`) or off (`~name`).
+#[derive(Debug, Clone)]
+pub(crate) struct Guard {
+    pub on: bool,
+    pub name: String,
+    pub span: Span,
+}
+
+/// How a reference sets one parameter of the rule it names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ArgMode {
+    /// `+p`: on.
+    On,
+    /// `~p`: off.
+    Off,
+    /// `?p`: as in the rule that contains the reference.
+    Pass,
+}
+
+/// One argument of a reference, `+p`, `~p` or `?p`.
+#[derive(Debug, Clone)]
+pub(crate) struct Arg {
+    pub mode: ArgMode,
+    pub name: String,
+    pub span: Span,
+}
+
 /// One item of an alternative.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) enum ExprAst {
     Literal(Vec<u8>),
-    Class { class: CharClass, text: String },
+    Class {
+        class: CharClass,
+        text: String,
+    },
     Ref(String, Span),
+    /// A reference with arguments: `statement[+return, ?in]`.
+    Call(String, Span, Vec<Arg>),
     Group(Vec<AltAst>, Span),
     Postfix(Box<ExprAst>, Quant, Span),
+    /// `left - right`: the strings of `left` that are not among the words of `right`.
+    Except(Box<ExprAst>, Box<ExprAst>, Span),
 }
 
 /// Parses a whole grammar file. Syntax errors go to `sink`; rules with errors are dropped.
@@ -226,8 +264,19 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// A rule name: `[A-Za-z_][A-Za-z0-9_]*`, or any text but a backquote or line break in
+    /// backquotes (how a rule that contexts expanded, `` `statement[return]` ``, is printed).
     fn name(&mut self) -> Option<(String, Span)> {
         let start = self.pos;
+        if self.peek() == Some(b'`') {
+            let rest = &self.text[start + 1..];
+            let end = rest.find(['`', '\n'])?;
+            if end == 0 || !rest[end..].starts_with('`') {
+                return None;
+            }
+            self.pos = start + 1 + end + 1;
+            return Some((rest[..end].to_string(), self.span(start)));
+        }
         match self.peek() {
             Some(b) if b.is_ascii_alphabetic() || b == b'_' => {}
             _ => return None,
@@ -242,6 +291,11 @@ impl<'a> Parser<'a> {
         let Some((name, span)) = self.name() else {
             return self.unexpected("a rule name");
         };
+        let params = if self.peek() == Some(b'[') {
+            self.params(&name)?
+        } else {
+            Vec::new()
+        };
         self.skip_trivia();
         if self.peek() != Some(b'=') {
             return self.unexpected(&format!("`=` after rule name `{name}`"));
@@ -255,6 +309,7 @@ impl<'a> Parser<'a> {
                 Ok(RuleAst {
                     name,
                     span,
+                    params,
                     alts,
                     end: self.pos,
                 })
@@ -265,6 +320,84 @@ impl<'a> Parser<'a> {
             ),
             _ => self.unexpected("`;`, `|` or another item"),
         }
+    }
+
+    /// A rule's parameter list `[a, b]`, the position on the `[`.
+    fn params(&mut self, rule: &str) -> PResult<Vec<(String, Span)>> {
+        let start = self.pos;
+        self.pos += 1;
+        let mut params: Vec<(String, Span)> = Vec::new();
+        loop {
+            self.skip_trivia();
+            let Some((param, span)) = self.plain_name() else {
+                return self.unexpected(&format!(
+                    "a parameter name in the parameter list of `{rule}` (write `{rule}[a, b] = ... ;`)"
+                ));
+            };
+            if params.iter().any(|(p, _)| *p == param) {
+                return self.err(
+                    span.offset,
+                    format!("parameter `{param}` is declared twice in `{rule}[...]`"),
+                );
+            }
+            params.push((param, span));
+            self.skip_trivia();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b']') => {
+                    self.pos += 1;
+                    return Ok(params);
+                }
+                None => return self.err(start, format!("unclosed parameter list of `{rule}`: expected `]`")),
+                _ => return self.unexpected("`,` or `]` in the parameter list"),
+            }
+        }
+    }
+
+    /// A plain name `[A-Za-z_][A-Za-z0-9_]*` (a parameter), not a backquoted one.
+    fn plain_name(&mut self) -> Option<(String, Span)> {
+        match self.peek() {
+            Some(b) if b.is_ascii_alphabetic() || b == b'_' => self.name(),
+            _ => None,
+        }
+    }
+
+    /// A list `[+a, ~b, ?c]` of prefixed names at the position (on a `[`), each prefix one of
+    /// `prefixes`; `None` (position unchanged) if the text there is not such a list, so that a
+    /// character class such as `[+\-]` stays a class.
+    fn prefixed_list(&mut self, prefixes: &[u8]) -> Option<Vec<(u8, String, Span)>> {
+        let save = self.pos;
+        self.pos += 1;
+        let mut out = Vec::new();
+        let ok = loop {
+            while matches!(self.peek(), Some(b' ' | b'\t')) {
+                self.pos += 1;
+            }
+            let Some(prefix) = self.peek().filter(|b| prefixes.contains(b)) else {
+                break false;
+            };
+            self.pos += 1;
+            let Some((name, span)) = self.plain_name() else {
+                break false;
+            };
+            out.push((prefix, name, span));
+            while matches!(self.peek(), Some(b' ' | b'\t')) {
+                self.pos += 1;
+            }
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b']') => {
+                    self.pos += 1;
+                    break true;
+                }
+                _ => break false,
+            }
+        };
+        if !ok {
+            self.pos = save;
+            return None;
+        }
+        Some(out)
     }
 
     /// `%name arg ... ;`, the position on the `%`.
@@ -326,6 +459,18 @@ impl<'a> Parser<'a> {
     fn alternative(&mut self) -> PResult<AltAst> {
         self.skip_trivia();
         let start = self.pos;
+        let mut guards = Vec::new();
+        while self.peek() == Some(b'[') {
+            let Some(list) = self.prefixed_list(b"+~") else {
+                break;
+            };
+            guards.extend(list.into_iter().map(|(prefix, name, span)| Guard {
+                on: prefix == b'+',
+                name,
+                span,
+            }));
+            self.skip_trivia();
+        }
         let weight = self.weight()?;
         let mut items = Vec::new();
         loop {
@@ -333,6 +478,10 @@ impl<'a> Parser<'a> {
             // `name =` here means the previous rule lacks its `;`: say so instead of swallowing it.
             let save = self.pos;
             if let Some((name, span)) = self.name() {
+                if self.peek() == Some(b'[') && self.prefixed_list(b"+~?").is_none() {
+                    // `name[a, b] =`: the header of a rule with parameters.
+                    let _ = self.params(&name);
+                }
                 self.skip_trivia();
                 if self.peek() == Some(b'=') {
                     return Err(SyntaxError {
@@ -349,6 +498,7 @@ impl<'a> Parser<'a> {
             }
         }
         Ok(AltAst {
+            guards,
             weight,
             items,
             span: self.span(start),
@@ -381,7 +531,34 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// An item, possibly `left - right` (an exclusion: the postfix items on either side).
     fn item(&mut self) -> PResult<Option<ExprAst>> {
+        let Some(left) = self.postfix_item()? else {
+            return Ok(None);
+        };
+        let save = self.pos;
+        self.skip_trivia();
+        if self.peek() != Some(b'-') {
+            self.pos = save;
+            return Ok(Some(left));
+        }
+        let minus = self.pos;
+        self.pos += 1;
+        self.skip_trivia();
+        let Some(right) = self.postfix_item()? else {
+            return self.unexpected("the words to exclude after `-` (a rule name, a literal or a group)");
+        };
+        let span = self.span(minus);
+        let save = self.pos;
+        self.skip_trivia();
+        if self.peek() == Some(b'-') {
+            return self.err(self.pos, "`a - b - c` is ambiguous: write `a - ( b | c )`");
+        }
+        self.pos = save;
+        Ok(Some(ExprAst::Except(Box::new(left), Box::new(right), span)))
+    }
+
+    fn postfix_item(&mut self) -> PResult<Option<ExprAst>> {
         let Some(mut expr) = self.primary()? else {
             return Ok(None);
         };
@@ -491,8 +668,32 @@ impl<'a> Parser<'a> {
                 self.pos += 1;
                 Ok(Some(ExprAst::Group(alts, self.span(start))))
             }
-            Some(b) if b.is_ascii_alphabetic() || b == b'_' => {
-                let (name, span) = self.name().expect("checked first byte");
+            Some(b) if b.is_ascii_alphabetic() || b == b'_' || b == b'`' => {
+                let Some((name, span)) = self.name() else {
+                    return self.err(
+                        start,
+                        "unclosed `` ` ``: a quoted rule name ends with a backquote on the same line",
+                    );
+                };
+                // `name[+a, ~b, ?c]` (no space before `[`) passes context arguments; anything
+                // else after the name, such as ` [a-z]`, is the next item.
+                if self.peek() == Some(b'[') {
+                    if let Some(list) = self.prefixed_list(b"+~?") {
+                        let args = list
+                            .into_iter()
+                            .map(|(prefix, name, span)| Arg {
+                                mode: match prefix {
+                                    b'+' => ArgMode::On,
+                                    b'~' => ArgMode::Off,
+                                    _ => ArgMode::Pass,
+                                },
+                                name,
+                                span,
+                            })
+                            .collect();
+                        return Ok(Some(ExprAst::Call(name, span, args)));
+                    }
+                }
                 Ok(Some(ExprAst::Ref(name, span)))
             }
             Some(b'0'..=b'9') => self.err(start, "a weight like `40%` may only start an alternative"),

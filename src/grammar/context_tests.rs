@@ -1,0 +1,254 @@
+//! Tests of contexts (parameters, guards, arguments) and exclusions: expansion, the languages the
+//! expanded rules accept, and every error with its location.
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::parse::Parser;
+
+fn load(text: &str) -> Grammar {
+    Grammar::from_text(text, "t.grammar").unwrap_or_else(|e| panic!("grammar should load:\n{e}"))
+}
+
+/// The single error of a grammar that must fail, as "line:col: message".
+fn error(text: &str) -> String {
+    let e = Grammar::from_text(text, "t.grammar").expect_err("grammar should fail");
+    let errors: Vec<&Diagnostic> = e.errors().collect();
+    assert_eq!(errors.len(), 1, "expected one error, got: {e}");
+    format!("{}:{}: {}", errors[0].span.line, errors[0].span.col, errors[0].message)
+}
+
+fn accepts(g: &Grammar, input: &str) -> bool {
+    Parser::new(g).parse(input.as_bytes()).is_ok()
+}
+
+const LOOPS: &str = r#"
+program = stmt* ;
+stmt[loop, ret] = [+ret] "return;"
+                | [+loop] "break;"
+                | "while(){" stmt[+loop, ?ret]* "}"
+                | "function(){" stmt[+ret]* "}"
+                | "x;" ;
+"#;
+
+#[test]
+fn parameters_expand_into_the_instances_reached() {
+    let g = load(LOOPS);
+    let names: Vec<&str> = g
+        .symbols()
+        .iter()
+        .filter(|s| !s.synthetic)
+        .map(|s| s.name.as_str())
+        .collect();
+    assert_eq!(names, ["program", "stmt", "stmt[loop]", "stmt[ret]", "stmt[loop,ret]"]);
+    assert_eq!(
+        g.contexts(),
+        [Expansion {
+            rule: "stmt".into(),
+            params: vec!["loop".into(), "ret".into()],
+            instances: vec![
+                "stmt".into(),
+                "stmt[loop]".into(),
+                "stmt[ret]".into(),
+                "stmt[loop,ret]".into()
+            ],
+        }]
+    );
+    // Guards keep only the alternatives whose parameters hold.
+    let alts = |name: &str| g.symbol(g.symbol_by_name(name).unwrap()).alternatives().len();
+    assert_eq!(
+        (
+            alts("stmt"),
+            alts("stmt[loop]"),
+            alts("stmt[ret]"),
+            alts("stmt[loop,ret]")
+        ),
+        (3, 4, 4, 5)
+    );
+}
+
+#[test]
+fn guarded_alternatives_are_only_accepted_in_their_context() {
+    let g = load(LOOPS);
+    assert!(accepts(&g, "x;while(){break;x;}"));
+    assert!(accepts(&g, "function(){return;while(){return;break;}}"));
+    assert!(!accepts(&g, "break;"), "break outside a loop");
+    assert!(!accepts(&g, "return;"), "return outside a function");
+    assert!(!accepts(&g, "while(){return;}"), "?ret passes off");
+    // A function resets `loop`: no break inside a function inside a loop.
+    assert!(!accepts(&g, "while(){function(){break;}}"));
+}
+
+#[test]
+fn off_arguments_and_guards_on_off_parameters() {
+    let g = load(
+        r#"
+        e = x[+in] ";" x ;
+        x[in] = [+in] "a in b" | [~in] "a" | "(" x[~in] ")" ;
+        "#,
+    );
+    assert!(accepts(&g, "a in b;a"));
+    assert!(accepts(&g, "(a);(a)"));
+    assert!(!accepts(&g, "a;a in b"), "the second x has in off");
+    assert!(!accepts(&g, "(a in b);a"), "~in inside the parentheses");
+}
+
+#[test]
+fn guards_work_inside_groups_and_the_expansion_prints_as_a_grammar() {
+    let g = load(r#"s = t[+p] t ; t[p] = "<" ( [+p] "on" | [~p] "off" | "any" ) ">" ;"#);
+    assert!(accepts(&g, "<on><off>"));
+    assert!(accepts(&g, "<any><any>"));
+    assert!(!accepts(&g, "<off><on>"));
+    let text = g.to_text();
+    assert!(text.contains("`t[p]` = "), "{text}");
+    let again = load(&text);
+    assert_eq!(again.fingerprint(), g.fingerprint());
+    assert!(accepts(&again, "<on><off>") && !accepts(&again, "<off><on>"));
+}
+
+#[test]
+fn a_rule_with_parameters_that_nothing_reaches_is_reported_unreachable() {
+    let g = load(r#"s = "a" ; t[p] = [+p] "b" | "c" ;"#);
+    assert!(g.unused_rules().iter().any(|&u| g.symbol(u).name == "t"));
+    assert!(
+        g.warnings().iter().any(|w| w.message.contains("`t` is unreachable")),
+        "{:?}",
+        g.warnings()
+    );
+}
+
+#[test]
+fn context_errors_are_located_and_say_what_to_do() {
+    assert_eq!(
+        error("s = [+p] \"a\" | \"b\" ;"),
+        "1:7: the guard `[+p]` names a parameter that rule `s` does not declare; declare it: `s[p] = ... ;`"
+    );
+    assert_eq!(
+        error("s = t[+q] ;\nt[p] = \"a\" ;"),
+        "1:8: rule `t` has no parameter `q` (its parameters: p)"
+    );
+    assert_eq!(
+        error("s = t[+q] ;\nt = \"a\" ;"),
+        "1:8: rule `t` has no parameter `q` (it has no parameters)"
+    );
+    assert!(error("s = t[?p] ;\nt[p] = \"a\" ;")
+        .starts_with("1:8: `?p` passes on parameter `p` of the rule it is in, but rule `s` has no parameter `p`"));
+    assert_eq!(
+        error("s[p, p] = \"a\" ;"),
+        "1:6: parameter `p` is declared twice in `s[...]`"
+    );
+    assert_eq!(
+        error("s = t[+p, ~p] ;\nt[p] = \"a\" ;"),
+        "1:12: parameter `p` is set twice in `t[...]`"
+    );
+    assert!(error("s = t[+p] ;\nt[p] = [~p] \"a\" ;")
+        .starts_with("2:1: every alternative of `t` is guarded out in `t[p]` (used at line 1, column 5)"));
+    assert!(error("s = t[+p] ;\nt[p] = \"<\" ( [~p] \"a\" ) \">\" ;")
+        .starts_with("2:12: every alternative of this group is guarded out in `t[p]`"));
+    assert!(error("s = u[+p] ;\n").contains("undefined symbol `u`"));
+}
+
+#[test]
+fn classes_after_names_stay_classes() {
+    // `[+\-]` and ` [a-z]` are classes, not arguments or guards.
+    let g = load(r#"s = n[+\-] [a-z] ; n = "1" ;"#);
+    assert!(accepts(&g, "1-x") && accepts(&g, "1+y"));
+    assert!(g.contexts().is_empty());
+}
+
+const IDENT: &str = r#"
+s = ident ;
+ident = name - kw ;
+name = [a-z] [a-z0-9]* ;
+kw = "if" | "in" | "int" | "do" | "done" ;
+"#;
+
+const KEYWORDS: [&str; 5] = ["if", "in", "int", "do", "done"];
+
+#[test]
+fn exclusion_removes_exactly_the_words() {
+    let g = load(IDENT);
+    for kw in KEYWORDS {
+        assert!(!accepts(&g, kw), "{kw} is excluded");
+    }
+    for ok in [
+        "i", "d", "dn", "don", "doner", "ifx", "inta", "int0", "x", "a1", "ix", "dont",
+    ] {
+        assert!(accepts(&g, ok), "{ok} is a name");
+    }
+    assert!(!accepts(&g, "1a"), "the left side still applies");
+    assert_eq!(g.exclusions()[0].words, 5);
+    assert!(
+        g.warnings().is_empty(),
+        "rules used by the exclusion are used: {:?}",
+        g.warnings()
+    );
+}
+
+proptest! {
+    /// On any string over a small alphabet, the expanded rule accepts exactly what the left side
+    /// accepts minus the words.
+    #[test]
+    fn exclusion_is_the_set_difference(input in "[a-z0-9]{0,6}|(if|in|int|do|done|n|o|t|e)+") {
+        let g = load(IDENT);
+        let name = !input.is_empty()
+            && input.as_bytes()[0].is_ascii_lowercase()
+            && input.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
+        let expected = name && !KEYWORDS.contains(&input.as_str());
+        prop_assert_eq!(accepts(&g, &input), expected, "{:?}", input);
+    }
+
+    /// Generated identifiers are never keywords.
+    #[test]
+    fn generated_names_avoid_the_words(seed in 0u64..1000) {
+        let g = load(IDENT);
+        let probs = crate::mine::Probabilities::new(&g, None, crate::mine::Mode::Uniform);
+        let out = crate::generate::Generator::new(&g, &probs, crate::generate::Limits::up_to(12), seed).input();
+        let text = String::from_utf8(out).unwrap();
+        prop_assert!(!KEYWORDS.contains(&text.as_str()), "{}", text);
+        prop_assert!(accepts(&g, &text));
+    }
+}
+
+#[test]
+fn exclusion_over_a_bounded_left_side_and_repeated_words() {
+    // Two-letter codes except `ab` and `ba`: a finite left side, words from a repetition.
+    let g = load(r#"s = code ; code = [ab]{2} - ( "a" "b" | "b" "a" ) ;"#);
+    let accepted: Vec<&str> = ["aa", "ab", "ba", "bb", "a", "aab"]
+        .into_iter()
+        .filter(|w| accepts(&g, w))
+        .collect();
+    assert_eq!(accepted, ["aa", "bb"]);
+}
+
+#[test]
+fn exclusion_errors_are_located() {
+    assert_eq!(
+        error("s = n - k ;\nn = \"a\" n | \"a\" ;\nk = \"a\" ;"),
+        "1:7: an exclusion needs a regular left side and a finite right side, but `n` is recursive"
+    );
+    assert_eq!(
+        error("s = [a-z]+ - [a-c] ;"),
+        "1:12: the words after `-` must be a finite set of strings; write the characters of `[a-c]` as literals"
+    );
+    assert_eq!(
+        error("s = [a-z]+ - \"a\"+ ;"),
+        "1:12: the words after `-` must be a finite set: remove `*`, `+` or `{n,}`"
+    );
+    assert_eq!(
+        error("s = \"a\" - \"a\" ;"),
+        "1:9: this exclusion matches nothing: every string of the left side is excluded"
+    );
+    assert_eq!(
+        error("s = \"a\" - \"b\" - \"c\" ;"),
+        "1:15: `a - b - c` is ambiguous: write `a - ( b | c )`"
+    );
+    assert_eq!(
+        error("s = \"a\" - ;"),
+        "1:11: expected the words to exclude after `-` (a rule name, a literal or a group), found `;`"
+    );
+    assert_eq!(
+        error("s = [a-z]+ - k ;"),
+        "1:12: `k` in an exclusion is not a defined rule"
+    );
+}
