@@ -24,10 +24,22 @@ pub struct Boundaries {
     words: Option<DFA>,
     /// Per terminal: a literal the words match entirely (a keyword such as `select`).
     keywords: Vec<bool>,
-    /// The repetition whose iterations are the layout's lexemes, and its minimum count.
-    layout_repeat: Option<(SymbolId, u32)>,
+    /// Per `%layout` rule (the main one first): the repetition whose iterations are its
+    /// lexemes, and its minimum count.
+    layout_repeats: Vec<LayoutRepeat>,
     /// How many distinct tokens the matcher knows (for `check`'s summary).
     tokens: usize,
+}
+
+/// A `%layout` rule and the repetition below it whose iterations are its lexemes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LayoutRepeat {
+    /// The `%layout` rule.
+    pub layout: SymbolId,
+    /// The repetition symbol at or below it (`_ = extra* ;`).
+    pub repeat: SymbolId,
+    /// The repetition's minimum count: lexemes below it cannot be removed.
+    pub min: u32,
 }
 
 /// Scratch space for [`Boundaries::runs_on_parts`] and [`Boundaries::word_cut`]; one per thread.
@@ -39,40 +51,48 @@ impl Boundaries {
             dfa: None,
             words: None,
             keywords: vec![false; grammar.terminals().len()],
-            layout_repeat: None,
+            layout_repeats: Vec::new(),
             tokens: 0,
         };
-        let Some(layout) = grammar.layout() else {
+        if grammar.layouts().is_empty() {
             return inert;
-        };
-        let layout_repeat = repeat_below(grammar, layout);
-        // Tokens: every item that follows the layout in a sequence, and the layout's lexemes.
+        }
+        let layout_repeats: Vec<LayoutRepeat> = grammar
+            .layouts()
+            .iter()
+            .filter_map(|&layout| {
+                repeat_below(grammar, layout).map(|(repeat, min)| LayoutRepeat { layout, repeat, min })
+            })
+            .collect();
+        // Tokens: every item that follows a layout in a sequence, and the layouts' lexemes.
         let mut items: Vec<Item> = Vec::new();
         for sym in grammar.symbols() {
             for alt in sym.alternatives() {
                 for pair in alt.items.windows(2) {
-                    if pair[0] == Item::Symbol(layout) && !items.contains(&pair[1]) {
+                    if grammar.is_layout(pair[0]) && !grammar.is_layout(pair[1]) && !items.contains(&pair[1]) {
                         items.push(pair[1]);
                     }
                 }
             }
         }
-        if let Some((rep, _)) = layout_repeat {
-            if let Body::Repeat { item, .. } = grammar.symbol(rep).body {
-                items.push(item);
+        let extras: Vec<Item> = layout_repeats
+            .iter()
+            .filter_map(|r| match grammar.symbol(r.repeat).body {
+                Body::Repeat { item, .. } => Some(item),
+                _ => None,
+            })
+            .collect();
+        for &e in &extras {
+            if !items.contains(&e) {
+                items.push(e);
             }
         }
         let mut conv = ToHir {
             grammar,
-            layout,
             visiting: Vec::new(),
             nodes: 0,
             skip_layout: false,
         };
-        let extra = layout_repeat.and_then(|(rep, _)| match grammar.symbol(rep).body {
-            Body::Repeat { item, .. } => Some(item),
-            _ => None,
-        });
         // Tokens that may contain whitespace (string contents, a preprocessor line) only ever
         // appear in their own context, between delimiters; matched everywhere, they would make
         // every lexeme "run on". Layout lexemes (comments) are kept: they may appear anywhere.
@@ -81,9 +101,10 @@ impl Boundaries {
             .filter_map(|&item| {
                 conv.nodes = 0;
                 // Layout inside a layout lexeme (an external written `_ "--[["`) is nothing.
-                conv.skip_layout = Some(item) == extra;
+                let extra = extras.contains(&item);
+                conv.skip_layout = extra;
                 let hir = conv.item(item)?;
-                (Some(item) == extra || !may_contain_space(&hir)).then_some(hir)
+                (extra || !may_contain_space(&hir)).then_some(hir)
             })
             .collect();
         // `%lexeme` rules: words of the real lexer, kept whatever they contain (layout in them is
@@ -118,7 +139,7 @@ impl Boundaries {
             dfa,
             words,
             keywords,
-            layout_repeat,
+            layout_repeats,
             tokens,
         }
     }
@@ -155,9 +176,9 @@ impl Boundaries {
         exact && longer
     }
 
-    /// The repetition symbol whose iterations are the layout's lexemes, and its minimum count.
-    pub fn layout_repeat(&self) -> Option<(SymbolId, u32)> {
-        self.layout_repeat
+    /// Per `%layout` rule (the main one first), the repetition whose iterations are its lexemes.
+    pub fn layout_repeats(&self) -> &[LayoutRepeat] {
+        &self.layout_repeats
     }
 
     /// How many tokens the matcher knows (0 without a layout).
@@ -278,14 +299,28 @@ fn repeat_below(grammar: &Grammar, mut sym: SymbolId) -> Option<(SymbolId, u32)>
     None
 }
 
+/// The NFA and lazy-DFA cache sizes: tokens with Unicode classes (JavaScript's names, made of
+/// ID_Start and ID_Continue) compile to NFAs far over regex-automata's defaults.
+const NFA_SIZE_LIMIT: usize = 64 << 20;
+const DFA_CACHE_CAPACITY: usize = 8 << 20;
+
 fn build_dfa(hir: Hir) -> Option<DFA> {
     let nfa = thompson::Compiler::new()
         .syntax(Config::new().utf8(false))
-        .configure(thompson::Config::new().which_captures(thompson::WhichCaptures::None))
+        .configure(
+            thompson::Config::new()
+                .which_captures(thompson::WhichCaptures::None)
+                .nfa_size_limit(Some(NFA_SIZE_LIMIT)),
+        )
         .build_from_hir(&hir)
         .ok()?;
     DFA::builder()
-        .configure(DFA::config().match_kind(MatchKind::All))
+        .configure(
+            DFA::config()
+                .match_kind(MatchKind::All)
+                .cache_capacity(DFA_CACHE_CAPACITY)
+                .skip_cache_capacity_check(true),
+        )
         .build_from_nfa(nfa)
         .ok()
 }
@@ -293,7 +328,6 @@ fn build_dfa(hir: Hir) -> Option<DFA> {
 /// Grammar items as regular expressions, where they are regular and not too big.
 struct ToHir<'g> {
     grammar: &'g Grammar,
-    layout: SymbolId,
     visiting: Vec<SymbolId>,
     nodes: usize,
     /// Read the layout as the empty string instead of giving up on the token.
@@ -317,9 +351,9 @@ impl ToHir<'_> {
                     Hir::class(Class::Unicode(ClassUnicode::new(ranges)))
                 }
             }),
-            Item::Symbol(s) if s == self.layout && self.skip_layout => Some(Hir::empty()),
+            Item::Symbol(_) if self.grammar.is_layout(item) && self.skip_layout => Some(Hir::empty()),
             // A token containing the layout is a phrase, and a recursive one is not regular.
-            Item::Symbol(s) if s == self.layout || self.visiting.contains(&s) => None,
+            Item::Symbol(s) if self.grammar.is_layout(item) || self.visiting.contains(&s) => None,
             Item::Symbol(s) => {
                 self.visiting.push(s);
                 let hir = self.body(s);

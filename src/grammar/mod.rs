@@ -27,7 +27,7 @@ use std::fmt;
 use std::path::Path;
 
 pub use analysis::{Analysis, ByteSet};
-pub use boundary::{Boundaries, BoundaryCache};
+pub use boundary::{Boundaries, BoundaryCache, LayoutRepeat};
 pub use charclass::CharClass;
 pub use context::Expansion;
 pub use diag::{Diagnostic, GrammarError, Severity, Span};
@@ -186,7 +186,8 @@ pub struct Grammar {
     origin: String,
     warnings: Vec<Diagnostic>,
     analysis: Analysis,
-    layout: Option<SymbolId>,
+    /// The `%layout` rules, the main one first.
+    layouts: Vec<SymbolId>,
     /// Rules named by `%lexeme`: words the real lexer knows, for token boundaries.
     lexemes: Vec<SymbolId>,
     /// Per symbol: a token the parser matches longest-first (see [`Grammar::is_longest_match`]).
@@ -291,16 +292,26 @@ impl Grammar {
             }
         };
         let start = SymbolId(0);
-        let mut layout = None;
-        for d in file.directives.iter().filter(|d| d.name == "layout") {
-            let (name, span) = &d.args[0];
-            match rule_named(&symbols, name) {
-                _ if layout.is_some() => sink.error(d.span, "a second `%layout`: a grammar has one layout rule"),
-                Some(id) => layout = Some(id),
-                None => sink.error(
-                    *span,
-                    format!("`%layout {name}` names no rule; define `{name} = ... ;`"),
-                ),
+        // `%layout _ _nonl ;`: the first is the layout between tokens; the others are narrower
+        // layouts for restricted places (no line break before `=>`), tokens after them too.
+        let mut layouts: Vec<SymbolId> = Vec::new();
+        for (n, d) in file.directives.iter().filter(|d| d.name == "layout").enumerate() {
+            if n > 0 {
+                sink.error(
+                    d.span,
+                    "a second `%layout`: name all layout rules in one, `%layout main other ;`",
+                );
+                continue;
+            }
+            for (name, span) in &d.args {
+                match rule_named(&symbols, name) {
+                    Some(id) if !layouts.contains(&id) => layouts.push(id),
+                    Some(_) => sink.error(*span, format!("`{name}` is named twice in `%layout`")),
+                    None => sink.error(
+                        *span,
+                        format!("`%layout {name}` names no rule; define `{name} = ... ;`"),
+                    ),
+                }
             }
         }
         if sink.has_errors() {
@@ -333,10 +344,11 @@ impl Grammar {
                 .filter_map(|n| rule_named(&symbols, n)),
         );
         analysis.report(&symbols, &analysis::used_symbols(&symbols, start, &roots), &mut sink);
-        let longest = layout.map_or_else(
-            || vec![false; symbols.len()],
-            |l| longest_match_tokens(&symbols, &analysis, l),
-        );
+        let longest = if layouts.is_empty() {
+            vec![false; symbols.len()]
+        } else {
+            longest_match_tokens(&symbols, &analysis, &layouts)
+        };
         if sink.has_errors() {
             return Err(GrammarError {
                 diagnostics: sink.sorted(),
@@ -349,7 +361,7 @@ impl Grammar {
             origin: origin.to_string(),
             warnings: sink.sorted(),
             analysis,
-            layout,
+            layouts,
             lexemes,
             longest,
             boundaries: std::sync::OnceLock::new(),
@@ -426,9 +438,21 @@ impl Grammar {
         &self.warnings
     }
 
-    /// The layout rule named by `%layout` (whitespace and comments allowed between tokens), if any.
+    /// The layout rule named first by `%layout` (whitespace and comments allowed between tokens),
+    /// if any.
     pub fn layout(&self) -> Option<SymbolId> {
-        self.layout
+        self.layouts.first().copied()
+    }
+
+    /// Every `%layout` rule: the main one, then narrower ones for restricted places (a layout
+    /// without line breaks where the language forbids one). Tokens follow any of them.
+    pub fn layouts(&self) -> &[SymbolId] {
+        &self.layouts
+    }
+
+    /// Whether `item` is one of the `%layout` rules.
+    pub fn is_layout(&self, item: Item) -> bool {
+        matches!(item, Item::Symbol(s) if self.layouts.contains(&s))
     }
 
     /// The rules named by `%lexeme` (words the real lexer knows, used for token boundaries).
@@ -449,11 +473,8 @@ impl Grammar {
     /// (`select` in `selectx`). A literal that only starts a token (`_ "p" [0-9]`) is not one;
     /// without `%lexeme` rules nothing is.
     pub fn is_word_token(&self, before: Option<Item>, item: Item, after: Option<Item>) -> bool {
-        let Some(layout) = self.layout.map(Item::Symbol) else {
-            return false;
-        };
-        before == Some(layout)
-            && after.is_none_or(|a| a == layout)
+        before.is_some_and(|b| self.is_layout(b))
+            && after.is_none_or(|a| self.is_layout(a))
             && !self.lexemes.is_empty()
             && match item {
                 Item::Terminal(t) => self.boundaries().is_keyword(t),
@@ -574,7 +595,7 @@ fn rule_named(symbols: &[Symbol], name: &str) -> Option<SymbolId> {
 }
 
 /// The symbols [`Grammar::is_longest_match`] is true of.
-fn longest_match_tokens(symbols: &[Symbol], analysis: &Analysis, layout: SymbolId) -> Vec<bool> {
+fn longest_match_tokens(symbols: &[Symbol], analysis: &Analysis, layouts: &[SymbolId]) -> Vec<bool> {
     // Symbols that reach the layout: reverse reachability from it, breadth first.
     let mut users: Vec<Vec<u32>> = vec![Vec::new(); symbols.len()];
     for (i, s) in symbols.iter().enumerate() {
@@ -585,8 +606,10 @@ fn longest_match_tokens(symbols: &[Symbol], analysis: &Analysis, layout: SymbolI
         }
     }
     let mut reaches_layout = vec![false; symbols.len()];
-    reaches_layout[layout.index()] = true;
-    let mut queue = vec![layout.0];
+    for l in layouts {
+        reaches_layout[l.index()] = true;
+    }
+    let mut queue: Vec<u32> = layouts.iter().map(|l| l.0).collect();
     while let Some(t) = queue.pop() {
         for &u in &users[t as usize] {
             if !reaches_layout[u as usize] {
@@ -600,7 +623,7 @@ fn longest_match_tokens(symbols: &[Symbol], analysis: &Analysis, layout: SymbolI
         for alt in s.alternatives() {
             for pair in alt.items.windows(2) {
                 if let [Item::Symbol(l), Item::Symbol(t)] = pair {
-                    if *l == layout && !reaches_layout[t.index()] && !analysis.reaches_recursion[t.index()] {
+                    if layouts.contains(l) && !reaches_layout[t.index()] && !analysis.reaches_recursion[t.index()] {
                         longest[t.index()] = true;
                     }
                 }

@@ -36,7 +36,7 @@ pub(crate) struct Directive {
 pub(crate) const DIRECTIVES: &[(&str, &str)] = &[
     (
         "layout",
-        "one rule name: the layout (whitespace, comments) allowed between tokens",
+        "rule names: the layout (whitespace, comments) allowed between tokens, then narrower layouts for restricted places",
     ),
     (
         "external",
@@ -426,8 +426,11 @@ impl<'a> Parser<'a> {
                 None => return self.unexpected(&format!("a rule name or `;` in `%{name}`")),
             }
         }
-        if name == "layout" && args.len() != 1 {
-            return self.err(start, format!("`%layout` takes one rule name, found {}", args.len()));
+        if name == "layout" && args.is_empty() {
+            return self.err(
+                start,
+                "`%layout` takes the layout rule's name (then any narrower layout rules)",
+            );
         }
         Ok(Directive {
             name,

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use super::{NodeId, NodeKind, Tree};
-use crate::grammar::{Body, BoundaryCache, Grammar, SymbolId};
+use crate::grammar::{Body, BoundaryCache, Grammar, LayoutRepeat, SymbolId};
 
 /// One lexeme: `start..end` in the tree's text; `extra` is the layout iteration it is, if any.
 #[derive(Clone, Copy, Debug)]
@@ -27,7 +27,7 @@ struct Extra {
 }
 
 /// The lexemes of `tree` in order (empty without a layout rule).
-fn lexemes(tree: &Tree, layout: SymbolId, repeat_sym: SymbolId) -> Vec<Lexeme> {
+fn lexemes(tree: &Tree, layouts: &[LayoutRepeat]) -> Vec<Lexeme> {
     let mut out = Vec::new();
     let mut offset = 0usize;
     let mut token_start = 0usize;
@@ -45,9 +45,9 @@ fn lexemes(tree: &Tree, layout: SymbolId, repeat_sym: SymbolId) -> Vec<Lexeme> {
     };
     while let Some(node) = stack.pop() {
         let kind = tree.kind(node);
-        if kind.symbol() == Some(layout) {
+        if let Some(l) = layouts.iter().find(|l| kind.symbol() == Some(l.layout)) {
             flush(&mut out, token_start, offset, &mut pending_gap);
-            let repeat = find_repeat(tree, node, repeat_sym);
+            let repeat = find_repeat(tree, node, l.repeat);
             // The next token's gap: where a separator goes if the layout is (or becomes, once
             // a run-on comment is dropped) empty.
             pending_gap = repeat;
@@ -111,9 +111,9 @@ struct Plan {
 /// kept lexeme would run on into the next, drop whichever of the two is layout (a comment that
 /// would swallow the rest of its line) or, between two tokens, put a separator into the empty
 /// layout. Separators are trusted (a space runs into nothing), so the pass never undoes itself.
-fn plan(grammar: &Grammar, tree: &Tree, layout: SymbolId, repeat_sym: SymbolId, min: u32) -> Plan {
+fn plan(grammar: &Grammar, tree: &Tree, layouts: &[LayoutRepeat]) -> Plan {
     let text = tree.unparse();
-    let lexemes = lexemes(tree, layout, repeat_sym);
+    let lexemes = lexemes(tree, layouts);
     let b = grammar.boundaries();
     let mut cache: BoundaryCache = b.cache();
     let mut counts: HashMap<NodeId, usize> = HashMap::new();
@@ -129,6 +129,7 @@ fn plan(grammar: &Grammar, tree: &Tree, layout: SymbolId, repeat_sym: SymbolId, 
                 break;
             }
             let mut removable = |e: &Extra| {
+                let min = repeat_min(tree, layouts, e.repeat);
                 let n = counts.entry(e.repeat).or_insert_with(|| tree.child_count(e.repeat));
                 if *n > min as usize {
                     *n -= 1;
@@ -157,10 +158,18 @@ fn plan(grammar: &Grammar, tree: &Tree, layout: SymbolId, repeat_sym: SymbolId, 
     plan
 }
 
-fn layout_parts(grammar: &Grammar) -> Option<(SymbolId, SymbolId, u32)> {
-    let layout = grammar.layout()?;
-    let (repeat_sym, min) = grammar.boundaries().layout_repeat()?;
-    Some((layout, repeat_sym, min))
+/// The minimum count of the layout repetition node `rep`.
+fn repeat_min(tree: &Tree, layouts: &[LayoutRepeat], rep: NodeId) -> u32 {
+    let sym = tree.kind(rep).symbol();
+    layouts
+        .iter()
+        .find(|l| Some(l.repeat) == sym)
+        .map_or(u32::MAX, |l| l.min)
+}
+
+fn layout_parts(grammar: &Grammar) -> Option<&[LayoutRepeat]> {
+    let layouts = grammar.boundaries().layout_repeats();
+    (!layouts.is_empty()).then_some(layouts)
 }
 
 /// Fixes every token boundary of `tree` where a lexeme would run on into the next: a layout
@@ -168,18 +177,20 @@ fn layout_parts(grammar: &Grammar) -> Option<(SymbolId, SymbolId, u32)> {
 /// tokens that would lex as one, the empty layout gets one cheapest layout lexeme (a space).
 /// Returns the number of fixes. No-op for grammars without `%layout`.
 pub fn fix_boundaries(grammar: &Grammar, tree: &mut Tree) -> usize {
-    let Some((layout, repeat_sym, min)) = layout_parts(grammar) else {
+    let Some(layouts) = layout_parts(grammar) else {
         return 0;
     };
-    let Body::Repeat { item, .. } = grammar.symbol(repeat_sym).body else {
-        return 0;
-    };
-    let plan = plan(grammar, tree, layout, repeat_sym, min);
+    let plan = plan(grammar, tree, layouts);
     for &node in &plan.remove {
         tree.remove(node);
     }
     for &rep in &plan.separate {
-        if let Some(sep) = tree.add_cheapest(grammar, item) {
+        // The separator is the cheapest lexeme of the gap's own layout (a space, also where
+        // only a layout without line breaks may go).
+        let Some(Body::Repeat { item, .. }) = tree.kind(rep).symbol().map(|s| &grammar.symbol(s).body) else {
+            continue;
+        };
+        if let Some(sep) = tree.add_cheapest(grammar, *item) {
             tree.append_child(rep, sep);
         }
     }
@@ -189,10 +200,10 @@ pub fn fix_boundaries(grammar: &Grammar, tree: &mut Tree) -> usize {
 /// Whether some lexeme of `tree` runs on into the next where a fix is possible (what
 /// [`fix_boundaries`] would change). False for grammars without `%layout`.
 pub fn has_run_on(grammar: &Grammar, tree: &Tree) -> bool {
-    let Some((layout, repeat_sym, min)) = layout_parts(grammar) else {
+    let Some(layouts) = layout_parts(grammar) else {
         return false;
     };
-    let plan = plan(grammar, tree, layout, repeat_sym, min);
+    let plan = plan(grammar, tree, layouts);
     !plan.remove.is_empty() || !plan.separate.is_empty()
 }
 
@@ -201,11 +212,11 @@ pub fn has_run_on(grammar: &Grammar, tree: &Tree) -> bool {
 /// that makes two tokens touch costs a one-byte separator). Returns the bytes saved. Generation
 /// uses it to stay within its size limit once separators were added.
 pub fn trim_layout(grammar: &Grammar, tree: &mut Tree, max_len: usize) -> usize {
-    let Some((layout, repeat_sym, min)) = layout_parts(grammar) else {
+    let Some(layouts) = layout_parts(grammar) else {
         return 0;
     };
     let start = tree.len();
-    let mut extras: Vec<Lexeme> = lexemes(tree, layout, repeat_sym)
+    let mut extras: Vec<Lexeme> = lexemes(tree, layouts)
         .into_iter()
         .filter(|l| l.extra.is_some())
         .collect();
@@ -216,7 +227,7 @@ pub fn trim_layout(grammar: &Grammar, tree: &mut Tree, max_len: usize) -> usize 
             break;
         }
         let Some(e) = lex.extra else { continue };
-        if tree.child_count(e.repeat) <= min as usize || tree.parent(e.node).is_none() {
+        if tree.child_count(e.repeat) <= repeat_min(tree, layouts, e.repeat) as usize || tree.parent(e.node).is_none() {
             continue;
         }
         let before = tree.len();
