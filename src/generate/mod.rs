@@ -13,6 +13,7 @@
 //! values, statements, terms), never padding such as whitespace runs.
 
 mod corpus;
+mod distinct;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -215,6 +216,10 @@ impl<'a> Generator<'a> {
                     .expect("loaded grammars are productive");
                 tree.replace(o.node, closed);
             }
+        }
+        // Names a scope declares must differ (`%distinct`).
+        if !g.distinct().is_empty() {
+            self.make_distinct(&mut tree);
         }
         // Tokens drawn independently may run into each other (`a` `in`): separate them.
         crate::tree::fix_boundaries(g, &mut tree);

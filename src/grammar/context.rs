@@ -44,6 +44,21 @@ pub fn instance_name(rule: &str, params: &[String], mask: u32) -> String {
     format!("{rule}[{}]", on.join(","))
 }
 
+/// A symbol's name without its context arguments: `statement[return].2` → `statement.2`.
+pub fn base_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut depth = 0u32;
+    for c in name.chars() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
 /// Expands every rule with parameters into plain rules; rules without parameters are kept as
 /// they are. `roots` are rule names used from outside the rules (`%layout`, `%lexeme`): their
 /// all-off instances are made. Errors (undeclared parameters, unknown arguments, rules whose

@@ -198,6 +198,19 @@ pub struct Grammar {
     contexts: Vec<Expansion>,
     /// The exclusions (`a - b`) the grammar uses.
     exclusions: Vec<Exclusion>,
+    /// `%distinct` declarations.
+    distinct: Vec<Distinct>,
+}
+
+/// A `%distinct NAME SCOPE... ;` declaration: in generated inputs, the texts of the `names`
+/// nodes whose nearest enclosing `scopes` node is the same are all different (JavaScript's
+/// parameters and `let` declarations). Only generation enforces it; parsing does not check.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Distinct {
+    /// The name rule (all its context instances).
+    pub names: Vec<SymbolId>,
+    /// The scope rules (all their context instances).
+    pub scopes: Vec<SymbolId>,
 }
 
 impl Grammar {
@@ -334,6 +347,27 @@ impl Grammar {
                 ),
             }
         }
+        let mut distinct = Vec::new();
+        for d in file.directives.iter().filter(|d| d.name == "distinct") {
+            let mut sets: Vec<Vec<SymbolId>> = Vec::new();
+            for (name, span) in &d.args {
+                let ids = instances_named(&symbols, name);
+                if ids.is_empty() {
+                    sink.error(
+                        *span,
+                        format!("`%distinct` names `{name}`, which is not a rule; define `{name} = ... ;`"),
+                    );
+                }
+                sets.push(ids);
+            }
+            let mut sets = sets.into_iter();
+            if let Some(names) = sets.next() {
+                distinct.push(Distinct {
+                    names,
+                    scopes: sets.flatten().collect(),
+                });
+            }
+        }
         let analysis = Analysis::compute(&symbols, &terminals, start);
         // Rules inlined into an exclusion are used there, like `%lexeme` rules.
         let mut roots = lexemes.clone();
@@ -367,6 +401,7 @@ impl Grammar {
             boundaries: std::sync::OnceLock::new(),
             contexts,
             exclusions,
+            distinct,
         })
     }
 
@@ -374,6 +409,21 @@ impl Grammar {
     /// grammar without contexts).
     pub fn contexts(&self) -> &[Expansion] {
         &self.contexts
+    }
+
+    /// The `%distinct` declarations: names generation keeps distinct within a scope.
+    pub fn distinct(&self) -> &[Distinct] {
+        &self.distinct
+    }
+
+    /// Whether `a` and `b` were expanded from the same rule, group or repetition of the grammar
+    /// text (two context instances, `statement` and `statement[return]`, or their groups).
+    pub fn same_source(&self, a: SymbolId, b: SymbolId) -> bool {
+        let (x, y) = (self.symbol(a), self.symbol(b));
+        !self.contexts.is_empty()
+            && x.span.offset == y.span.offset
+            && x.synthetic == y.synthetic
+            && context::base_name(&x.name) == context::base_name(&y.name)
     }
 
     /// The exclusions (`ident_name - reserved`) of the grammar, by rule.
@@ -592,6 +642,18 @@ fn rule_named(symbols: &[Symbol], name: &str) -> Option<SymbolId> {
         .iter()
         .position(|s| s.name == name && !s.synthetic)
         .map(|i| SymbolId(i as u32))
+}
+
+/// The named symbols of rule `name` and of its context instances (`name[...]`).
+fn instances_named(symbols: &[Symbol], name: &str) -> Vec<SymbolId> {
+    symbols
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| {
+            !s.synthetic && (s.name == name || s.name.strip_prefix(name).is_some_and(|rest| rest.starts_with('[')))
+        })
+        .map(|(i, _)| SymbolId(i as u32))
+        .collect()
 }
 
 /// The symbols [`Grammar::is_longest_match`] is true of.

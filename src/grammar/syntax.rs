@@ -43,6 +43,10 @@ pub(crate) const DIRECTIVES: &[(&str, &str)] = &[
         "rule names: tokens an imported grammar's external scanner made",
     ),
     (
+        "distinct",
+        "a name rule, then scope rules: generation keeps the names in one scope distinct",
+    ),
+    (
         "lexeme",
         "rule names: words the real lexer knows (for token boundaries; they need not be reachable)",
     ),
@@ -425,6 +429,12 @@ impl<'a> Parser<'a> {
                 Some(arg) => args.push(arg),
                 None => return self.unexpected(&format!("a rule name or `;` in `%{name}`")),
             }
+        }
+        if name == "distinct" && args.len() < 2 {
+            return self.err(
+                start,
+                "`%distinct` takes a name rule and at least one scope rule: `%distinct binding block ;`",
+            );
         }
         if name == "layout" && args.is_empty() {
             return self.err(

@@ -7,7 +7,7 @@
 use rustc_hash::FxHashMap;
 
 use super::labeled::{Edit, Edits, ReducibleTree};
-use crate::grammar::{Body, Grammar, SymbolId};
+use crate::grammar::{Body, Grammar, Item, SymbolId};
 use crate::tree::{node_kind, NodeId, NodeKind, Tree};
 
 /// A derivation tree and its grammar, reducible by GTR.
@@ -34,6 +34,82 @@ impl<'g> Derivation<'g> {
     pub fn fits(&self, a: SymbolId, b: SymbolId) -> bool {
         a == b || self.grammar.unit_derives(a, b) || same_shape(self.grammar, a, b)
     }
+
+    /// Whether node `r` may stand where the grammar expects `a`: its symbol fits, or its subtree
+    /// is also a derivation of another context instance of its rule that fits (`assign[in]`
+    /// where `assign[in,st]` is expected, a statement of a loop body at the top level when it
+    /// uses no `break`).
+    pub fn fits_node(&self, a: SymbolId, r: NodeId) -> bool {
+        self.symbol(r).is_some_and(|b| self.fits(a, b)) || self.context_target(a, r).is_some()
+    }
+
+    /// The context instance `r` can be retyped to so that it fits a slot of `a`: `a` itself or a
+    /// symbol at the end of a unit chain below it.
+    fn context_target(&self, a: SymbolId, r: NodeId) -> Option<SymbolId> {
+        let g = self.grammar;
+        let b = self.symbol(r)?;
+        if g.contexts().is_empty() {
+            return None;
+        }
+        std::iter::once(a)
+            .chain(g.analysis().unit_reach[a.index()].iter().copied())
+            .find(|&t| t != b && g.same_source(t, b) && retype_plan(&self.tree, g, r, t).is_some())
+    }
+}
+
+/// The new kinds that make the subtree of `root` a derivation of `to`, a context instance of
+/// the same rule as its symbol: each node takes the instance its parent's alternative now
+/// names, down to the nodes whose symbol already is that instance. `None` where an alternative
+/// the subtree uses is guarded out in the new context (a `break` taken out of its loop).
+fn retype_plan(tree: &Tree, g: &Grammar, root: NodeId, to: SymbolId) -> Option<Vec<(NodeId, NodeKind)>> {
+    let mut plan = Vec::new();
+    let mut stack = vec![(root, to)];
+    while let Some((node, sym)) = stack.pop() {
+        let kind = tree.kind(node);
+        if kind.symbol() == Some(sym) {
+            continue;
+        }
+        let items: Vec<Item> = match (kind, &g.symbol(sym).body) {
+            (NodeKind::Rule { symbol, alt }, Body::Choice(alts)) => {
+                let old = g.symbol(symbol).alternatives().get(alt as usize)?;
+                let (idx, new) = alts
+                    .iter()
+                    .enumerate()
+                    .find(|(_, a)| a.span.offset == old.span.offset && a.items.len() == old.items.len())?;
+                plan.push((
+                    node,
+                    NodeKind::Rule {
+                        symbol: sym,
+                        alt: idx as u32,
+                    },
+                ));
+                new.items.clone()
+            }
+            (NodeKind::Repeat { .. }, Body::Repeat { item, .. }) => {
+                plan.push((node, NodeKind::Repeat { symbol: sym }));
+                vec![*item; tree.child_count(node)]
+            }
+            (NodeKind::Optional { .. }, Body::Optional(item)) => {
+                plan.push((node, NodeKind::Optional { symbol: sym }));
+                vec![*item; tree.child_count(node)]
+            }
+            _ => return None,
+        };
+        if items.len() != tree.child_count(node) {
+            return None;
+        }
+        for (child, item) in tree.children(node).zip(items) {
+            match item {
+                Item::Terminal(t) => {
+                    if tree.kind(child) != (NodeKind::Leaf { terminal: t }) {
+                        return None;
+                    }
+                }
+                Item::Symbol(s) => stack.push((child, s)),
+            }
+        }
+    }
+    Some(plan)
 }
 
 /// Whether two symbols have the same body (e.g. `stmt*` in two rules): one can stand for the other.
@@ -137,6 +213,20 @@ impl Derivation<'_> {
         };
         if a == b {
             return r;
+        }
+        let mut b = b;
+        if !self.fits(a, b) {
+            // Another context instance of the node's rule: retype the subtree to it.
+            let Some(t) = self.context_target(a, r) else {
+                return r;
+            };
+            for (n, kind) in retype_plan(&self.tree, self.grammar, r, t).unwrap_or_default() {
+                self.tree.set_kind(n, kind);
+            }
+            if t == a {
+                return r;
+            }
+            b = t;
         }
         if same_shape(self.grammar, a, b) {
             let kind = match self.tree.kind(r) {

@@ -173,7 +173,7 @@ impl<'g> Template<Derivation<'g>> for GrammarSubstitute<'_> {
         while let Some(n) = stack.pop() {
             match d.symbol(n) {
                 None => {} // a leaf: no symbol to fit, no children
-                Some(s) if d.fits(slot, s) && d.tree.len_of(n) < size => {
+                Some(_) if d.tree.len_of(n) < size && d.fits_node(slot, n) => {
                     let allowed = match (self.filter, &context) {
                         (Some(f), Some(ctx)) => f.allows_context(&d.label(n), ctx),
                         _ => true,

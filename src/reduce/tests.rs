@@ -42,11 +42,11 @@ fn gtr_running_example_reduces_to_the_declaration_and_hdd_does_not() {
     // HDD can only delete: the `if` and its condition stay.
     assert_eq!(
         text(&run(input, "js", Algorithm::Hdd, &oracle)),
-        "if(!c){var a = 5;}else {}"
+        "if(!c){var a = 5;}else{}"
     );
     assert_eq!(
         text(&run(input, "js", Algorithm::HddStar, &oracle)),
-        "if(!c){var a = 5;}else {}"
+        "if(!c){var a = 5;}else{}"
     );
 }
 
