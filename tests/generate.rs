@@ -182,19 +182,27 @@ fn inverted_output_uses_what_the_samples_never_used() {
                 1000,
             ),
         );
-        let (mut unseen, mut now_used) = (0, 0);
-        for (i, _) in g.symbols().iter().enumerate() {
+        // Per alternative of the grammar text: the context instances of a rule (`stmt`,
+        // `stmt[ret]`) are one rule the samples use or not.
+        let mut pooled: std::collections::BTreeMap<(usize, String, usize), (u64, u64)> = Default::default();
+        for (i, s) in g.symbols().iter().enumerate() {
             let sym = SymbolId(i as u32);
             let (Some(a), Some(b)) = (samples.counts_of(&g, sym), inverted.counts_of(&g, sym)) else {
                 continue;
             };
-            for (x, y) in a.iter().zip(b) {
-                if *x == 0 {
-                    unseen += 1;
-                    now_used += usize::from(*y > 0);
-                }
+            let alt_at = |k: usize| match &s.body {
+                hellfuzz::grammar::Body::Choice(alts) => alts[k].span.offset,
+                _ => k,
+            };
+            for (k, (x, y)) in a.iter().zip(b).enumerate() {
+                let key = (s.span.offset, hellfuzz::grammar::context::base_name(&s.name), alt_at(k));
+                let e = pooled.entry(key).or_default();
+                e.0 += x;
+                e.1 += y;
             }
         }
+        let unseen = pooled.values().filter(|(x, _)| *x == 0).count();
+        let now_used = pooled.values().filter(|(x, y)| *x == 0 && *y > 0).count();
         eprintln!("{name}: {now_used} of {unseen} alternatives the samples never used appear in inverted output");
         assert!(
             unseen > 0 && now_used * 10 >= unseen * 8,

@@ -32,6 +32,7 @@ pub struct Probabilities {
 impl Probabilities {
     /// Probabilities for `grammar` from `model` (or from the grammar's own weights if `None`).
     pub fn new(grammar: &Grammar, model: Option<&Model>, mode: Mode) -> Probabilities {
+        let siblings = model.map(|_| Siblings::new(grammar));
         let by_symbol = (0..grammar.symbols().len())
             .map(|i| {
                 let sym = SymbolId(i as u32);
@@ -39,14 +40,17 @@ impl Probabilities {
                 if n == 0 {
                     return Vec::new();
                 }
-                let counts = model
-                    .and_then(|m| m.counts_of(grammar, sym))
-                    .filter(|c| c.iter().sum::<u64>() > 0);
+                let counts = model.and_then(|m| {
+                    m.counts_of(grammar, sym)
+                        .filter(|c| c.iter().sum::<u64>() > 0)
+                        .map(<[u64]>::to_vec)
+                        .or_else(|| siblings.as_ref().and_then(|s| s.pooled(grammar, m, sym)))
+                });
                 match (mode, counts) {
                     (Mode::Uniform, _) => vec![1.0 / n as f64; n],
                     (_, None) => unspecified(grammar, sym, n),
-                    (Mode::Mined, Some(c)) => mined(c),
-                    (Mode::Inverted, Some(c)) => inverted(c),
+                    (Mode::Mined, Some(c)) => mined(&c),
+                    (Mode::Inverted, Some(c)) => inverted(&c),
                 }
             })
             .collect();
@@ -63,6 +67,66 @@ impl Probabilities {
     /// grammar again; `?` and repetition probabilities go into comments.
     pub fn annotate(&self, grammar: &Grammar) -> String {
         grammar.to_text_with(&Annotated { probs: self, grammar })
+    }
+}
+
+/// Context instances of the same rule (`statement`, `statement[return]`, ...), for a back-off:
+/// an instance the samples never reached takes the counts of its rule's other instances, so
+/// that contexts do not dilute the model (most instances of a JavaScript statement are seen
+/// rarely, though the rule is seen everywhere).
+struct Siblings {
+    /// Per symbol: the symbols expanded from the same rule, group or repetition (itself included).
+    groups: Vec<std::rc::Rc<Vec<SymbolId>>>,
+}
+
+impl Siblings {
+    fn new(grammar: &Grammar) -> Siblings {
+        let n = grammar.symbols().len();
+        if grammar.contexts().is_empty() {
+            return Siblings { groups: Vec::new() };
+        }
+        let mut by_source: std::collections::HashMap<(usize, bool, String), Vec<SymbolId>> =
+            std::collections::HashMap::new();
+        for (i, s) in grammar.symbols().iter().enumerate() {
+            let key = (s.span.offset, s.synthetic, crate::grammar::context::base_name(&s.name));
+            by_source.entry(key).or_default().push(SymbolId(i as u32));
+        }
+        let mut groups = vec![std::rc::Rc::new(Vec::new()); n];
+        for members in by_source.into_values() {
+            let shared = std::rc::Rc::new(members);
+            for &m in shared.iter() {
+                groups[m.index()] = shared.clone();
+            }
+        }
+        Siblings { groups }
+    }
+
+    /// The summed counts of `sym`'s siblings, choices matched by the alternative they came from.
+    fn pooled(&self, grammar: &Grammar, model: &Model, sym: SymbolId) -> Option<Vec<u64>> {
+        let members = self.groups.get(sym.index())?;
+        let n = arity(grammar, sym);
+        let mut total = vec![0u64; n];
+        for &other in members.iter().filter(|&&o| o != sym) {
+            let Some(c) = model.counts_of(grammar, other) else {
+                continue;
+            };
+            match (&grammar.symbol(sym).body, &grammar.symbol(other).body) {
+                (Body::Choice(mine), Body::Choice(theirs)) => {
+                    for (j, alt) in theirs.iter().enumerate() {
+                        if let Some(i) = mine.iter().position(|a| a.span.offset == alt.span.offset) {
+                            total[i] += c.get(j).copied().unwrap_or(0);
+                        }
+                    }
+                }
+                _ if c.len() == n => {
+                    for (t, v) in total.iter_mut().zip(c) {
+                        *t += v;
+                    }
+                }
+                _ => {}
+            }
+        }
+        (total.iter().sum::<u64>() > 0).then_some(total)
     }
 }
 

@@ -219,3 +219,23 @@ fn annotated_grammar_loads_with_the_same_structure_and_probabilities() {
         }
     }
 }
+
+#[test]
+fn context_instances_the_samples_never_reached_take_their_rules_counts() {
+    // `s[loop]` is never reached by the sample: it takes the counts of `s`, its `break`
+    // alternative (guarded, in `s[loop]` only) keeping no count.
+    let g = Grammar::from_text(
+        r#"p = s* ; s[loop] = "x;" | "y;" | [+loop] "break;" | "while{" s[+loop]* "}" ;"#,
+        "ctx.grammar",
+    )
+    .unwrap();
+    let tree = Parser::new(&g).parse(b"x;x;x;y;").unwrap();
+    let mut model = Model::new(&g);
+    model.add_tree(&g, &tree);
+    let p = Probabilities::new(&g, Some(&model), Mode::Mined);
+    assert_probs(&g, &p, "s", &[0.75, 0.25, 0.0]);
+    assert_probs(&g, &p, "s[loop]", &[0.75, 0.25, 0.0, 0.0]);
+    // Inverted, the guarded alternative is one the samples never used: it gets its share.
+    let inv = Probabilities::new(&g, Some(&model), Mode::Inverted);
+    assert_probs(&g, &inv, "s[loop]", &[0.0, 0.0, 0.5, 0.5]);
+}
