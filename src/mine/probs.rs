@@ -75,35 +75,38 @@ impl Probabilities {
 /// that contexts do not dilute the model (most instances of a JavaScript statement are seen
 /// rarely, though the rule is seen everywhere).
 struct Siblings {
-    /// Per symbol: the symbols expanded from the same rule, group or repetition (itself included).
-    groups: Vec<std::rc::Rc<Vec<SymbolId>>>,
+    /// Per symbol: the index into `members` of its group (empty without contexts).
+    group: Vec<usize>,
+    /// The symbols expanded from one rule, group or repetition (each group includes itself).
+    members: Vec<Vec<SymbolId>>,
 }
 
 impl Siblings {
     fn new(grammar: &Grammar) -> Siblings {
-        let n = grammar.symbols().len();
         if grammar.contexts().is_empty() {
-            return Siblings { groups: Vec::new() };
+            return Siblings {
+                group: Vec::new(),
+                members: Vec::new(),
+            };
         }
-        let mut by_source: std::collections::HashMap<(usize, bool, String), Vec<SymbolId>> =
-            std::collections::HashMap::new();
+        let mut by_source: std::collections::HashMap<(usize, bool, String), usize> = std::collections::HashMap::new();
+        let mut members: Vec<Vec<SymbolId>> = Vec::new();
+        let mut group = Vec::with_capacity(grammar.symbols().len());
         for (i, s) in grammar.symbols().iter().enumerate() {
             let key = (s.span.offset, s.synthetic, crate::grammar::context::base_name(&s.name));
-            by_source.entry(key).or_default().push(SymbolId(i as u32));
+            let g = *by_source.entry(key).or_insert_with(|| {
+                members.push(Vec::new());
+                members.len() - 1
+            });
+            members[g].push(SymbolId(i as u32));
+            group.push(g);
         }
-        let mut groups = vec![std::rc::Rc::new(Vec::new()); n];
-        for members in by_source.into_values() {
-            let shared = std::rc::Rc::new(members);
-            for &m in shared.iter() {
-                groups[m.index()] = shared.clone();
-            }
-        }
-        Siblings { groups }
+        Siblings { group, members }
     }
 
     /// The summed counts of `sym`'s siblings, choices matched by the alternative they came from.
     fn pooled(&self, grammar: &Grammar, model: &Model, sym: SymbolId) -> Option<Vec<u64>> {
-        let members = self.groups.get(sym.index())?;
+        let members = &self.members[*self.group.get(sym.index())?];
         let n = arity(grammar, sym);
         let mut total = vec![0u64; n];
         for &other in members.iter().filter(|&&o| o != sym) {
