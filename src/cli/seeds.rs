@@ -75,6 +75,98 @@ fn gen_model(g: &Grammar, name: &str, models: &[PathBuf], sample_args: &[String]
     Ok((model.samples > 0).then_some(model))
 }
 
+/// Where `gen` puts its inputs: a corpus folder, or standard output; duplicates are skipped
+/// and counted.
+struct Output {
+    corpus: Option<(Corpus, PathBuf)>,
+    stdout: std::io::BufWriter<std::io::StdoutLock<'static>>,
+    nul: bool,
+    seen: std::collections::HashSet<Vec<u8>>,
+    written: usize,
+    duplicates: usize,
+    bytes: usize,
+    largest: usize,
+}
+
+impl Output {
+    fn new(out: Option<&PathBuf>, nul: bool) -> Result<Output, String> {
+        let corpus = match out {
+            Some(dir) => Some((
+                Corpus::open(dir).map_err(|e| format!("cannot use corpus folder {}: {e}", dir.display()))?,
+                dir.clone(),
+            )),
+            None => None,
+        };
+        Ok(Output {
+            corpus,
+            stdout: std::io::BufWriter::new(std::io::stdout().lock()),
+            nul,
+            seen: std::collections::HashSet::new(),
+            written: 0,
+            duplicates: 0,
+            bytes: 0,
+            largest: 0,
+        })
+    }
+
+    /// Writes one input unless it is a duplicate.
+    fn add(&mut self, input: &[u8]) -> std::io::Result<()> {
+        let new = match &mut self.corpus {
+            Some((c, _)) => matches!(c.add(input)?, Written::New(_)),
+            None => {
+                let new = self.seen.insert(input.to_vec());
+                if new {
+                    self.stdout.write_all(input)?;
+                    self.stdout.write_all(if self.nul { b"\0" } else { b"\n" })?;
+                }
+                new
+            }
+        };
+        if new {
+            self.written += 1;
+            self.bytes += input.len();
+            self.largest = self.largest.max(input.len());
+        } else {
+            self.duplicates += 1;
+        }
+        Ok(())
+    }
+
+    /// Flushes standard output.
+    fn finish(&mut self) -> std::io::Result<()> {
+        self.stdout.flush()
+    }
+
+    /// A write error as a message; `None` for a closed standard output (`gen … | head`), which
+    /// ends the program quietly.
+    fn error(&self, e: std::io::Error) -> Option<String> {
+        match &self.corpus {
+            Some((_, dir)) => Some(format!("cannot write into {}: {e}", dir.display())),
+            None if e.kind() == std::io::ErrorKind::BrokenPipe => None,
+            None => Some(format!("cannot write output: {e}")),
+        }
+    }
+
+    /// "N distinct, D duplicates skipped; mean size …, largest L; written to DIR".
+    fn summary(&self) -> String {
+        format!(
+            "{} distinct, {} duplicates skipped; mean size {:.1} bytes, largest {}{}",
+            self.written,
+            self.duplicates,
+            if self.written > 0 {
+                self.bytes as f64 / self.written as f64
+            } else {
+                0.0
+            },
+            self.largest,
+            self.corpus
+                .as_ref()
+                .map(|(_, d)| format!("; written to {}", d.display()))
+                .unwrap_or_default()
+        )
+    }
+}
+
 /// `hellfuzz gen`.
 #[allow(clippy::too_many_arguments)]
 pub fn gen(
@@ -98,10 +190,7 @@ pub fn gen(
     }
     let probs = Probabilities::new(&g, model.as_ref(), mode);
     let mut generator = Generator::new(&g, &probs, limits, seed);
-    let mut corpus = match &out {
-        Some(dir) => Some(Corpus::open(dir).map_err(|e| format!("cannot use corpus folder {}: {e}", dir.display()))?),
-        None => None,
-    };
+    let mut output = Output::new(out.as_ref(), nul)?;
     let bar = indicatif::ProgressBar::new(count as u64);
     bar.set_style(
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} inputs, {elapsed} ({eta} left)")
@@ -110,49 +199,32 @@ pub fn gen(
     if count < 200 {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
-    let mut seen = std::collections::HashSet::new();
-    let (mut written, mut duplicates, mut bytes, mut largest) = (0usize, 0usize, 0usize, 0usize);
-    let stdout = std::io::stdout();
-    let mut stdout = std::io::BufWriter::new(stdout.lock());
-    for _ in 0..count {
-        let input = generator.input();
-        bar.inc(1);
-        let new = match &mut corpus {
-            Some(c) => matches!(
-                c.add(&input)
-                    .map_err(|e| format!("cannot write into {}: {e}", out.as_ref().unwrap().display()))?,
-                Written::New(_)
-            ),
-            None => {
-                let new = seen.insert(input.clone());
-                if new {
-                    stdout
-                        .write_all(&input)
-                        .and_then(|_| stdout.write_all(if nul { b"\0" } else { b"\n" }))
-                        .map_err(|e| format!("cannot write output: {e}"))?;
-                }
-                new
-            }
-        };
-        if new {
-            written += 1;
-            bytes += input.len();
-            largest = largest.max(input.len());
-        } else {
-            duplicates += 1;
-        }
-    }
+    let written = (0..count)
+        .try_for_each(|_| {
+            let input = generator.input();
+            bar.inc(1);
+            output.add(&input)
+        })
+        .and_then(|()| output.finish());
     bar.finish_and_clear();
-    stdout.flush().map_err(|e| format!("cannot write output: {e}"))?;
-    let mode_name = match mode {
+    if let Err(e) = written {
+        return match output.error(e) {
+            Some(message) => Err(message),
+            None => Ok(ExitCode::SUCCESS),
+        };
+    }
+    eprintln!(
+        "generated {count} inputs ({}, seed {seed}): {}",
+        mode_name(mode),
+        output.summary()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn mode_name(mode: Mode) -> &'static str {
+    match mode {
         Mode::Mined => "more of the same",
         Mode::Inverted => "inverted",
         Mode::Uniform => "uniform",
-    };
-    eprintln!(
-        "generated {count} inputs ({mode_name}, seed {seed}): {written} distinct, {duplicates} duplicates skipped; mean size {:.1} bytes, largest {largest}{}",
-        if written > 0 { bytes as f64 / written as f64 } else { 0.0 },
-        out.map(|d| format!("; written to {}", d.display())).unwrap_or_default()
-    );
-    Ok(ExitCode::SUCCESS)
+    }
 }
