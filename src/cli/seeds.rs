@@ -3,12 +3,14 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use hellfuzz::generate::{Corpus, Generator, Limits, Written};
 use hellfuzz::grammar::{builtin, Grammar};
 use hellfuzz::mine::{samples, Mode, Model, Probabilities};
+use hellfuzz::oracle::{Command, KeepIfError, KeepIfOptions};
 
-use super::common::{load_grammar, report_skipped};
+use super::common::{cancel_on_ctrl_c, load_grammar, report_skipped, split_command};
 
 /// `hellfuzz mine`.
 pub fn mine(
@@ -167,6 +169,18 @@ impl Output {
     }
 }
 
+/// `gen --keep-if`: the command and how to run it.
+pub struct KeepIf {
+    /// The command line, `@@` for the input's file.
+    pub cmd: String,
+    /// Candidates at most (default: [`hellfuzz::oracle::DEFAULT_TRIES_PER_INPUT`] × count).
+    pub max_tries: Option<usize>,
+    /// Commands at once (default: the number of CPUs).
+    pub jobs: Option<usize>,
+    /// Per run.
+    pub timeout: Duration,
+}
+
 /// `hellfuzz gen`.
 #[allow(clippy::too_many_arguments)]
 pub fn gen(
@@ -179,6 +193,7 @@ pub fn gen(
     limits: Limits,
     out: Option<PathBuf>,
     nul: bool,
+    keep_if: Option<KeepIf>,
 ) -> Result<ExitCode, String> {
     let g = load_grammar(name)?;
     let model = gen_model(&g, name, models, sample_args)?;
@@ -191,6 +206,9 @@ pub fn gen(
     let probs = Probabilities::new(&g, model.as_ref(), mode);
     let mut generator = Generator::new(&g, &probs, limits, seed);
     let mut output = Output::new(out.as_ref(), nul)?;
+    if let Some(keep_if) = keep_if {
+        return gen_kept(&mut || generator.input(), &mut output, count, seed, mode, &keep_if);
+    }
     let bar = indicatif::ProgressBar::new(count as u64);
     bar.set_style(
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} inputs, {elapsed} ({eta} left)")
@@ -227,4 +245,91 @@ fn mode_name(mode: Mode) -> &'static str {
         Mode::Inverted => "inverted",
         Mode::Uniform => "uniform",
     }
+}
+
+/// `hellfuzz gen --keep-if`: the library's filter between the generator and the output.
+fn gen_kept(
+    next: &mut dyn FnMut() -> Vec<u8>,
+    output: &mut Output,
+    count: usize,
+    seed: u64,
+    mode: Mode,
+    keep_if: &KeepIf,
+) -> Result<ExitCode, String> {
+    let command = Command::new(split_command(&keep_if.cmd)?)
+        .map_err(|e| e.to_string())?
+        .timeout(keep_if.timeout)
+        .env("RUST_BACKTRACE", "0");
+    let jobs = keep_if
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let defaults = KeepIfOptions::new(count);
+    let options = KeepIfOptions {
+        max_tries: keep_if.max_tries.unwrap_or(defaults.max_tries),
+        jobs,
+        // Ctrl-C, SIGTERM, SIGHUP: kill the running commands, stop, keep what was kept.
+        cancel: Some(cancel_on_ctrl_c()),
+        ..defaults
+    };
+    // Shown on a terminal only (indicatif draws on stderr when it is one), whatever the count:
+    // running a command per input is slow.
+    let bar = indicatif::ProgressBar::new(count as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} kept, {msg}, {elapsed} ({eta} left)")
+            .expect("valid template"),
+    );
+    let result = hellfuzz::oracle::keep_if(
+        &command,
+        &options,
+        next,
+        |input| output.add(input),
+        |stats| {
+            bar.set_position(stats.kept as u64);
+            bar.set_message(format!(
+                "{} tried ({:.1}% kept)",
+                stats.tried,
+                stats.acceptance_percent()
+            ));
+        },
+    )
+    .and_then(|stats| output.finish().map(|()| stats).map_err(KeepIfError::Write));
+    bar.finish_and_clear();
+    let stats = match result {
+        Ok(stats) => stats,
+        Err(KeepIfError::Write(e)) => {
+            return match output.error(e) {
+                Some(message) => Err(message),
+                None => Ok(ExitCode::SUCCESS),
+            }
+        }
+        Err(e) => {
+            // What was kept is written all the same (the error comes after it on stderr).
+            if output.finish().is_ok() && output.written + output.duplicates > 0 {
+                eprintln!("kept so far: {}", output.summary());
+            }
+            return Err(e.to_string());
+        }
+    };
+    eprintln!(
+        "kept {} of {} inputs tried ({:.1}%) with `{}` ({}, seed {seed}; {} runs{}, -j {jobs}, {:.1} s){}: {}",
+        stats.kept,
+        stats.tried,
+        stats.acceptance_percent(),
+        keep_if.cmd,
+        mode_name(mode),
+        stats.runs,
+        if stats.timed_out > 0 {
+            format!(", {} timed out", stats.timed_out)
+        } else {
+            String::new()
+        },
+        stats.time.as_secs_f64(),
+        if stats.interrupted { " (interrupted)" } else { "" },
+        output.summary()
+    );
+    Ok(if stats.interrupted {
+        ExitCode::from(130)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
