@@ -36,7 +36,7 @@
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -276,11 +276,20 @@ pub fn keep_if(
 
     let (job_tx, job_rx) = crossbeam_channel::unbounded::<(usize, Vec<u8>)>();
     let (result_tx, result_rx) = crossbeam_channel::unbounded::<(usize, Result<Verdict, OracleError>)>();
+    // Set when the judging is over: the workers skip the candidates still queued.
+    let done = AtomicBool::new(false);
+    let runs = AtomicUsize::new(0);
     let result = std::thread::scope(|scope| {
         for _ in 0..jobs.min(max_tries.max(1)) {
-            let (job_rx, result_tx) = (job_rx.clone(), result_tx.clone());
+            let (job_rx, result_tx, done, runs) = (job_rx.clone(), result_tx.clone(), &done, &runs);
             scope.spawn(move || {
                 for (index, input) in job_rx {
+                    // After an interrupt the handler has killed the running commands: start no
+                    // new one (the judging stops without waiting for this verdict).
+                    if done.load(Ordering::SeqCst) || cancelled() {
+                        continue;
+                    }
+                    runs.fetch_add(1, Ordering::Relaxed);
                     let verdict = command.try_run(&input).map(|run| match run.exit {
                         Exit::Code(0) => Verdict::Kept,
                         exit => Verdict::Rejected(Rejection {
@@ -342,6 +351,7 @@ pub fn keep_if(
                     }
                 };
                 stats.tried += 1;
+                stats.runs = runs.load(Ordering::Relaxed);
                 verdicts.insert(key, Some(kept));
                 if kept {
                     stats.kept += 1;
@@ -366,7 +376,6 @@ pub fn keep_if(
                         // The workers only stop once `job_tx` is dropped, so this cannot fail.
                         let _ = job_tx.send((drawn, input.clone()));
                         in_flight += 1;
-                        stats.runs += 1;
                         None
                     }
                 };
@@ -391,10 +400,13 @@ pub fn keep_if(
                 },
             }
         };
-        // The workers finish the runs they have started (checked ahead, not needed) and stop.
+        // The workers finish the runs they have started (checked ahead, not needed), skip the
+        // candidates still queued, and stop.
+        done.store(true, Ordering::SeqCst);
         drop(job_tx);
         outcome
     });
+    stats.runs = runs.load(Ordering::Relaxed);
     stats.time = start.elapsed();
     result.map(|()| stats)
 }
