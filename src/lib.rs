@@ -11,7 +11,7 @@
 //! | [`tree`] | the derivation tree (arena), unparse, sizes, levels, contexts, cheap edits |
 //! | [`mine`] | counts of every choice in parsed samples → a model; mined, inverted, uniform probabilities |
 //! | [`generate`] | size-bounded probabilistic generation, seeded and reproducible; corpus output |
-//! | [`oracle`] | "is this candidate still interesting?": in-process closure or subprocess; signatures; cache |
+//! | [`oracle`] | "is this candidate still interesting?": in-process closure or subprocess; signatures; cache; keep-if filter |
 //! | [`reduce`] | ddmin, HDD/HDD*, GTR/GTR* with grammar-aware templates and corpus filters |
 //! | [`harness`] | fuzz-target wrappers (libFuzzer, AFL, plain): reduce-on-crash, reduce mode, mutator |
 //! | [`triage`] | crash folders: rerun, group by signature, minimize, NEW/KNOWN/FIXED reports |

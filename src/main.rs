@@ -74,7 +74,8 @@ enum Command {
         #[arg(long)]
         invert: bool,
     },
-    /// Generate inputs: "more of the same" as the samples, or with --invert "inputs from hell".
+    /// Generate inputs: "more of the same" as the samples, or with --invert "inputs from hell";
+    /// with --keep-if, only those a command accepts.
     Gen {
         /// A built-in grammar name (json, expr, js, toml, css, sql, glsl) or a path to a grammar file.
         grammar: String,
@@ -90,7 +91,8 @@ enum Command {
         /// Ignore models and weights: every choice equally likely.
         #[arg(long)]
         uniform: bool,
-        /// How many inputs to generate (duplicates are skipped and counted).
+        /// How many inputs to generate (duplicates are skipped and counted); with --keep-if, how
+        /// many inputs the command must keep.
         #[arg(long, short = 'n', default_value_t = 100)]
         count: usize,
         /// Seed of the random choices; the same seed gives the same inputs.
@@ -109,6 +111,23 @@ enum Command {
         /// On standard output, end each input with a NUL byte instead of a newline.
         #[arg(long)]
         nul: bool,
+        /// Keep only the inputs this command accepts (exit status 0; another status, a signal or
+        /// a timeout drops the input): `@@` becomes the path of a file holding the input; without
+        /// `@@` the input goes to standard input. Rejected inputs are never written.
+        #[arg(long, value_name = "CMD @@")]
+        keep_if: Option<String>,
+        /// With --keep-if: generate at most this many candidates (default: 20 × --count); stop
+        /// with an error as soon as --count cannot be reached within them.
+        #[arg(long, requires = "keep_if")]
+        max_tries: Option<usize>,
+        /// With --keep-if: commands run at once (default: the number of CPUs); the kept inputs
+        /// are the same for every -j.
+        #[arg(short = 'j', long, requires = "keep_if", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+        jobs: Option<usize>,
+        /// With --keep-if: seconds before a run of the command is killed (the input is dropped)
+        /// [default: 10].
+        #[arg(long, requires = "keep_if", value_parser = seconds)]
+        timeout: Option<Duration>,
     },
     /// Reduce a failing input: GTR* on its derivation tree (without a grammar: on a generic tree
     /// of the text), then ddmin on its characters.
@@ -276,6 +295,12 @@ impl SearchLimits {
     }
 }
 
+/// A number of seconds: finite and not negative.
+fn seconds(text: &str) -> Result<Duration, String> {
+    let secs: f64 = text.parse().map_err(|e| format!("not a number of seconds: {e}"))?;
+    Duration::try_from_secs_f64(secs).map_err(|_| format!("{text} is not a number of seconds ≥ 0"))
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -310,6 +335,10 @@ fn main() -> ExitCode {
             min_size,
             out,
             nul,
+            keep_if,
+            max_tries,
+            jobs,
+            timeout,
         } => {
             let mode = if invert {
                 Mode::Inverted
@@ -322,7 +351,13 @@ fn main() -> ExitCode {
                 min_size: min_size.unwrap_or(max_size / 2),
                 ..Limits::up_to(max_size)
             };
-            cli::seeds::gen(&grammar, &model, &samples, mode, count, seed, limits, out, nul)
+            let keep_if = keep_if.map(|cmd| cli::seeds::KeepIf {
+                cmd,
+                max_tries,
+                jobs,
+                timeout: timeout.unwrap_or(hellfuzz::oracle::DEFAULT_TIMEOUT),
+            });
+            cli::seeds::gen(&grammar, &model, &samples, mode, count, seed, limits, out, nul, keep_if)
         }
         Command::Reduce {
             input,

@@ -51,8 +51,9 @@ pub fn split_command(cmd: &str) -> Result<Vec<String>, String> {
         .ok_or_else(|| format!("cannot split the command `{cmd}` into words (unbalanced quotes?)"))
 }
 
-/// A flag that Ctrl-C sets, after killing the commands running at that moment: long work checks
-/// it, stops, and keeps what it has (the best input so far, a partial report).
+/// A flag that Ctrl-C (SIGINT), SIGTERM and SIGHUP set, after killing the commands running at that
+/// moment: long work checks it, stops, and keeps what it has (the best input so far, a partial
+/// report). The handler cannot tell the signals apart, so the commands exit 130 for all three.
 pub fn cancel_on_ctrl_c() -> Arc<AtomicBool> {
     let cancel = Arc::new(AtomicBool::new(false));
     let flag = cancel.clone();

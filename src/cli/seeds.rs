@@ -3,12 +3,14 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use hellfuzz::generate::{Corpus, Generator, Limits, Written};
 use hellfuzz::grammar::{builtin, Grammar};
 use hellfuzz::mine::{samples, Mode, Model, Probabilities};
+use hellfuzz::oracle::{Command, KeepIfError, KeepIfOptions};
 
-use super::common::{load_grammar, report_skipped};
+use super::common::{cancel_on_ctrl_c, load_grammar, report_skipped, split_command};
 
 /// `hellfuzz mine`.
 pub fn mine(
@@ -75,6 +77,110 @@ fn gen_model(g: &Grammar, name: &str, models: &[PathBuf], sample_args: &[String]
     Ok((model.samples > 0).then_some(model))
 }
 
+/// Where `gen` puts its inputs: a corpus folder, or standard output; duplicates are skipped
+/// and counted.
+struct Output {
+    corpus: Option<(Corpus, PathBuf)>,
+    stdout: std::io::BufWriter<std::io::StdoutLock<'static>>,
+    nul: bool,
+    seen: std::collections::HashSet<Vec<u8>>,
+    written: usize,
+    duplicates: usize,
+    bytes: usize,
+    largest: usize,
+}
+
+impl Output {
+    fn new(out: Option<&PathBuf>, nul: bool) -> Result<Output, String> {
+        let corpus = match out {
+            Some(dir) => Some((
+                Corpus::open(dir).map_err(|e| format!("cannot use corpus folder {}: {e}", dir.display()))?,
+                dir.clone(),
+            )),
+            None => None,
+        };
+        Ok(Output {
+            corpus,
+            stdout: std::io::BufWriter::new(std::io::stdout().lock()),
+            nul,
+            seen: std::collections::HashSet::new(),
+            written: 0,
+            duplicates: 0,
+            bytes: 0,
+            largest: 0,
+        })
+    }
+
+    /// Writes one input unless it is a duplicate.
+    fn add(&mut self, input: &[u8]) -> std::io::Result<()> {
+        let new = match &mut self.corpus {
+            Some((c, _)) => matches!(c.add(input)?, Written::New(_)),
+            None => {
+                let new = self.seen.insert(input.to_vec());
+                if new {
+                    self.stdout.write_all(input)?;
+                    self.stdout.write_all(if self.nul { b"\0" } else { b"\n" })?;
+                }
+                new
+            }
+        };
+        if new {
+            self.written += 1;
+            self.bytes += input.len();
+            self.largest = self.largest.max(input.len());
+        } else {
+            self.duplicates += 1;
+        }
+        Ok(())
+    }
+
+    /// Flushes standard output.
+    fn finish(&mut self) -> std::io::Result<()> {
+        self.stdout.flush()
+    }
+
+    /// A write error as a message; `None` for a closed standard output (`gen … | head`), which
+    /// ends the program quietly.
+    fn error(&self, e: std::io::Error) -> Option<String> {
+        match &self.corpus {
+            Some((_, dir)) => Some(format!("cannot write into {}: {e}", dir.display())),
+            None if e.kind() == std::io::ErrorKind::BrokenPipe => None,
+            None => Some(format!("cannot write output: {e}")),
+        }
+    }
+
+    /// "N distinct, D duplicates skipped; mean size …, largest L; written to DIR".
+    fn summary(&self) -> String {
+        format!(
+            "{} distinct, {} duplicates skipped; mean size {:.1} bytes, largest {}{}",
+            self.written,
+            self.duplicates,
+            if self.written > 0 {
+                self.bytes as f64 / self.written as f64
+            } else {
+                0.0
+            },
+            self.largest,
+            self.corpus
+                .as_ref()
+                .map(|(_, d)| format!("; written to {}", d.display()))
+                .unwrap_or_default()
+        )
+    }
+}
+
+/// `gen --keep-if`: the command and how to run it.
+pub struct KeepIf {
+    /// The command line, `@@` for the input's file.
+    pub cmd: String,
+    /// Candidates at most (default: [`hellfuzz::oracle::DEFAULT_TRIES_PER_INPUT`] × count).
+    pub max_tries: Option<usize>,
+    /// Commands at once (default: the number of CPUs).
+    pub jobs: Option<usize>,
+    /// Per run.
+    pub timeout: Duration,
+}
+
 /// `hellfuzz gen`.
 #[allow(clippy::too_many_arguments)]
 pub fn gen(
@@ -87,6 +193,7 @@ pub fn gen(
     limits: Limits,
     out: Option<PathBuf>,
     nul: bool,
+    keep_if: Option<KeepIf>,
 ) -> Result<ExitCode, String> {
     let g = load_grammar(name)?;
     let model = gen_model(&g, name, models, sample_args)?;
@@ -98,10 +205,10 @@ pub fn gen(
     }
     let probs = Probabilities::new(&g, model.as_ref(), mode);
     let mut generator = Generator::new(&g, &probs, limits, seed);
-    let mut corpus = match &out {
-        Some(dir) => Some(Corpus::open(dir).map_err(|e| format!("cannot use corpus folder {}: {e}", dir.display()))?),
-        None => None,
-    };
+    let mut output = Output::new(out.as_ref(), nul)?;
+    if let Some(keep_if) = keep_if {
+        return gen_kept(&mut || generator.input(), &mut output, count, seed, mode, &keep_if);
+    }
     let bar = indicatif::ProgressBar::new(count as u64);
     bar.set_style(
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} inputs, {elapsed} ({eta} left)")
@@ -110,49 +217,119 @@ pub fn gen(
     if count < 200 {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
-    let mut seen = std::collections::HashSet::new();
-    let (mut written, mut duplicates, mut bytes, mut largest) = (0usize, 0usize, 0usize, 0usize);
-    let stdout = std::io::stdout();
-    let mut stdout = std::io::BufWriter::new(stdout.lock());
-    for _ in 0..count {
-        let input = generator.input();
-        bar.inc(1);
-        let new = match &mut corpus {
-            Some(c) => matches!(
-                c.add(&input)
-                    .map_err(|e| format!("cannot write into {}: {e}", out.as_ref().unwrap().display()))?,
-                Written::New(_)
-            ),
-            None => {
-                let new = seen.insert(input.clone());
-                if new {
-                    stdout
-                        .write_all(&input)
-                        .and_then(|_| stdout.write_all(if nul { b"\0" } else { b"\n" }))
-                        .map_err(|e| format!("cannot write output: {e}"))?;
-                }
-                new
-            }
-        };
-        if new {
-            written += 1;
-            bytes += input.len();
-            largest = largest.max(input.len());
-        } else {
-            duplicates += 1;
-        }
-    }
+    let written = (0..count)
+        .try_for_each(|_| {
+            let input = generator.input();
+            bar.inc(1);
+            output.add(&input)
+        })
+        .and_then(|()| output.finish());
     bar.finish_and_clear();
-    stdout.flush().map_err(|e| format!("cannot write output: {e}"))?;
-    let mode_name = match mode {
+    if let Err(e) = written {
+        return match output.error(e) {
+            Some(message) => Err(message),
+            None => Ok(ExitCode::SUCCESS),
+        };
+    }
+    eprintln!(
+        "generated {count} inputs ({}, seed {seed}): {}",
+        mode_name(mode),
+        output.summary()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn mode_name(mode: Mode) -> &'static str {
+    match mode {
         Mode::Mined => "more of the same",
         Mode::Inverted => "inverted",
         Mode::Uniform => "uniform",
+    }
+}
+
+/// `hellfuzz gen --keep-if`: the library's filter between the generator and the output.
+fn gen_kept(
+    next: &mut dyn FnMut() -> Vec<u8>,
+    output: &mut Output,
+    count: usize,
+    seed: u64,
+    mode: Mode,
+    keep_if: &KeepIf,
+) -> Result<ExitCode, String> {
+    let command = Command::new(split_command(&keep_if.cmd)?)
+        .map_err(|e| e.to_string())?
+        .timeout(keep_if.timeout)
+        .env("RUST_BACKTRACE", "0");
+    let jobs = keep_if
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let defaults = KeepIfOptions::new(count);
+    let options = KeepIfOptions {
+        max_tries: keep_if.max_tries.unwrap_or(defaults.max_tries),
+        jobs,
+        // Ctrl-C, SIGTERM, SIGHUP: kill the running commands, stop, keep what was kept.
+        cancel: Some(cancel_on_ctrl_c()),
+        ..defaults
+    };
+    // Shown on a terminal only (indicatif draws on stderr when it is one), whatever the count:
+    // running a command per input is slow.
+    let bar = indicatif::ProgressBar::new(count as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} kept, {msg}, {elapsed} ({eta} left)")
+            .expect("valid template"),
+    );
+    let result = hellfuzz::oracle::keep_if(
+        &command,
+        &options,
+        next,
+        |input| output.add(input),
+        |stats| {
+            bar.set_position(stats.kept as u64);
+            bar.set_message(format!(
+                "{} tried ({:.1}% kept)",
+                stats.tried,
+                stats.acceptance_percent()
+            ));
+        },
+    )
+    .and_then(|stats| output.finish().map(|()| stats).map_err(KeepIfError::Write));
+    bar.finish_and_clear();
+    let stats = match result {
+        Ok(stats) => stats,
+        Err(KeepIfError::Write(e)) => {
+            return match output.error(e) {
+                Some(message) => Err(message),
+                None => Ok(ExitCode::SUCCESS),
+            }
+        }
+        Err(e) => {
+            // What was kept is written all the same (the error comes after it on stderr).
+            if output.finish().is_ok() && output.written + output.duplicates > 0 {
+                eprintln!("kept so far: {}", output.summary());
+            }
+            return Err(e.to_string());
+        }
     };
     eprintln!(
-        "generated {count} inputs ({mode_name}, seed {seed}): {written} distinct, {duplicates} duplicates skipped; mean size {:.1} bytes, largest {largest}{}",
-        if written > 0 { bytes as f64 / written as f64 } else { 0.0 },
-        out.map(|d| format!("; written to {}", d.display())).unwrap_or_default()
+        "kept {} of {} inputs tried ({:.1}%) with `{}` ({}, seed {seed}; {} runs{}, -j {jobs}, {:.1} s){}: {}",
+        stats.kept,
+        stats.tried,
+        stats.acceptance_percent(),
+        keep_if.cmd,
+        mode_name(mode),
+        stats.runs,
+        if stats.timed_out > 0 {
+            format!(", {} timed out", stats.timed_out)
+        } else {
+            String::new()
+        },
+        stats.time.as_secs_f64(),
+        if stats.interrupted { " (interrupted)" } else { "" },
+        output.summary()
     );
-    Ok(ExitCode::SUCCESS)
+    Ok(if stats.interrupted {
+        ExitCode::from(130)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

@@ -4,7 +4,8 @@
 //! Map: `signature` (crash identity, panic parsing, normalization) · `backtrace` (frames, crash hashes) · `inprocess` (closure under
 //! `catch_unwind`, quiet per-thread panic hook) · `subprocess` (command with `@@`/stdin, timeout,
 //! classification) · `output` (its stdout/stderr, drained and capped) · `cache` (outcomes by
-//! SHA-1, call/hit/time counters) · `error` (setup errors) · `processed` (Pass = exit 0, for repair).
+//! SHA-1, call/hit/time counters) · `error` (setup errors) · `processed` (Pass = exit 0, for repair) ·
+//! `filter` (keep the generated inputs a command accepts, checked in parallel, kept in order).
 //!
 //! ```
 //! use hellfuzz::oracle::{Cached, InProcess, Oracle, Outcome};
@@ -22,6 +23,7 @@
 mod backtrace;
 mod cache;
 mod error;
+mod filter;
 mod inprocess;
 mod output;
 mod processed;
@@ -31,6 +33,7 @@ mod subprocess;
 pub use backtrace::{backtrace_frames, crash_frames, is_machinery_frame, CrashHashes, COARSE_FRAMES};
 pub use cache::{Cached, Stats};
 pub use error::OracleError;
+pub use filter::{keep_if, KeepIfError, KeepIfOptions, KeepIfStats, Rejection, Shortfall, DEFAULT_TRIES_PER_INPUT};
 pub use inprocess::{catch_panic, catch_panic_reported, install_panic_hook, InProcess};
 pub use processed::Processed;
 pub use signature::{crash_summary, normalize_message, parse_panic, parse_panics, CrashKind, Signature};

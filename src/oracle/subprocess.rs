@@ -252,28 +252,31 @@ impl Command {
     /// Runs the command on `input` and classifies the run. Never panics and never errors: a
     /// program that cannot start gives [`Exit::NotRun`] and Unresolved.
     pub fn run(&self, input: &[u8]) -> Run {
-        match self.execute(input) {
-            Ok(raw) => {
-                let signature = run_signature(&raw.exit, &raw.stderr);
-                let outcome = self.outcome(&raw.exit, &raw.stderr, signature.as_ref());
-                Run {
-                    outcome,
-                    signature,
-                    exit: raw.exit,
-                    stdout: raw.stdout,
-                    stderr: raw.stderr,
-                    duration: raw.duration,
-                }
-            }
-            Err(e) => Run {
-                outcome: Outcome::Unresolved,
-                signature: None,
-                exit: Exit::NotRun(e.to_string()),
-                stdout: String::new(),
-                stderr: String::new(),
-                duration: Duration::ZERO,
-            },
-        }
+        self.try_run(input).unwrap_or_else(|e| Run {
+            outcome: Outcome::Unresolved,
+            signature: None,
+            exit: Exit::NotRun(e.to_string()),
+            stdout: String::new(),
+            stderr: String::new(),
+            duration: Duration::ZERO,
+        })
+    }
+
+    /// Like [`run`](Self::run), but a run that cannot happen at all (the program does not start,
+    /// the temporary file cannot be written) is the error itself, for callers that stop on it
+    /// rather than count it (it never yields [`Exit::NotRun`]).
+    pub fn try_run(&self, input: &[u8]) -> Result<Run, OracleError> {
+        let raw = self.execute(input)?;
+        let signature = run_signature(&raw.exit, &raw.stderr);
+        let outcome = self.outcome(&raw.exit, &raw.stderr, signature.as_ref());
+        Ok(Run {
+            outcome,
+            signature,
+            exit: raw.exit,
+            stdout: raw.stdout,
+            stderr: raw.stderr,
+            duration: raw.duration,
+        })
     }
 
     /// The classification of a finished run whose own signature is `signature`.
@@ -544,7 +547,7 @@ pub fn kill_running() {
 }
 
 /// The last `n` lines of `text`.
-fn last_lines(text: &str, n: usize) -> String {
+pub(super) fn last_lines(text: &str, n: usize) -> String {
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(n)..].join("\n")
 }
