@@ -1,5 +1,6 @@
-//! `%distinct`: names that must differ within a scope (a JavaScript function's parameters, the
-//! declarations of one block) are drawn again where they repeat a name before them.
+//! `%distinct` and `%refer`: names that must differ within a scope (a JavaScript function's
+//! parameters, the declarations of one block) are drawn again where they repeat a name before
+//! them; references (`continue L;`) take the text of the definition around them.
 //!
 //! Constraints like these need a symbol table, which a context-free grammar does not have; the
 //! generator keeps one per scope instead of throwing inputs away.
@@ -27,11 +28,13 @@ impl Generator<'_> {
             let mut seen: HashMap<Option<NodeId>, HashSet<Vec<u8>>> = HashMap::new();
             for mut node in names {
                 let Some(sym) = tree.kind(node).symbol() else { continue };
-                let scope = nearest_scope(tree, node, &d.scopes);
-                let set = seen.entry(scope).or_default();
+                let scopes = scopes_of(tree, g, node, &d.scopes);
                 let mut text = tree.unparse_node(node);
                 for _ in 0..REDRAWS {
-                    if !set.contains(&text) {
+                    if !scopes
+                        .iter()
+                        .any(|s| seen.get(s).is_some_and(|set| set.contains(&text)))
+                    {
                         break;
                     }
                     let fresh = self.small_tree(sym);
@@ -40,7 +43,51 @@ impl Generator<'_> {
                     node = copy;
                     text = tree.unparse_node(node);
                 }
-                set.insert(text);
+                for s in scopes {
+                    seen.entry(s).or_default().insert(text.clone());
+                }
+            }
+        }
+    }
+
+    /// Makes every `%refer` reference name its nearest enclosing definition, after drawing
+    /// again the definitions that repeat one around them.
+    pub(super) fn make_references(&mut self, tree: &mut Tree) {
+        let g = self.grammar;
+        for r in g.refer() {
+            let of = |tree: &Tree, set: &[SymbolId]| {
+                let mut found = Vec::new();
+                tree.pre_order(tree.root(), |n| {
+                    if tree.kind(n).symbol().is_some_and(|s| set.contains(&s)) {
+                        found.push(n);
+                    }
+                });
+                found
+            };
+            for mut def in of(tree, &r.defs) {
+                let Some(sym) = tree.kind(def).symbol() else { continue };
+                for _ in 0..REDRAWS {
+                    let text = tree.unparse_node(def);
+                    if !enclosing_defs(tree, def, &r.defs).any(|o| tree.unparse_node(o) == text) {
+                        break;
+                    }
+                    let fresh = self.small_tree(sym);
+                    let copy = tree.graft(&fresh, fresh.root());
+                    tree.replace(def, copy);
+                    def = copy;
+                }
+            }
+            for reference in of(tree, &r.refs) {
+                let Some(def) = enclosing_def(tree, reference, &r.defs) else {
+                    continue;
+                };
+                let (Some(from), Some(to)) = (only_child(tree, def), only_child(tree, reference)) else {
+                    continue;
+                };
+                if tree.kind(from).symbol() == tree.kind(to).symbol() {
+                    let copy = tree.graft(&tree.clone(), from);
+                    tree.replace(to, copy);
+                }
             }
         }
     }
@@ -56,14 +103,59 @@ impl Generator<'_> {
     }
 }
 
-/// The nearest ancestor of `node` whose symbol is one of `scopes` (`None`: the whole input).
-fn nearest_scope(tree: &Tree, node: NodeId, scopes: &[SymbolId]) -> Option<NodeId> {
+/// The scopes `node` belongs to: the nearest ancestor whose symbol is one of `scopes` (`None`:
+/// the whole input), and for a hoisted name (`%hoist`) every scope above it up to the nearest
+/// stop.
+fn scopes_of(tree: &Tree, g: &crate::grammar::Grammar, node: NodeId, scopes: &[SymbolId]) -> Vec<Option<NodeId>> {
+    let is = |n: NodeId, set: &[SymbolId]| tree.kind(n).symbol().is_some_and(|s| set.contains(&s));
+    let hoist = tree
+        .parent(node)
+        .and_then(|p| g.hoist().iter().find(|h| is(p, &h.names)));
+    let mut out = Vec::new();
     let mut at = tree.parent(node);
     while let Some(p) = at {
-        if tree.kind(p).symbol().is_some_and(|s| scopes.contains(&s)) {
-            return Some(p);
+        if is(p, scopes) {
+            out.push(Some(p));
+            match hoist {
+                None => return out,
+                Some(h) if is(p, &h.stops) => return out,
+                Some(_) => {}
+            }
         }
         at = tree.parent(p);
     }
-    None
+    out.push(None);
+    out
+}
+
+/// The definitions around `node`, nearest first: children of its ancestors, other than the
+/// ancestor's child that holds `node`.
+fn enclosing_defs<'t>(tree: &'t Tree, node: NodeId, defs: &'t [SymbolId]) -> impl Iterator<Item = NodeId> + 't {
+    let mut below = node;
+    let mut at = tree.parent(node);
+    std::iter::from_fn(move || {
+        let p = at?;
+        let found: Vec<NodeId> = tree
+            .children(p)
+            .filter(|&c| c != below && tree.kind(c).symbol().is_some_and(|s| defs.contains(&s)))
+            .collect();
+        below = p;
+        at = tree.parent(p);
+        Some(found)
+    })
+    .flatten()
+}
+
+/// The nearest definition around `node`.
+fn enclosing_def(tree: &Tree, node: NodeId, defs: &[SymbolId]) -> Option<NodeId> {
+    enclosing_defs(tree, node, defs).next()
+}
+
+/// The one child of `node`, if it has exactly one.
+fn only_child(tree: &Tree, node: NodeId) -> Option<NodeId> {
+    let mut children = tree.children(node);
+    match (children.next(), children.next()) {
+        (Some(only), None) => Some(only),
+        _ => None,
+    }
 }

@@ -221,6 +221,9 @@ impl<'a> Generator<'a> {
         if !g.distinct().is_empty() {
             self.make_distinct(&mut tree);
         }
+        if !g.refer().is_empty() {
+            self.make_references(&mut tree);
+        }
         // Tokens drawn independently may run into each other (`a` `in`): separate them.
         crate::tree::fix_boundaries(g, &mut tree);
         tree

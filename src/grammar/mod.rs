@@ -200,6 +200,33 @@ pub struct Grammar {
     exclusions: Vec<Exclusion>,
     /// `%distinct` declarations.
     distinct: Vec<Distinct>,
+    /// `%refer` declarations.
+    refer: Vec<Refer>,
+    /// `%hoist` declarations.
+    hoist: Vec<Hoist>,
+}
+
+/// A `%hoist NAME SCOPE... ;` declaration: a `%distinct` name whose parent is a `names` node
+/// (JavaScript's `var x`) belongs to every `%distinct` scope from its own up to the nearest
+/// `stops` node (the function around it), so it differs from the names of all of them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hoist {
+    /// The rules whose child name is hoisted (all their context instances).
+    pub names: Vec<SymbolId>,
+    /// The scopes a hoisted name stops at (all their context instances).
+    pub stops: Vec<SymbolId>,
+}
+
+/// A `%refer REF DEF... ;` declaration: in generated inputs, a `refs` node takes the text of the
+/// nearest `defs` node that is a child of one of its ancestors (a JavaScript `continue L;` names
+/// the label of a loop around it), and `defs` nodes nested in each other get different texts.
+/// Each rule must be one item (`label_ref = ident ;`). Only generation enforces it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refer {
+    /// The reference rule (all its context instances).
+    pub refs: Vec<SymbolId>,
+    /// The definition rules (all their context instances).
+    pub defs: Vec<SymbolId>,
 }
 
 /// A `%distinct NAME SCOPE... ;` declaration: in generated inputs, the texts of the `names`
@@ -348,7 +375,13 @@ impl Grammar {
             }
         }
         let mut distinct = Vec::new();
-        for d in file.directives.iter().filter(|d| d.name == "distinct") {
+        let mut refer = Vec::new();
+        let mut hoist = Vec::new();
+        for d in file
+            .directives
+            .iter()
+            .filter(|d| matches!(d.name.as_str(), "distinct" | "refer" | "hoist"))
+        {
             let mut sets: Vec<Vec<SymbolId>> = Vec::new();
             for (name, span) in &d.args {
                 let ids = instances_named(&symbols, name);
@@ -362,10 +395,15 @@ impl Grammar {
             }
             let mut sets = sets.into_iter();
             if let Some(names) = sets.next() {
-                distinct.push(Distinct {
-                    names,
-                    scopes: sets.flatten().collect(),
-                });
+                let rest = sets.flatten().collect();
+                match d.name.as_str() {
+                    "distinct" => distinct.push(Distinct { names, scopes: rest }),
+                    "hoist" => hoist.push(Hoist { names, stops: rest }),
+                    _ => refer.push(Refer {
+                        refs: names,
+                        defs: rest,
+                    }),
+                }
             }
         }
         let analysis = Analysis::compute(&symbols, &terminals, start);
@@ -402,6 +440,8 @@ impl Grammar {
             contexts,
             exclusions,
             distinct,
+            refer,
+            hoist,
         })
     }
 
@@ -409,6 +449,16 @@ impl Grammar {
     /// grammar without contexts).
     pub fn contexts(&self) -> &[Expansion] {
         &self.contexts
+    }
+
+    /// The `%hoist` declarations: `%distinct` names that belong to the scopes around them too.
+    pub fn hoist(&self) -> &[Hoist] {
+        &self.hoist
+    }
+
+    /// The `%refer` declarations: references generation makes name an enclosing definition.
+    pub fn refer(&self) -> &[Refer] {
+        &self.refer
     }
 
     /// The `%distinct` declarations: names generation keeps distinct within a scope.

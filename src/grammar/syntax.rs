@@ -47,6 +47,14 @@ pub(crate) const DIRECTIVES: &[(&str, &str)] = &[
         "a name rule, then scope rules: generation keeps the names in one scope distinct",
     ),
     (
+        "hoist",
+        "name rules, then scope rules: a `%distinct` name there belongs to every scope up to the nearest of these",
+    ),
+    (
+        "refer",
+        "a reference rule, then definition rules: generation copies the nearest enclosing definition's text",
+    ),
+    (
         "lexeme",
         "rule names: words the real lexer knows (for token boundaries; they need not be reachable)",
     ),
@@ -429,6 +437,18 @@ impl<'a> Parser<'a> {
                 Some(arg) => args.push(arg),
                 None => return self.unexpected(&format!("a rule name or `;` in `%{name}`")),
             }
+        }
+        if name == "hoist" && args.len() < 2 {
+            return self.err(
+                start,
+                "`%hoist` takes a name rule and at least one scope rule: `%hoist var_name function_body ;`",
+            );
+        }
+        if name == "refer" && args.len() < 2 {
+            return self.err(
+                start,
+                "`%refer` takes a reference rule and at least one definition rule: `%refer label_ref loop_label ;`",
+            );
         }
         if name == "distinct" && args.len() < 2 {
             return self.err(
