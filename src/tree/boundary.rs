@@ -172,6 +172,20 @@ fn layout_parts(grammar: &Grammar) -> Option<&[LayoutRepeat]> {
     (!layouts.is_empty()).then_some(layouts)
 }
 
+/// The byte ranges of the tokens of `tree` (the text between layout nodes, without the
+/// layout's own lexemes), in order; empty for grammars without `%layout`. A lexer reading the
+/// text must find the same tokens: what token-boundary fixing guarantees.
+pub fn token_spans(grammar: &Grammar, tree: &Tree) -> Vec<(usize, usize)> {
+    let Some(layouts) = layout_parts(grammar) else {
+        return Vec::new();
+    };
+    lexemes(tree, layouts)
+        .into_iter()
+        .filter(|l| l.extra.is_none())
+        .map(|l| (l.start, l.end))
+        .collect()
+}
+
 /// Fixes every token boundary of `tree` where a lexeme would run on into the next: a layout
 /// lexeme that runs on (a line comment before more text on its line) is removed; between two
 /// tokens that would lex as one, the empty layout gets one cheapest layout lexeme (a space).

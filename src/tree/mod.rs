@@ -8,7 +8,7 @@ mod boundary;
 mod cheapest;
 mod display;
 
-pub use boundary::{fix_boundaries, has_run_on, trim_layout};
+pub use boundary::{fix_boundaries, has_run_on, token_spans, trim_layout};
 pub use cheapest::node_kind;
 
 use crate::grammar::{Grammar, SymbolId, TerminalId};

@@ -1,0 +1,121 @@
+//! Generated JavaScript is JavaScript: V8 (node, as `node --check` parses a script) accepts at
+//! least 95% of "more of the same" and 90% of inverted and uniform output, and every token
+//! boundary survives a re-parse. CI installs node; without it this test fails and says so.
+
+use std::process::{Command, Stdio};
+
+use hellfuzz::generate::{Generator, Limits};
+use hellfuzz::grammar::Grammar;
+use hellfuzz::mine::{samples, Mode, Probabilities};
+use hellfuzz::parse::Parser;
+
+/// Parses every file of the folder given as argument as a classic script, like `node --check`,
+/// and prints the names of those it rejects, with the message, one per line.
+const CHECK: &str = r#"
+const vm = require('vm'), fs = require('fs'), path = require('path');
+const dir = process.argv[1];
+for (const f of fs.readdirSync(dir)) {
+  try { new vm.Script(fs.readFileSync(path.join(dir, f), 'utf8')); }
+  catch (e) { console.log(f + ' ' + e.message); }
+}
+"#;
+
+fn node_rejections(inputs: &[Vec<u8>]) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    for (i, input) in inputs.iter().enumerate() {
+        std::fs::write(dir.path().join(format!("{i:04}.js")), input).unwrap();
+    }
+    let out = Command::new("node")
+        .args(["-e", CHECK, dir.path().to_str().unwrap()])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("this test needs node (V8) on the PATH: {e}; install nodejs"));
+    assert!(out.status.success(), "node failed: {out:?}");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn v8_accepts_generated_javascript() {
+    let g = Grammar::load("js").unwrap();
+    let (model, skipped) = samples::mine_builtin(&g, "js");
+    assert!(skipped.is_empty());
+    for (mode, seed, floor) in [(Mode::Mined, 0, 95), (Mode::Inverted, 1, 90), (Mode::Uniform, 2, 90)] {
+        let probs = Probabilities::new(&g, Some(&model), mode);
+        let mut generator = Generator::new(&g, &probs, Limits::up_to(1000), seed);
+        let inputs: Vec<Vec<u8>> = (0..300).map(|_| generator.input()).collect();
+        let rejected = node_rejections(&inputs);
+        let accepted = inputs.len() - rejected.len();
+        eprintln!("{mode:?}: node accepts {accepted} of {}", inputs.len());
+        assert!(
+            accepted * 100 >= inputs.len() * floor,
+            "{mode:?}: node accepts only {accepted} of {}; first rejections: {:?}",
+            inputs.len(),
+            &rejected[..rejected.len().min(5)]
+        );
+    }
+}
+
+#[test]
+fn the_samples_are_javascript_and_parse() {
+    let g = Grammar::load("js").unwrap();
+    let parser = Parser::new(&g);
+    let samples: Vec<Vec<u8>> = hellfuzz::grammar::builtin::samples("js")
+        .iter()
+        .map(|(_, b)| b.to_vec())
+        .collect();
+    assert!(samples.len() >= 30);
+    assert_eq!(node_rejections(&samples), Vec::<String>::new());
+    for s in &samples {
+        assert_eq!(parser.parse(s).unwrap().unparse(), *s);
+    }
+}
+
+mod boundaries {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn grammar_and_probs(name: &str, mode: Mode) -> (Grammar, Probabilities) {
+        let g = Grammar::load(name).unwrap();
+        let (model, _) = samples::mine_builtin(&g, name);
+        let p = Probabilities::new(&g, Some(&model), mode);
+        (g, p)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// Generate, then re-lex: parsing a generated input finds the tokens generation made (no
+        /// two tokens ran together), in every grammar with a layout.
+        #[test]
+        fn generated_tokens_are_the_tokens_a_reparse_finds(
+            name in prop::sample::select(vec!["js", "toml", "css", "sql", "glsl"]),
+            inverted in any::<bool>(),
+            seed in 0u64..1_000_000,
+        ) {
+            let mode = if inverted { Mode::Inverted } else { Mode::Mined };
+            let (g, probs) = grammar_and_probs(name, mode);
+            let tree = Generator::new(&g, &probs, Limits::up_to(400), seed).tree();
+            let text = tree.unparse();
+            let again = Parser::new(&g).parse(&text).map_err(|e| TestCaseError::fail(format!("{name}: {e}")))?;
+            prop_assert!(!hellfuzz::tree::has_run_on(&g, &tree));
+            // Every place where generation ended one token and began the next is a token boundary
+            // of the re-parse too (an ambiguous grammar may cut more finely: `var(` or `var` `(`).
+            let made = hellfuzz::tree::token_spans(&g, &tree);
+            let cuts: std::collections::HashSet<usize> = hellfuzz::tree::token_spans(&g, &again)
+                .into_iter()
+                .flat_map(|(a, b)| [a, b])
+                .collect();
+            if let Some(&(a, b)) = made.iter().find(|(a, b)| !cuts.contains(a) || !cuts.contains(b)) {
+                return Err(TestCaseError::fail(format!(
+                    "{name}: the generated token {:?} runs into its neighbour when re-parsed, near {:?}",
+                    String::from_utf8_lossy(&text[a..b]),
+                    String::from_utf8_lossy(&text[a.saturating_sub(30)..(b + 30).min(text.len())])
+                )));
+            }
+        }
+    }
+}
