@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::{Generator, Limits};
 use crate::grammar::SymbolId;
-use crate::tree::{NodeId, Tree};
+use crate::tree::{NodeId, NodeKind, Tree};
 
 /// How often a repeated name is drawn again before it is left as it is.
 const REDRAWS: usize = 16;
@@ -81,13 +81,23 @@ impl Generator<'_> {
                 let Some(def) = enclosing_def(tree, reference, &r.defs) else {
                     continue;
                 };
-                let (Some(from), Some(to)) = (only_child(tree, def), only_child(tree, reference)) else {
+                let (Some(to), Some(from)) = (tree.kind(reference).symbol(), tree.kind(def).symbol()) else {
                     continue;
                 };
-                if tree.kind(from).symbol() == tree.kind(to).symbol() {
-                    let copy = tree.graft(&tree.clone(), from);
-                    tree.replace(to, copy);
+                // The definition's subtree, relabelled as the reference (their rules have the
+                // same items: `label_ref = ident ;`, `loop_label = ident ;`).
+                if !same_items(g, to, from) {
+                    continue;
                 }
+                let copy = tree.graft(&tree.clone(), def);
+                let kind = match tree.kind(copy) {
+                    NodeKind::Rule { alt, .. } => NodeKind::Rule { symbol: to, alt },
+                    NodeKind::Repeat { .. } => NodeKind::Repeat { symbol: to },
+                    NodeKind::Optional { .. } => NodeKind::Optional { symbol: to },
+                    leaf => leaf,
+                };
+                tree.set_kind(copy, kind);
+                tree.replace(reference, copy);
             }
         }
     }
@@ -151,11 +161,24 @@ fn enclosing_def(tree: &Tree, node: NodeId, defs: &[SymbolId]) -> Option<NodeId>
     enclosing_defs(tree, node, defs).next()
 }
 
-/// The one child of `node`, if it has exactly one.
-fn only_child(tree: &Tree, node: NodeId) -> Option<NodeId> {
-    let mut children = tree.children(node);
-    match (children.next(), children.next()) {
-        (Some(only), None) => Some(only),
-        _ => None,
+/// Whether rules `a` and `b` have the same items (a subtree of one is a subtree of the other).
+fn same_items(g: &crate::grammar::Grammar, a: SymbolId, b: SymbolId) -> bool {
+    use crate::grammar::Body;
+    match (&g.symbol(a).body, &g.symbol(b).body) {
+        (Body::Choice(x), Body::Choice(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p.items == q.items),
+        (Body::Optional(x), Body::Optional(y)) => x == y,
+        (
+            Body::Repeat {
+                item: x,
+                min: m,
+                max: n,
+            },
+            Body::Repeat {
+                item: y,
+                min: o,
+                max: p,
+            },
+        ) => (x, m, n) == (y, o, p),
+        _ => false,
     }
 }

@@ -252,3 +252,149 @@ fn exclusion_errors_are_located() {
         "1:12: `k` in an exclusion is not a defined rule"
     );
 }
+
+fn generated(g: &Grammar, seed: u64) -> String {
+    let probs = crate::mine::Probabilities::new(g, None, crate::mine::Mode::Uniform);
+    let out = crate::generate::Generator::new(g, &probs, crate::generate::Limits::up_to(200), seed).input();
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn distinct_names_differ_within_their_scope_only() {
+    // Parameters of one function differ; two functions may reuse a name.
+    let g = load(
+        r#"
+        p = f f ;
+        f = "f(" name ( "," name ){3} "){}" ;
+        name = [a-f] ;
+        %distinct name f ;
+        "#,
+    );
+    let mut reused = false;
+    for seed in 0..200 {
+        let text = generated(&g, seed);
+        let mut funcs = text.split("){}").filter(|s| !s.is_empty());
+        let (one, two) = (funcs.next().unwrap(), funcs.next().unwrap());
+        let names = |f: &str| {
+            f.trim_start_matches("f(")
+                .split(',')
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        };
+        for f in [one, two] {
+            let n = names(f);
+            let mut unique = n.clone();
+            unique.sort();
+            unique.dedup();
+            assert_eq!(unique.len(), n.len(), "seed {seed}: {text}");
+        }
+        reused |= names(one).iter().any(|n| names(two).contains(n));
+    }
+    assert!(reused, "names may repeat across scopes");
+}
+
+#[test]
+fn hoisted_names_differ_from_every_scope_up_to_their_stop() {
+    // `v` (a var) belongs to its block and every block up to the function; `l` (a let) to its
+    // block only.
+    let g = load(
+        r#"
+        fn = "fn{" item* "}" ;
+        block = "{" item* "}" ;
+        item = "v " var_name ";" | "l " name ";" | block ;
+        var_name = name ;
+        name = [a-z] [a-z] ;
+        %distinct name block fn ;
+        %hoist var_name fn ;
+        "#,
+    );
+    let parser = Parser::new(&g);
+    for seed in 0..300 {
+        let text = generated(&g, seed);
+        let tree = parser.parse(text.as_bytes()).unwrap();
+        // Check: every var differs from the lets of the blocks around it and from other vars.
+        let mut stack: Vec<Vec<(bool, String)>> = vec![Vec::new()];
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'{' => stack.push(Vec::new()),
+                b'}' => {
+                    let inner = stack.pop().unwrap();
+                    // vars hoist into the enclosing scope
+                    if let Some(outer) = stack.last_mut() {
+                        outer.extend(inner.into_iter().filter(|(var, _)| *var));
+                    }
+                }
+                b'v' | b'l' if bytes.get(i + 1) == Some(&b' ') => {
+                    let name = text[i + 2..i + 4].to_string();
+                    let var = bytes[i] == b'v';
+                    let top = stack.last().unwrap();
+                    assert!(
+                        !top.iter().any(|(_, n)| *n == name),
+                        "seed {seed}: {name} declared twice in one scope: {text}"
+                    );
+                    stack.last_mut().unwrap().push((var, name));
+                    i += 4;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        let _ = tree;
+    }
+}
+
+#[test]
+fn references_name_the_definition_around_them() {
+    let g = load(
+        r#"
+        s = stmt* ;
+        stmt = label ":{" ( stmt | "break " ref ";" )* "}" | "x;" ;
+        label = [a-z] [a-z] ;
+        ref = [a-z] [a-z] ;
+        %refer ref label ;
+        "#,
+    );
+    for seed in 0..200 {
+        let text = generated(&g, seed);
+        // Every `break X;` names a label around it, and no label is nested in one of its name.
+        let mut open: Vec<&str> = Vec::new();
+        let mut i = 0;
+        while i < text.len() {
+            let rest = &text[i..];
+            if rest.len() > 3 && rest.as_bytes()[2] == b':' && rest.as_bytes()[0].is_ascii_lowercase() {
+                assert!(
+                    !open.contains(&&rest[..2]),
+                    "seed {seed}: nested label {}: {text}",
+                    &rest[..2]
+                );
+                open.push(&rest[..2]);
+                i += 4;
+            } else if let Some(name) = rest.strip_prefix("break ") {
+                assert!(
+                    open.contains(&&name[..2]),
+                    "seed {seed}: break {} outside its label: {text}",
+                    &name[..2]
+                );
+                i += 9;
+            } else {
+                if rest.starts_with('}') {
+                    open.pop();
+                }
+                i += 1;
+            }
+        }
+    }
+}
+
+#[test]
+fn generation_directives_name_rules() {
+    assert_eq!(
+        error("s = \"a\" ;\n%distinct n s ;"),
+        "2:11: `%distinct` names `n`, which is not a rule; define `n = ... ;`"
+    );
+    assert!(error("s = \"a\" ;\n%refer s ;")
+        .starts_with("2:1: `%refer` takes a reference rule and at least one definition rule"));
+    assert!(error("s = \"a\" ;\n%hoist s ;").starts_with("2:1: `%hoist` takes a name rule and at least one scope rule"));
+}
