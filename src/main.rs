@@ -96,7 +96,8 @@ enum Command {
         #[arg(long, default_value_t = 1000)]
         max_size: usize,
         /// Grow phase: keep inputs growing until they have this many bytes (default: half of
-        /// --max-size).
+        /// --max-size with --invert or --uniform; by default each input follows the size of a
+        /// random sample instead).
         #[arg(long)]
         min_size: Option<usize>,
         /// Write each input into this folder, named by the SHA-1 of its content (a libFuzzer corpus).
@@ -314,7 +315,19 @@ fn main() -> ExitCode {
                 min_size: min_size.unwrap_or(max_size / 2),
                 ..Limits::up_to(max_size)
             };
-            cli::seeds::gen(&grammar, &model, &samples, mode, count, seed, limits, out, nul)
+            let like_samples = min_size.is_none();
+            cli::seeds::gen(
+                &grammar,
+                &model,
+                &samples,
+                mode,
+                count,
+                seed,
+                limits,
+                like_samples,
+                out,
+                nul,
+            )
         }
         Command::Reduce {
             input,

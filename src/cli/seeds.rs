@@ -85,6 +85,7 @@ pub fn gen(
     count: usize,
     seed: u64,
     limits: Limits,
+    like_samples: bool,
     out: Option<PathBuf>,
     nul: bool,
 ) -> Result<ExitCode, String> {
@@ -97,7 +98,13 @@ pub fn gen(
         );
     }
     let probs = Probabilities::new(&g, model.as_ref(), mode);
-    let mut generator = Generator::new(&g, &probs, limits, seed);
+    // "More of the same" follows one sample per input (size, choices, characters), unless the
+    // user set the grow phase (--min-size).
+    let targets = match &model {
+        Some(m) if mode == Mode::Mined && like_samples => hellfuzz::generate::targets(&g, m),
+        _ => Vec::new(),
+    };
+    let mut generator = Generator::new(&g, &probs, limits, seed).with_targets(&targets);
     let mut corpus = match &out {
         Some(dir) => Some(Corpus::open(dir).map_err(|e| format!("cannot use corpus folder {}: {e}", dir.display()))?),
         None => None,
