@@ -102,7 +102,8 @@ enum Command {
         #[arg(long, default_value_t = 1000)]
         max_size: usize,
         /// Grow phase: keep inputs growing until they have this many bytes (default: half of
-        /// --max-size).
+        /// --max-size with --invert or --uniform; by default each input follows the size of a
+        /// random sample instead).
         #[arg(long)]
         min_size: Option<usize>,
         /// Write each input into this folder, named by the SHA-1 of its content (a libFuzzer corpus).
@@ -357,7 +358,20 @@ fn main() -> ExitCode {
                 jobs,
                 timeout: timeout.unwrap_or(hellfuzz::oracle::DEFAULT_TIMEOUT),
             });
-            cli::seeds::gen(&grammar, &model, &samples, mode, count, seed, limits, out, nul, keep_if)
+            let like_samples = min_size.is_none();
+            cli::seeds::gen(
+                &grammar,
+                &model,
+                &samples,
+                mode,
+                count,
+                seed,
+                limits,
+                like_samples,
+                out,
+                nul,
+                keep_if,
+            )
         }
         Command::Reduce {
             input,

@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use hellfuzz::generate::{Generator, Limits};
+use hellfuzz::generate::{targets, Generator, Limits};
 use hellfuzz::grammar::{Grammar, SymbolId};
 use hellfuzz::mine::{samples, Mode, Model, Probabilities};
 use hellfuzz::parse::Parser;
@@ -234,4 +234,112 @@ fn inverted_output_stays_useful_at_a_thousand_inputs() {
             mean(&same)
         );
     }
+}
+
+/// "More of the same" as `hellfuzz gen` does it: each input follows a random sample.
+fn generate_like_samples(g: &Grammar, model: &Model, seed: u64, count: usize, max_size: usize) -> Vec<Vec<u8>> {
+    let probs = Probabilities::new(g, Some(model), Mode::Mined);
+    let targets = targets(g, model);
+    assert_eq!(targets.len(), model.samples as usize, "one target per sample");
+    let mut generator = Generator::new(g, &probs, Limits::up_to(max_size), seed).with_targets(&targets);
+    (0..count).map(|_| generator.input()).collect()
+}
+
+/// The share of `inputs` for which `f` holds.
+fn share(inputs: &[Vec<u8>], f: impl Fn(&[u8]) -> bool) -> f64 {
+    inputs.iter().filter(|i| f(i)).count() as f64 / inputs.len() as f64
+}
+
+#[test]
+fn more_of_the_same_follows_the_samples_sizes() {
+    let (g, model) = builtin("json");
+    let max_size = 1000;
+    let samples: Vec<&[u8]> = hellfuzz::grammar::builtin::samples("json")
+        .iter()
+        .map(|s| s.1)
+        .collect();
+    let sample_share =
+        |f: &dyn Fn(&[u8]) -> bool| samples.iter().filter(|s| f(s)).count() as f64 / samples.len() as f64;
+    let small = |i: &[u8]| i.len() < 128;
+    let scalar = |i: &[u8]| !matches!(i.trim_ascii_start().first(), Some(b'{' | b'[') | None);
+    let inputs = generate_like_samples(&g, &model, 3, 600, max_size);
+    let parser = Parser::new(&g);
+    for input in &inputs {
+        assert!(input.len() <= max_size, "{} bytes", input.len());
+        parser.parse(input).expect("generated input parses");
+        assert!(serde_accepts(input), "{}", String::from_utf8_lossy(input));
+    }
+    // Not all forced to half of --max-size: small inputs and bare scalars, as among the samples
+    // (28% below 128 bytes, 15% scalars).
+    let (s_small, s_scalar) = (sample_share(&small), sample_share(&scalar));
+    let (g_small, g_scalar) = (share(&inputs, small), share(&inputs, scalar));
+    eprintln!(
+        "json below 128 bytes: samples {s_small:.2}, generated {g_small:.2}; scalars {s_scalar:.2} vs {g_scalar:.2}"
+    );
+    assert!(
+        s_small > 0.2 && (g_small - s_small).abs() < 0.15,
+        "{g_small} small vs {s_small}"
+    );
+    assert!(
+        s_scalar > 0.1 && (g_scalar - s_scalar).abs() < 0.1,
+        "{g_scalar} scalars vs {s_scalar}"
+    );
+    assert!(share(&inputs, |i| i.len() < max_size / 2) > 0.2);
+    // The large samples still give large inputs.
+    assert!(share(&inputs, |i| i.len() >= 512) > 0.4);
+    // Raw non-ASCII text where the samples have it (21% of them), not in nearly every input.
+    let non_ascii = share(&inputs, |i| i.iter().any(|&b| b >= 0x80));
+    assert!((0.05..0.4).contains(&non_ascii), "non-ASCII in {non_ascii}");
+
+    // Choice frequencies stay close to the samples' over all inputs.
+    let same = mine_outputs(&g, &inputs);
+    let d = distance(&g, &model, &same);
+    assert!(
+        d < 0.15,
+        "more of the same (like samples) is {d:.3} away from the samples"
+    );
+
+    // Inverted output keeps its grow phase to half of --max-size.
+    let inverted = generate(&g, &model, Mode::Inverted, 3, 300, max_size);
+    let smallest = inverted.iter().map(Vec::len).min().unwrap();
+    assert!(smallest >= max_size / 2, "an inverted input of {smallest} bytes");
+}
+
+#[test]
+fn following_the_samples_is_deterministic_and_parses_back() {
+    for (name, count) in [("json", 200), ("expr", 200), ("toml", 60), ("css", 40)] {
+        let (g, model) = builtin(name);
+        let a = generate_like_samples(&g, &model, 9, count, 1000);
+        assert_eq!(
+            a,
+            generate_like_samples(&g, &model, 9, count, 1000),
+            "{name}: seed 9 twice"
+        );
+        assert_ne!(
+            a,
+            generate_like_samples(&g, &model, 10, count, 1000),
+            "{name}: seeds 9 and 10"
+        );
+        let parser = Parser::new(&g);
+        for input in &a {
+            assert!(input.len() <= 1000, "{name}: {} bytes", input.len());
+            if let Err(e) = parser.parse(input) {
+                panic!("{name}: does not parse: {e}\n{}", String::from_utf8_lossy(input));
+            }
+        }
+    }
+}
+
+#[test]
+fn models_without_profiles_generate_as_before() {
+    // A model file written before profiles were kept: no targets, the grow phase to half.
+    let (g, model) = builtin("json");
+    let mut text: serde_json::Value = serde_json::to_value(&model).unwrap();
+    text.as_object_mut().unwrap().remove("profiles");
+    let old: Model = serde_json::from_value(text).unwrap();
+    assert!(old.profiles.is_empty() && old.counts == model.counts);
+    assert!(targets(&g, &old).is_empty());
+    let probs = Probabilities::new(&g, Some(&old), Mode::Mined);
+    let mut generator = Generator::new(&g, &probs, Limits::up_to(400), 1).with_targets(&[]);
+    assert!((0..50).all(|_| generator.input().len() >= 200));
 }

@@ -191,6 +191,7 @@ pub fn gen(
     count: usize,
     seed: u64,
     limits: Limits,
+    like_samples: bool,
     out: Option<PathBuf>,
     nul: bool,
     keep_if: Option<KeepIf>,
@@ -204,7 +205,13 @@ pub fn gen(
         );
     }
     let probs = Probabilities::new(&g, model.as_ref(), mode);
-    let mut generator = Generator::new(&g, &probs, limits, seed);
+    // "More of the same" follows one sample per input (size, choices, characters), unless the
+    // user set the grow phase (--min-size).
+    let targets = match &model {
+        Some(m) if mode == Mode::Mined && like_samples => hellfuzz::generate::targets(&g, m),
+        _ => Vec::new(),
+    };
+    let mut generator = Generator::new(&g, &probs, limits, seed).with_targets(&targets);
     let mut output = Output::new(out.as_ref(), nul)?;
     if let Some(keep_if) = keep_if {
         return gen_kept(&mut || generator.input(), &mut output, count, seed, mode, &keep_if);

@@ -11,6 +11,15 @@
 //! phase). Inverted probabilities favour stopping when the samples had long lists; the grow phase
 //! makes inversion change what is generated rather than how little, and it grows structure (more
 //! values, statements, terms), never padding such as whitespace runs.
+//!
+//! "More of the same" one sample at a time: with [`Generator::with_targets`] (one [`Target`] per
+//! mined sample, from [`targets`]), each input draws a sample and follows its size (as budget,
+//! capped at `max_size`), its own choice probabilities (smoothed by the whole model's) and its
+//! share of non-ASCII characters. A grow phase forces structure (it makes the last growing node
+//! recurse), so such an input is drawn without one, again while it stays below half of the
+//! sample's size, and only after repeated failures with a grow phase to half of it. The
+//! generated inputs then differ among themselves as the samples do: small and large, plain and
+//! escaped, ASCII and not, instead of all being alike averages of the samples.
 
 mod corpus;
 mod distinct;
@@ -21,7 +30,7 @@ use rand_chacha::ChaCha8Rng;
 pub use corpus::{Corpus, Written};
 
 use crate::grammar::{Body, CharClass, Grammar, Item, SymbolId, Terminal};
-use crate::mine::{Mode, Probabilities};
+use crate::mine::{Mode, Model, Probabilities};
 use crate::tree::{NodeId, NodeKind, Tree};
 
 /// Size limits for one generated input.
@@ -47,14 +56,69 @@ impl Limits {
     }
 }
 
+/// What one generated input aims at: a sample's size, choices and characters ("more of the
+/// same", one sample at a time).
+#[derive(Clone, Debug)]
+pub struct Target {
+    /// The sample's size in bytes: the input's budget and grow phase (capped at `max_size`).
+    pub size: usize,
+    /// The sample's own mined probabilities, smoothed by the whole model's.
+    pub probs: Probabilities,
+    /// How often a mixed character class yields an ASCII member (see [`sample_class`]).
+    pub ascii_share: f64,
+}
+
+/// How much the whole model's probabilities weigh beside one sample's counts in a [`Target`]:
+/// as many observations of each choice point.
+pub const TARGET_PRIOR: f64 = 1.0;
+
+/// Draws of an input without a grow phase before the grow phase is used (see
+/// [`Generator::with_targets`]).
+const TARGET_TRIES: usize = 20;
+
+/// One [`Target`] per sample profile of `model` (none for models without profiles).
+pub fn targets(grammar: &Grammar, model: &Model) -> Vec<Target> {
+    let mined = Probabilities::new(grammar, Some(model), Mode::Mined);
+    // A sample without characters of mixed classes says nothing about them: the corpus does.
+    let (chars, non_ascii) = model
+        .profiles
+        .iter()
+        .fold((0, 0), |(c, n), p| (c + p.class_chars, n + p.non_ascii));
+    let corpus_share = if chars > 0 {
+        1.0 - non_ascii as f64 / chars as f64
+    } else {
+        ascii_share(Mode::Mined)
+    };
+    model
+        .profiles
+        .iter()
+        .map(|p| Target {
+            size: usize::try_from(p.size).unwrap_or(usize::MAX),
+            probs: mined.like_sample(grammar, p, TARGET_PRIOR),
+            ascii_share: if p.class_chars > 0 {
+                1.0 - p.non_ascii as f64 / p.class_chars as f64
+            } else {
+                corpus_share
+            },
+        })
+        .collect()
+}
+
 /// Generates derivation trees; the same seed gives the same sequence of trees.
 pub struct Generator<'a> {
     grammar: &'a Grammar,
+    /// The probabilities given to [`Generator::new`].
+    base: &'a Probabilities,
+    /// The probabilities of the input being drawn: `base` or its target's.
     probs: &'a Probabilities,
+    /// The share of ASCII members drawn from mixed character classes for this input.
+    ascii_share: f64,
     limits: Limits,
     rng: ChaCha8Rng,
     /// Per symbol: whether some derivation of it contains a recursive symbol (can grow).
     grows: &'a [bool],
+    /// Targets that each input of the start symbol draws one of (empty: none).
+    targets: &'a [Target],
 }
 
 /// A node waiting to be expanded.
@@ -71,16 +135,60 @@ impl<'a> Generator<'a> {
     pub fn new(grammar: &'a Grammar, probs: &'a Probabilities, limits: Limits, seed: u64) -> Generator<'a> {
         Generator {
             grammar,
+            base: probs,
             probs,
+            ascii_share: ascii_share(probs.mode),
             limits,
             rng: ChaCha8Rng::seed_from_u64(seed),
             grows: &grammar.analysis().reaches_recursion,
+            targets: &[],
         }
+    }
+
+    /// Each input (of [`Generator::tree`] and [`Generator::input`]) draws one of `targets`
+    /// and follows it: its probabilities and ASCII share replace the generator's, and its size
+    /// (capped at `max_size`) replaces the limits: it is the budget, and the input is drawn
+    /// without a grow phase until it has at least half of it (at most 20 draws; the last one
+    /// grows to half of it). [`Generator::tree_of`] is not affected.
+    pub fn with_targets(mut self, targets: &'a [Target]) -> Generator<'a> {
+        self.targets = targets;
+        self
     }
 
     /// One derivation tree of the start symbol.
     pub fn tree(&mut self) -> Tree {
-        self.tree_of(self.grammar.start())
+        let start = self.grammar.start();
+        let targets = self.targets;
+        if targets.is_empty() {
+            return self.tree_of(start);
+        }
+        let full = self.limits;
+        let target = &targets[self.rng.random_range(0..targets.len())];
+        let size = target.size.min(full.max_size);
+        self.probs = &target.probs;
+        self.ascii_share = target.ascii_share;
+        // The target's size is the budget. Drawn without a grow phase, an input keeps the
+        // sample's structure (a bare scalar stays possible, nesting is not forced); one that
+        // ends below half of the target is drawn again, and after TARGET_TRIES such draws the
+        // grow phase makes the last one reach it.
+        self.limits.max_size = size;
+        self.limits.min_size = 0;
+        let mut tree = None;
+        for _ in 0..TARGET_TRIES {
+            let t = self.tree_of(start);
+            if t.len() >= size / 2 {
+                tree = Some(t);
+                break;
+            }
+        }
+        let tree = tree.unwrap_or_else(|| {
+            self.limits.min_size = size / 2;
+            self.tree_of(start)
+        });
+        self.limits = full;
+        self.probs = self.base;
+        self.ascii_share = ascii_share(self.base.mode);
+        tree
     }
 
     /// One input (the unparsed tree of the start symbol).
@@ -274,7 +382,7 @@ impl<'a> Generator<'a> {
                 let bytes = match self.grammar.terminal(t) {
                     Terminal::Literal(b) => b.clone(),
                     Terminal::Class { class, .. } => {
-                        let c = sample_class(class, ascii_share(self.probs.mode), &mut self.rng);
+                        let c = sample_class(class, self.ascii_share, &mut self.rng);
                         // A multi-byte character must not break the size limit.
                         let c = if estimate + c.len_utf8() > self.limits.max_size {
                             class.representative().unwrap_or(c)

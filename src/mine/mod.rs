@@ -12,7 +12,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::grammar::{Body, Grammar, SymbolId};
+use crate::grammar::{Body, CharClass, Grammar, SymbolId, Terminal};
 use crate::tree::{NodeKind, Tree};
 
 pub use probs::{Mode, Probabilities};
@@ -35,6 +35,25 @@ pub struct Model {
     /// How many samples were mined.
     pub samples: u64,
     /// Counts per choice point, keyed by symbol name (synthetic symbols: `rule.N`).
+    pub counts: BTreeMap<String, Vec<u64>>,
+    /// One profile per mined sample, in mining order: "more of the same" makes each input like
+    /// one of them. Models written before profiles were kept have none (and generate as
+    /// before); a merge with such a model keeps the profiles that are known.
+    #[serde(default)]
+    pub profiles: Vec<SampleProfile>,
+}
+
+/// What one sample was like: its size, its characters and its own choices.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SampleProfile {
+    /// Size in bytes.
+    pub size: u64,
+    /// Characters matched by character classes that have both ASCII and non-ASCII members (the
+    /// only ones where a generator chooses between the two).
+    pub class_chars: u64,
+    /// How many of those were not ASCII.
+    pub non_ascii: u64,
+    /// The sample's own counts per choice point (as [`Model::counts`]).
     pub counts: BTreeMap<String, Vec<u64>>,
 }
 
@@ -84,23 +103,37 @@ impl Model {
             fingerprint: grammar.fingerprint(),
             samples: 0,
             counts: BTreeMap::new(),
+            profiles: Vec::new(),
         }
     }
 
-    /// Adds the choices made in `tree` (a derivation of `grammar`).
+    /// Adds the choices made in `tree` (a derivation of `grammar`) and its profile.
     pub fn add_tree(&mut self, grammar: &Grammar, tree: &Tree) {
         self.samples += 1;
+        let mut profile = SampleProfile {
+            size: tree.len() as u64,
+            ..SampleProfile::default()
+        };
         tree.pre_order(tree.root(), |node| {
-            let Some(sym) = tree.kind(node).symbol() else { return };
+            let kind = tree.kind(node);
+            let Some(sym) = kind.symbol() else {
+                if let NodeKind::Leaf { terminal } = kind {
+                    if matches!(grammar.terminal(terminal), Terminal::Class { class, .. } if mixed(class)) {
+                        profile.class_chars += 1;
+                        profile.non_ascii += u64::from(tree.leaf_bytes(node).first().is_some_and(|&b| b >= 0x80));
+                    }
+                }
+                return;
+            };
             let n = arity(grammar, sym);
             if n == 0 {
                 return;
             }
-            let counts = self
+            let counts = profile
                 .counts
                 .entry(grammar.symbol(sym).name.clone())
                 .or_insert_with(|| vec![0; n]);
-            match (tree.kind(node), &grammar.symbol(sym).body) {
+            match (kind, &grammar.symbol(sym).body) {
                 (NodeKind::Rule { alt, .. }, _) => counts[alt as usize] += 1,
                 (NodeKind::Optional { .. }, _) => counts[usize::from(tree.child_count(node) > 0)] += 1,
                 (NodeKind::Repeat { .. }, Body::Repeat { min, max, .. }) => {
@@ -115,6 +148,15 @@ impl Model {
                 _ => {}
             }
         });
+        for (name, c) in &profile.counts {
+            let mine = self.counts.entry(name.clone()).or_default();
+            // Only a model that was never checked against the grammar can disagree on a length.
+            mine.resize(c.len(), 0);
+            for (a, b) in mine.iter_mut().zip(c) {
+                *a += b;
+            }
+        }
+        self.profiles.push(profile);
     }
 
     /// Adds another model's counts to this one (same grammar required).
@@ -125,20 +167,9 @@ impl Model {
                 expected: self.grammar.clone(),
             });
         }
+        add_counts(&mut self.counts, &other.counts)?;
         self.samples += other.samples;
-        for (name, counts) in &other.counts {
-            let mine = self.counts.entry(name.clone()).or_insert_with(|| vec![0; counts.len()]);
-            if mine.len() != counts.len() {
-                return Err(ModelError::Format(format!(
-                    "choice point `{name}` has {} counts in one model and {} in the other",
-                    mine.len(),
-                    counts.len()
-                )));
-            }
-            for (a, b) in mine.iter_mut().zip(counts) {
-                *a += b;
-            }
-        }
+        self.profiles.extend_from_slice(&other.profiles);
         Ok(())
     }
 
@@ -150,13 +181,13 @@ impl Model {
                 expected: grammar.origin().to_string(),
             });
         }
-        for (name, counts) in &self.counts {
-            let fits = grammar
-                .symbols()
-                .iter()
-                .position(|s| &s.name == name)
-                .is_some_and(|i| arity(grammar, SymbolId(i as u32)) == counts.len());
-            if !fits {
+        let arities: std::collections::HashMap<&str, usize> = (0..grammar.symbols().len())
+            .map(|i| SymbolId(i as u32))
+            .map(|s| (grammar.symbol(s).name.as_str(), arity(grammar, s)))
+            .collect();
+        let profiles = self.profiles.iter().flat_map(|p| &p.counts);
+        for (name, counts) in self.counts.iter().chain(profiles) {
+            if arities.get(name.as_str()) != Some(&counts.len()) {
                 return Err(ModelError::Format(format!(
                     "the model counts a choice point `{name}` that the grammar does not have"
                 )));
@@ -193,6 +224,33 @@ impl Model {
         crate::files::write_atomically(path, text.as_bytes())
             .map_err(|e| ModelError::Io(format!("cannot write model {}: {e}", path.display())))
     }
+}
+
+/// Adds `more` to `counts`, choice point by choice point; nothing changes if their lengths
+/// disagree.
+fn add_counts(counts: &mut BTreeMap<String, Vec<u64>>, more: &BTreeMap<String, Vec<u64>>) -> Result<(), ModelError> {
+    for (name, c) in more {
+        if let Some(mine) = counts.get(name).filter(|m| m.len() != c.len()) {
+            return Err(ModelError::Format(format!(
+                "choice point `{name}` has {} counts in one model and {} in the other",
+                mine.len(),
+                c.len()
+            )));
+        }
+    }
+    for (name, c) in more {
+        let mine = counts.entry(name.clone()).or_insert_with(|| vec![0; c.len()]);
+        for (a, b) in mine.iter_mut().zip(c) {
+            *a += b;
+        }
+    }
+    Ok(())
+}
+
+/// Whether a character class has both ASCII and non-ASCII members.
+pub(crate) fn mixed(class: &CharClass) -> bool {
+    let r = class.ranges();
+    r.first().is_some_and(|f| f.0 < 128) && r.last().is_some_and(|l| l.1 >= 128)
 }
 
 #[cfg(test)]

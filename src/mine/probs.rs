@@ -3,7 +3,7 @@
 //! A choice point never reached by the samples keeps the grammar's own weights (Eq. 3: uniform
 //! unless hand-written), in every mode. [`Probabilities`] also prints a grammar annotated with them.
 
-use super::{arity, Model};
+use super::{arity, Model, SampleProfile};
 use crate::grammar::print::{format_weight, Annotations};
 use crate::grammar::{Body, Grammar, SymbolId};
 
@@ -55,6 +55,37 @@ impl Probabilities {
             })
             .collect();
         Probabilities { mode, by_symbol }
+    }
+
+    /// "More of the same" like one sample: its own counts mined (Eq. 4), each choice point
+    /// smoothed by these probabilities (the whole model's, mined) as a prior worth `prior`
+    /// observations. Choice points the sample never reached keep these probabilities.
+    pub fn like_sample(&self, grammar: &Grammar, profile: &SampleProfile, prior: f64) -> Probabilities {
+        let by_symbol = self
+            .by_symbol
+            .iter()
+            .enumerate()
+            .map(|(i, base)| {
+                let counts = profile
+                    .counts
+                    .get(&grammar.symbol(SymbolId(i as u32)).name)
+                    .filter(|c| c.len() == base.len() && c.iter().sum::<u64>() > 0);
+                match counts {
+                    None => base.clone(),
+                    Some(c) => {
+                        let total = c.iter().sum::<u64>() as f64 + prior;
+                        c.iter()
+                            .zip(base)
+                            .map(|(&n, &p)| (n as f64 + prior * p) / total)
+                            .collect()
+                    }
+                }
+            })
+            .collect();
+        Probabilities {
+            mode: Mode::Mined,
+            by_symbol,
+        }
     }
 
     /// The probabilities of `sym`'s choice point (empty if it is not one).

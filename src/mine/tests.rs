@@ -239,3 +239,57 @@ fn context_instances_the_samples_never_reached_take_their_rules_counts() {
     let inv = Probabilities::new(&g, Some(&model), Mode::Inverted);
     assert_probs(&g, &inv, "s[loop]", &[0.0, 0.0, 0.5, 0.5]);
 }
+
+#[test]
+fn profiles_keep_each_samples_size_characters_and_choices() {
+    let g = Grammar::load("json").unwrap();
+    let parser = Parser::new(&g);
+    let mut model = Model::new(&g);
+    model.add_tree(&g, &parser.parse(b"[1, 2]").unwrap());
+    model.add_tree(&g, &parser.parse("\"h\u{e9}\"".as_bytes()).unwrap());
+    assert_eq!(model.profiles.len(), 2);
+    let (a, b) = (&model.profiles[0], &model.profiles[1]);
+    assert_eq!((a.size, a.class_chars, a.non_ascii), (6, 0, 0));
+    // `h` and `é` come from the string's mixed class; digits are ASCII-only classes.
+    assert_eq!((b.size, b.class_chars, b.non_ascii), (5, 2, 1));
+    // The model's counts are the sum of the samples' own counts.
+    for (name, counts) in &model.counts {
+        let sum: Vec<u64> = (0..counts.len())
+            .map(|k| {
+                model
+                    .profiles
+                    .iter()
+                    .map(|p| p.counts.get(name).map_or(0, |c| c[k]))
+                    .sum()
+            })
+            .collect();
+        assert_eq!(&sum, counts, "{name}");
+    }
+    // Merging keeps both models' profiles; check refuses a profile that does not fit.
+    let mut merged = model.clone();
+    merged.merge(&model).unwrap();
+    assert_eq!((merged.samples, merged.profiles.len()), (4, 4));
+    merged.profiles[3].counts.insert("value".into(), vec![1]);
+    assert!(merged.check(&g).is_err());
+}
+
+#[test]
+fn like_sample_smooths_one_samples_counts_by_the_model() {
+    let g = Grammar::load("json").unwrap();
+    let parser = Parser::new(&g);
+    let mut model = Model::new(&g);
+    for s in [&b"[1, 2, 3]"[..], b"\"a\""] {
+        model.add_tree(&g, &parser.parse(s).unwrap());
+    }
+    let mined = Probabilities::new(&g, Some(&model), Mode::Mined);
+    let value = g.symbol_by_name("value").unwrap();
+    // value: object, array, string, number, true, false, null. The model: 1 array, 1 string,
+    // 3 numbers of 5; the string sample alone: 1 string, with the model as one more observation.
+    assert_probs(&g, &mined, "value", &[0.0, 0.2, 0.2, 0.6, 0.0, 0.0, 0.0]);
+    let like = mined.like_sample(&g, &model.profiles[1], 1.0);
+    assert_probs(&g, &like, "value", &[0.0, 0.1, 0.6, 0.3, 0.0, 0.0, 0.0]);
+    // A choice point the sample never reached keeps the model's probabilities.
+    let digits = g.symbol_by_name("int").unwrap();
+    assert_eq!(like.of(digits), mined.of(digits));
+    assert_eq!(like.of(value).len(), 7);
+}
