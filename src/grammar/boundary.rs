@@ -10,7 +10,7 @@ use regex_automata::util::syntax::Config;
 use regex_automata::{Anchored, Input, MatchKind};
 use regex_syntax::hir::{Class, ClassUnicode, ClassUnicodeRange, Hir, Repetition};
 
-use super::{Body, Grammar, Item, SymbolId, Terminal};
+use super::{Body, CharClass, Grammar, Item, SymbolId, Terminal};
 
 /// Tokens larger than this (in HIR nodes) are left out of the matcher: a token that big is a
 /// sentence, not a word, and runs on into nothing a separator could fix.
@@ -92,6 +92,8 @@ impl Boundaries {
             visiting: Vec::new(),
             nodes: 0,
             skip_layout: false,
+            terminals: vec![None; grammar.terminals().len()],
+            layout_chars: layout_chars(grammar),
         };
         // Tokens that may contain whitespace (string contents, a preprocessor line) only ever
         // appear in their own context, between delimiters; matched everywhere, they would make
@@ -299,6 +301,65 @@ fn repeat_below(grammar: &Grammar, mut sym: SymbolId) -> Option<(SymbolId, u32)>
     None
 }
 
+/// Classes with more ranges than this (Unicode name characters: hundreds of ranges, in many
+/// tokens) are matched coarsely: exactly below 128, and beyond it as everything from their first
+/// to their last character except the layout's own characters. A token boundary then costs a
+/// separator more often, never one less; a keyword is still ended by any layout character.
+const MAX_EXACT_RANGES: usize = 32;
+
+/// `class` exact below 128, then its span beyond ASCII minus `layout` (sorted ranges).
+fn coarse_class(class: &CharClass, layout: &[(u32, u32)]) -> Vec<(u32, u32)> {
+    let ranges = class.ranges();
+    let mut out: Vec<(u32, u32)> = ranges
+        .iter()
+        .filter(|r| r.0 < 0x80)
+        .map(|&(lo, hi)| (lo, hi.min(0x7F)))
+        .collect();
+    let beyond: Vec<&(u32, u32)> = ranges.iter().filter(|r| r.1 >= 0x80).collect();
+    if let (Some(first), Some(last)) = (beyond.first(), beyond.last()) {
+        let span = CharClass::new(&[(first.0.max(0x80), last.1)], false);
+        let minus = CharClass::new(layout, true);
+        out.extend(span.ranges().iter().flat_map(|&(lo, hi)| {
+            minus
+                .ranges()
+                .iter()
+                .filter_map(move |&(a, b)| (a.max(lo) <= b.min(hi)).then_some((a.max(lo), b.min(hi))))
+        }));
+    }
+    out
+}
+
+/// The characters beyond ASCII of the literals and small classes the layout rules reach (the
+/// spaces and line breaks; a comment's "anything but `*/`" is left out).
+fn layout_chars(grammar: &Grammar) -> Vec<(u32, u32)> {
+    let mut seen = vec![false; grammar.symbols().len()];
+    let mut stack: Vec<SymbolId> = grammar.layouts().to_vec();
+    let mut out = Vec::new();
+    while let Some(sym) = stack.pop() {
+        if std::mem::replace(&mut seen[sym.index()], true) {
+            continue;
+        }
+        for item in super::analysis::body_items(&grammar.symbol(sym).body) {
+            match item {
+                Item::Symbol(s) => stack.push(s),
+                Item::Terminal(t) => match grammar.terminal(t) {
+                    // Spaces and line breaks, not the "anything" inside a comment.
+                    Terminal::Class { class, .. } if class.len() <= 4096 => {
+                        out.extend(class.ranges().iter().filter(|r| r.1 >= 0x80).copied())
+                    }
+                    Terminal::Class { .. } => {}
+                    Terminal::Literal(bytes) => {
+                        if let Ok(text) = std::str::from_utf8(bytes) {
+                            out.extend(text.chars().filter(|&c| c as u32 >= 0x80).map(|c| (c as u32, c as u32)));
+                        }
+                    }
+                },
+            }
+        }
+    }
+    out
+}
+
 /// The NFA and lazy-DFA cache sizes: tokens with Unicode classes (JavaScript's names, made of
 /// ID_Start and ID_Continue) compile to NFAs far over regex-automata's defaults.
 const NFA_SIZE_LIMIT: usize = 64 << 20;
@@ -332,6 +393,11 @@ struct ToHir<'g> {
     nodes: usize,
     /// Read the layout as the empty string instead of giving up on the token.
     skip_layout: bool,
+    /// Each terminal's expression, made once: a class of hundreds of ranges (Unicode names)
+    /// appears in many tokens, and building it sorts its ranges every time.
+    terminals: Vec<Option<Hir>>,
+    /// The characters beyond ASCII that the layout rules use (a coarse class must not cover them).
+    layout_chars: Vec<(u32, u32)>,
 }
 
 impl ToHir<'_> {
@@ -341,16 +407,29 @@ impl ToHir<'_> {
             return None;
         }
         match item {
-            Item::Terminal(t) => Some(match self.grammar.terminal(t) {
-                Terminal::Literal(bytes) => Hir::literal(bytes.clone()),
-                Terminal::Class { class, .. } => {
-                    let ranges = class
-                        .ranges()
-                        .iter()
-                        .filter_map(|&(lo, hi)| Some(ClassUnicodeRange::new(char::from_u32(lo)?, char::from_u32(hi)?)));
-                    Hir::class(Class::Unicode(ClassUnicode::new(ranges)))
+            Item::Terminal(t) => {
+                if let Some(hir) = &self.terminals[t.index()] {
+                    return Some(hir.clone());
                 }
-            }),
+                let hir = match self.grammar.terminal(t) {
+                    Terminal::Literal(bytes) => Hir::literal(bytes.clone()),
+                    Terminal::Class { class, .. } => {
+                        let coarse;
+                        let ranges = if class.ranges().len() > MAX_EXACT_RANGES {
+                            coarse = coarse_class(class, &self.layout_chars);
+                            &coarse
+                        } else {
+                            class.ranges()
+                        };
+                        let ranges = ranges.iter().filter_map(|&(lo, hi)| {
+                            Some(ClassUnicodeRange::new(char::from_u32(lo)?, char::from_u32(hi)?))
+                        });
+                        Hir::class(Class::Unicode(ClassUnicode::new(ranges)))
+                    }
+                };
+                self.terminals[t.index()] = Some(hir.clone());
+                Some(hir)
+            }
             Item::Symbol(_) if self.grammar.is_layout(item) && self.skip_layout => Some(Hir::empty()),
             // A token containing the layout is a phrase, and a recursive one is not regular.
             Item::Symbol(s) if self.grammar.is_layout(item) || self.visiting.contains(&s) => None,
