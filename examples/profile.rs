@@ -149,7 +149,14 @@ fn features(g: &Grammar, json: bool, tree: &Tree, bytes: &[u8]) -> Features {
             let sym = kind.symbol().expect("inner nodes have symbols");
             let s = g.symbol(sym);
             if !s.synthetic {
-                rules.insert(sym);
+                // A rule with contexts counts once, whatever its instance (`stmt[ret]` is `stmt`).
+                let rule = if s.name.contains('[') {
+                    g.symbol_by_name(&hellfuzz::grammar::context::base_name(&s.name))
+                        .unwrap_or(sym)
+                } else {
+                    sym
+                };
+                rules.insert(rule);
             }
             if !json {
                 return;

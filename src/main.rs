@@ -14,6 +14,9 @@ use hellfuzz::reduce::{Algorithm, Budget, Options};
 
 use cli::common::load_grammar;
 
+/// `gen --max-size` when not given (and not following the samples' sizes).
+const DEFAULT_MAX_SIZE: usize = 1000;
+
 #[derive(ClapParser)]
 #[command(
     name = "hellfuzz",
@@ -98,9 +101,10 @@ enum Command {
         /// Seed of the random choices; the same seed gives the same inputs.
         #[arg(long, default_value_t = 0)]
         seed: u64,
-        /// Largest input in bytes.
-        #[arg(long, default_value_t = 1000)]
-        max_size: usize,
+        /// Largest input in bytes (default 1000; "more of the same" mined from samples: as large
+        /// as the largest sample).
+        #[arg(long)]
+        max_size: Option<usize>,
         /// Grow phase: keep inputs growing until they have this many bytes (default: half of
         /// --max-size with --invert or --uniform; by default each input follows the size of a
         /// random sample instead).
@@ -348,6 +352,8 @@ fn main() -> ExitCode {
             } else {
                 Mode::Mined
             };
+            let sample_max_size = max_size.is_none();
+            let max_size = max_size.unwrap_or(DEFAULT_MAX_SIZE);
             let limits = Limits {
                 min_size: min_size.unwrap_or(max_size / 2),
                 ..Limits::up_to(max_size)
@@ -368,6 +374,7 @@ fn main() -> ExitCode {
                 seed,
                 limits,
                 like_samples,
+                sample_max_size,
                 out,
                 nul,
                 keep_if,

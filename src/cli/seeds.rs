@@ -181,6 +181,9 @@ pub struct KeepIf {
     pub timeout: Duration,
 }
 
+/// The largest `--max-size` that following the samples' sizes may choose.
+const SAMPLE_MAX_SIZE_CAP: usize = 1 << 20;
+
 /// `hellfuzz gen`.
 #[allow(clippy::too_many_arguments)]
 pub fn gen(
@@ -190,8 +193,9 @@ pub fn gen(
     mode: Mode,
     count: usize,
     seed: u64,
-    limits: Limits,
+    mut limits: Limits,
     like_samples: bool,
+    sample_max_size: bool,
     out: Option<PathBuf>,
     nul: bool,
     keep_if: Option<KeepIf>,
@@ -211,6 +215,12 @@ pub fn gen(
         Some(m) if mode == Mode::Mined && like_samples => hellfuzz::generate::targets(&g, m),
         _ => Vec::new(),
     };
+    // Without --max-size, "more of the same" is as large as the samples are (up to 1 MiB).
+    if sample_max_size {
+        if let Some(largest) = targets.iter().map(|t| t.size).max() {
+            limits.max_size = largest.clamp(1, SAMPLE_MAX_SIZE_CAP);
+        }
+    }
     let mut generator = Generator::new(&g, &probs, limits, seed).with_targets(&targets);
     let mut output = Output::new(out.as_ref(), nul)?;
     if let Some(keep_if) = keep_if {

@@ -44,7 +44,11 @@ impl Probabilities {
                     m.counts_of(grammar, sym)
                         .filter(|c| c.iter().sum::<u64>() > 0)
                         .map(<[u64]>::to_vec)
-                        .or_else(|| siblings.as_ref().and_then(|s| s.pooled(grammar, m, sym)))
+                        .or_else(|| {
+                            siblings
+                                .as_ref()
+                                .and_then(|s| s.pooled(grammar, &|o| m.counts_of(grammar, o), sym))
+                        })
                 });
                 match (mode, counts) {
                     (Mode::Uniform, _) => vec![1.0 / n as f64; n],
@@ -61,15 +65,20 @@ impl Probabilities {
     /// smoothed by these probabilities (the whole model's, mined) as a prior worth `prior`
     /// observations. Choice points the sample never reached keep these probabilities.
     pub fn like_sample(&self, grammar: &Grammar, profile: &SampleProfile, prior: f64) -> Probabilities {
+        let siblings = Siblings::new(grammar);
+        let own = |sym: SymbolId| profile.counts.get(&grammar.symbol(sym).name).map(Vec::as_slice);
         let by_symbol = self
             .by_symbol
             .iter()
             .enumerate()
             .map(|(i, base)| {
-                let counts = profile
-                    .counts
-                    .get(&grammar.symbol(SymbolId(i as u32)).name)
-                    .filter(|c| c.len() == base.len() && c.iter().sum::<u64>() > 0);
+                let sym = SymbolId(i as u32);
+                // The sample's counts, or those of its other context instances of the rule.
+                let counts = own(sym)
+                    .filter(|c| c.iter().sum::<u64>() > 0)
+                    .map(<[u64]>::to_vec)
+                    .or_else(|| siblings.pooled(grammar, &own, sym))
+                    .filter(|c| c.len() == base.len());
                 match counts {
                     None => base.clone(),
                     Some(c) => {
@@ -136,12 +145,17 @@ impl Siblings {
     }
 
     /// The summed counts of `sym`'s siblings, choices matched by the alternative they came from.
-    fn pooled(&self, grammar: &Grammar, model: &Model, sym: SymbolId) -> Option<Vec<u64>> {
+    fn pooled<'c>(
+        &self,
+        grammar: &Grammar,
+        counts_of: &dyn Fn(SymbolId) -> Option<&'c [u64]>,
+        sym: SymbolId,
+    ) -> Option<Vec<u64>> {
         let members = &self.members[*self.group.get(sym.index())?];
         let n = arity(grammar, sym);
         let mut total = vec![0u64; n];
         for &other in members.iter().filter(|&&o| o != sym) {
-            let Some(c) = model.counts_of(grammar, other) else {
+            let Some(c) = counts_of(other) else {
                 continue;
             };
             match (&grammar.symbol(sym).body, &grammar.symbol(other).body) {
