@@ -398,3 +398,19 @@ fn generation_directives_name_rules() {
         .starts_with("2:1: `%refer` takes a reference rule and at least one definition rule"));
     assert!(error("s = \"a\" ;\n%hoist s ;").starts_with("2:1: `%hoist` takes a name rule and at least one scope rule"));
 }
+
+#[test]
+fn a_deeply_nested_exclusion_is_an_error_not_a_stack_overflow() {
+    // 150 rules, each a group around the next: inlined, the left side nests 300 deep.
+    let mut text = String::from("s = r0 - \"a\" ;\n");
+    for i in 0..150 {
+        text += &format!("r{i} = ( ( r{} ) | \"b\" ) ;\n", i + 1);
+    }
+    text += "r150 = \"c\" ;\n";
+    let e = Grammar::from_text(&text, "t.grammar").expect_err("too deep");
+    assert!(
+        e.to_string().contains("nests more than 200 groups deep")
+            || e.to_string().contains("rules nest more than 64 deep"),
+        "{e}"
+    );
+}

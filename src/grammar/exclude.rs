@@ -21,6 +21,9 @@ pub const MAX_WORDS: usize = 10_000;
 pub const MAX_WORD_CHARS: usize = 200;
 /// The most regular-expression nodes an exclusion may build.
 const MAX_NODES: usize = 500_000;
+/// How deeply the left side of `-` may nest once its rules are inlined: the expansion recurses
+/// over it, so a deeper one is an error, not a stack overflow.
+const MAX_DEPTH: usize = 200;
 /// How deep rules may be inlined into either side of `-`.
 const MAX_INLINE_DEPTH: usize = 64;
 
@@ -126,6 +129,11 @@ impl Cx<'_, '_> {
             uses: Vec::new(),
         };
         let re = b.re(left)?;
+        if depth(&re) > MAX_DEPTH {
+            return Err(format!(
+                "the left side of this exclusion nests more than {MAX_DEPTH} groups deep (with its rules inlined)"
+            ));
+        }
         let words = b.words(right)?;
         let mut trie = Trie::default();
         for w in &words {
@@ -198,6 +206,21 @@ fn chars(ranges: Vec<(u32, u32)>) -> Re {
     } else {
         Re::Chars(ranges)
     }
+}
+
+/// The nesting depth of `r`, counted without recursion.
+fn depth(r: &Re) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(r, 1usize)];
+    while let Some((r, d)) = stack.pop() {
+        deepest = deepest.max(d);
+        match r {
+            Re::Seq(v) | Re::Alt(v) => stack.extend(v.iter().map(|x| (x, d + 1))),
+            Re::Rep(inner, _, _) => stack.push((inner, d + 1)),
+            _ => {}
+        }
+    }
+    deepest
 }
 
 fn nullable(r: &Re) -> bool {
