@@ -77,6 +77,8 @@ impl Generator<'_> {
                     def = copy;
                 }
             }
+            // Definitions are not references: the copies come from one snapshot of the tree.
+            let defs = tree.clone();
             for reference in of(tree, &r.refs) {
                 let Some(def) = enclosing_def(tree, reference, &r.defs) else {
                     continue;
@@ -86,10 +88,10 @@ impl Generator<'_> {
                 };
                 // The definition's subtree, relabelled as the reference (their rules have the
                 // same items: `label_ref = ident ;`, `loop_label = ident ;`).
-                if !same_items(g, to, from) {
+                if !g.same_shape(to, from) {
                     continue;
                 }
-                let copy = tree.graft(&tree.clone(), def);
+                let copy = tree.graft(&defs, def);
                 let kind = match tree.kind(copy) {
                     NodeKind::Rule { alt, .. } => NodeKind::Rule { symbol: to, alt },
                     NodeKind::Repeat { .. } => NodeKind::Repeat { symbol: to },
@@ -159,26 +161,4 @@ fn enclosing_defs<'t>(tree: &'t Tree, node: NodeId, defs: &'t [SymbolId]) -> imp
 /// The nearest definition around `node`.
 fn enclosing_def(tree: &Tree, node: NodeId, defs: &[SymbolId]) -> Option<NodeId> {
     enclosing_defs(tree, node, defs).next()
-}
-
-/// Whether rules `a` and `b` have the same items (a subtree of one is a subtree of the other).
-fn same_items(g: &crate::grammar::Grammar, a: SymbolId, b: SymbolId) -> bool {
-    use crate::grammar::Body;
-    match (&g.symbol(a).body, &g.symbol(b).body) {
-        (Body::Choice(x), Body::Choice(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p.items == q.items),
-        (Body::Optional(x), Body::Optional(y)) => x == y,
-        (
-            Body::Repeat {
-                item: x,
-                min: m,
-                max: n,
-            },
-            Body::Repeat {
-                item: y,
-                min: o,
-                max: p,
-            },
-        ) => (x, m, n) == (y, o, p),
-        _ => false,
-    }
 }

@@ -9,7 +9,7 @@
 //! off and `statement[loop,return]` otherwise (the parameters that are on, in declaration order),
 //! so the parser, miner, generator and reducers never see a parameter.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use super::diag::{Sink, Span};
 use super::syntax::{AltAst, ArgMode, ExprAst, RuleAst};
@@ -102,7 +102,7 @@ pub(crate) fn expand(rules: Vec<RuleAst>, roots: &[&str], sink: &mut Sink) -> (V
         rules: &rules,
         params: &params,
         index: &index,
-        instances: HashMap::new(),
+        instances: HashSet::new(),
         order: vec![Vec::new(); rules.len()],
         queue: VecDeque::new(),
         made: 0,
@@ -286,7 +286,7 @@ struct Expander<'a, 's> {
     rules: &'a [RuleAst],
     params: &'a [Vec<String>],
     index: &'a HashMap<String, usize>,
-    instances: HashMap<(usize, u32), ()>,
+    instances: HashSet<(usize, u32)>,
     /// Per rule, the masks of its instances in the order they were reached.
     order: Vec<Vec<u32>>,
     queue: VecDeque<(usize, u32, Span)>,
@@ -298,7 +298,7 @@ struct Expander<'a, 's> {
 impl Expander<'_, '_> {
     /// Makes sure instance (`rule`, `mask`) exists; `used_at` is the reference that needs it.
     fn instance(&mut self, rule: usize, mask: u32, used_at: Span) {
-        if self.instances.contains_key(&(rule, mask)) || self.failed {
+        if self.instances.contains(&(rule, mask)) || self.failed {
             return;
         }
         self.made += 1;
@@ -313,7 +313,7 @@ impl Expander<'_, '_> {
             self.failed = true;
             return;
         }
-        self.instances.insert((rule, mask), ());
+        self.instances.insert((rule, mask));
         self.order[rule].push(mask);
         self.queue.push_back((rule, mask, used_at));
     }

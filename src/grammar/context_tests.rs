@@ -3,20 +3,9 @@
 
 use proptest::prelude::*;
 
+use super::tests::{error, load};
 use super::*;
 use crate::parse::Parser;
-
-fn load(text: &str) -> Grammar {
-    Grammar::from_text(text, "t.grammar").unwrap_or_else(|e| panic!("grammar should load:\n{e}"))
-}
-
-/// The single error of a grammar that must fail, as "line:col: message".
-fn error(text: &str) -> String {
-    let e = Grammar::from_text(text, "t.grammar").expect_err("grammar should fail");
-    let errors: Vec<&Diagnostic> = e.errors().collect();
-    assert_eq!(errors.len(), 1, "expected one error, got: {e}");
-    format!("{}:{}: {}", errors[0].span.line, errors[0].span.col, errors[0].message)
-}
 
 fn accepts(g: &Grammar, input: &str) -> bool {
     Parser::new(g).parse(input.as_bytes()).is_ok()

@@ -407,14 +407,7 @@ impl Grammar {
             }
         }
         let analysis = Analysis::compute(&symbols, &terminals, start);
-        // Rules inlined into an exclusion are used there, like `%lexeme` rules.
-        let mut roots = lexemes.clone();
-        roots.extend(
-            exclusions
-                .iter()
-                .flat_map(|e| &e.uses)
-                .filter_map(|n| rule_named(&symbols, n)),
-        );
+        let roots = used_roots(&symbols, &lexemes, &exclusions);
         analysis.report(&symbols, &analysis::used_symbols(&symbols, start, &roots), &mut sink);
         let longest = if layouts.is_empty() {
             vec![false; symbols.len()]
@@ -466,6 +459,30 @@ impl Grammar {
         &self.distinct
     }
 
+    /// Whether two symbols have the same body (`stmt*` in two rules, `label_ref = ident ;` and
+    /// `loop_label = ident ;`): a subtree of one is a subtree of the other once relabelled.
+    pub fn same_shape(&self, a: SymbolId, b: SymbolId) -> bool {
+        match (&self.symbol(a).body, &self.symbol(b).body) {
+            (
+                Body::Repeat {
+                    item: i,
+                    min: m,
+                    max: x,
+                },
+                Body::Repeat {
+                    item: j,
+                    min: n,
+                    max: y,
+                },
+            ) => (i, m, x) == (j, n, y),
+            (Body::Optional(i), Body::Optional(j)) => i == j,
+            (Body::Choice(p), Body::Choice(q)) => {
+                p.len() == q.len() && p.iter().zip(q).all(|(x, y)| x.items == y.items)
+            }
+            _ => false,
+        }
+    }
+
     /// Whether `a` and `b` were expanded from the same rule, group or repetition of the grammar
     /// text (two context instances, `statement` and `statement[return]`, or their groups).
     pub fn same_source(&self, a: SymbolId, b: SymbolId) -> bool {
@@ -514,13 +531,7 @@ impl Grammar {
     /// Named rules that neither the start rule nor a `%lexeme` reaches (the ones `check` warns
     /// about), in file order.
     pub fn unused_rules(&self) -> Vec<SymbolId> {
-        let mut roots = self.lexemes.clone();
-        roots.extend(
-            self.exclusions
-                .iter()
-                .flat_map(|e| &e.uses)
-                .filter_map(|n| self.symbol_by_name(n)),
-        );
+        let roots = used_roots(&self.symbols, &self.lexemes, &self.exclusions);
         let used = analysis::used_symbols(&self.symbols, self.start, &roots);
         (0..self.symbols.len())
             .filter(|&i| !used[i] && !self.symbols[i].synthetic)
@@ -692,6 +703,19 @@ fn rule_named(symbols: &[Symbol], name: &str) -> Option<SymbolId> {
         .iter()
         .position(|s| s.name == name && !s.synthetic)
         .map(|i| SymbolId(i as u32))
+}
+
+/// The rules that count as used besides what the start rule reaches: the `%lexeme` rules and
+/// the rules inlined into an exclusion.
+fn used_roots(symbols: &[Symbol], lexemes: &[SymbolId], exclusions: &[Exclusion]) -> Vec<SymbolId> {
+    let mut roots = lexemes.to_vec();
+    roots.extend(
+        exclusions
+            .iter()
+            .flat_map(|e| &e.uses)
+            .filter_map(|n| rule_named(symbols, n)),
+    );
+    roots
 }
 
 /// The named symbols of rule `name` and of its context instances (`name[...]`).

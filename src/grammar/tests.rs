@@ -2,12 +2,12 @@
 
 use super::*;
 
-fn load(text: &str) -> Grammar {
+pub(super) fn load(text: &str) -> Grammar {
     Grammar::from_text(text, "t.grammar").unwrap_or_else(|e| panic!("grammar should load:\n{e}"))
 }
 
 /// The single error of a grammar that must fail, as "line:col: message".
-fn error(text: &str) -> String {
+pub(super) fn error(text: &str) -> String {
     let e = Grammar::from_text(text, "t.grammar").expect_err("grammar should fail");
     let errors: Vec<&Diagnostic> = e.errors().collect();
     assert_eq!(errors.len(), 1, "expected one error, got: {e}");

@@ -414,12 +414,7 @@ pub fn keep_if(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn sh(script: &str, extra: &[&str]) -> Command {
-        let mut argv = vec!["sh".to_string(), "-c".to_string(), script.to_string(), "sh".to_string()];
-        argv.extend(extra.iter().map(|s| s.to_string()));
-        Command::new(argv).unwrap()
-    }
+    use crate::oracle::subprocess::tests::sh;
 
     /// Keeps inputs of `candidates` (cycled) with `command`; the kept inputs and the result.
     fn run(

@@ -553,10 +553,11 @@ pub(super) fn last_lines(text: &str, n: usize) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn sh(script: &str, extra: &[&str]) -> Command {
+    /// `sh -c SCRIPT sh EXTRA...` as a command.
+    pub(crate) fn sh(script: &str, extra: &[&str]) -> Command {
         let mut argv = vec!["sh".to_string(), "-c".to_string(), script.to_string(), "sh".to_string()];
         argv.extend(extra.iter().map(|s| s.to_string()));
         Command::new(argv).unwrap()

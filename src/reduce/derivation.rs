@@ -32,7 +32,7 @@ impl<'g> Derivation<'g> {
     /// Whether a node of symbol `b` may stand where the grammar expects `a`: the same symbol, a
     /// symbol `a` derives through a unit chain, or an equivalent list/optional/group.
     pub fn fits(&self, a: SymbolId, b: SymbolId) -> bool {
-        a == b || self.grammar.unit_derives(a, b) || same_shape(self.grammar, a, b)
+        a == b || self.grammar.unit_derives(a, b) || self.grammar.same_shape(a, b)
     }
 
     /// Whether node `r` may stand where the grammar expects `a`: its symbol fits, or its subtree
@@ -110,27 +110,6 @@ fn retype_plan(tree: &Tree, g: &Grammar, root: NodeId, to: SymbolId) -> Option<V
         }
     }
     Some(plan)
-}
-
-/// Whether two symbols have the same body (e.g. `stmt*` in two rules): one can stand for the other.
-pub fn same_shape(g: &Grammar, a: SymbolId, b: SymbolId) -> bool {
-    match (&g.symbol(a).body, &g.symbol(b).body) {
-        (
-            Body::Repeat {
-                item: i,
-                min: m,
-                max: x,
-            },
-            Body::Repeat {
-                item: j,
-                min: n,
-                max: y,
-            },
-        ) => i == j && m == n && x == y,
-        (Body::Optional(i), Body::Optional(j)) => i == j,
-        (Body::Choice(p), Body::Choice(q)) => p.len() == q.len() && p.iter().zip(q).all(|(x, y)| x.items == y.items),
-        _ => false,
-    }
 }
 
 impl ReducibleTree for Derivation<'_> {
@@ -228,7 +207,7 @@ impl Derivation<'_> {
             }
             b = t;
         }
-        if same_shape(self.grammar, a, b) {
+        if self.grammar.same_shape(a, b) {
             let kind = match self.tree.kind(r) {
                 NodeKind::Rule { alt, .. } => NodeKind::Rule { symbol: a, alt },
                 NodeKind::Repeat { .. } => NodeKind::Repeat { symbol: a },
