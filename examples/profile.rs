@@ -372,9 +372,16 @@ fn run(args: &[String]) -> Result<(), String> {
             .map(|(d, l)| (d.abs(), l.clone()))
             .fold((0.0, String::from("-")), |a, b| if b.0 > a.0 { b } else { a });
         let over = diffs[..table].iter().filter(|(d, _)| d.abs() > TOLERANCE).count();
+        // Beyond the table: every named rule (the table picks those that vary most).
+        let (all_worst, all_label) = diffs
+            .iter()
+            .map(|(d, l)| (d.abs(), l.clone()))
+            .fold((0.0, String::from("-")), |a, b| if b.0 > a.0 { b } else { a });
+        let all_over = diffs.iter().filter(|(d, _)| d.abs() > TOLERANCE).count();
         println!(
-            "  {}: max deviation from the samples {worst:.1} points ({worst_label}); {over} of {table} features more than {TOLERANCE} points off",
-            s.label
+            "  {}: max deviation from the samples {worst:.1} points ({worst_label}); {over} of {table} features more than {TOLERANCE} points off; over all {} constructs: {all_worst:.1} ({all_label}), {all_over} off",
+            s.label,
+            diffs.len()
         );
         diffs.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
         let list = |it: &mut dyn Iterator<Item = &(f64, String)>, sign: f64| {

@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use hellfuzz::generate::{targets, Generator, Limits};
+use hellfuzz::generate::{targets, targets_with_trees, Generator, Limits};
 use hellfuzz::grammar::{Grammar, SymbolId};
 use hellfuzz::mine::{samples, Mode, Model, Probabilities};
 use hellfuzz::parse::Parser;
@@ -350,4 +350,79 @@ fn models_without_profiles_generate_as_before() {
     let probs = Probabilities::new(&g, Some(&old), Mode::Mined);
     let mut generator = Generator::new(&g, &probs, Limits::up_to(400), 1).with_targets(&[]);
     assert!((0..50).all(|_| generator.input().len() >= 200));
+}
+
+/// "More of the same" as `hellfuzz gen` makes it when the samples are at hand: each input is a
+/// sample with parts of it drawn anew.
+fn redraw_samples(g: &Grammar, name: &str, seed: u64, count: usize, max_size: usize) -> Vec<Vec<u8>> {
+    let (trees, skipped) = samples::parse_builtin(g, name);
+    assert!(skipped.is_empty());
+    let model = samples::model_of(g, &trees);
+    let probs = Probabilities::new(g, Some(&model), Mode::Mined);
+    let targets = targets_with_trees(g, &model, trees);
+    assert!(
+        targets.iter().all(|t| t.tree.is_some()),
+        "{name}: every target has its sample"
+    );
+    let mut generator = Generator::new(g, &probs, Limits::up_to(max_size), seed).with_targets(&targets);
+    (0..count).map(|_| generator.input()).collect()
+}
+
+#[test]
+fn redrawn_samples_parse_differ_from_them_and_keep_what_they_have() {
+    // Per grammar: a construct some samples have and others not, as text.
+    type Has = dyn Fn(&[u8]) -> bool;
+    let cases: [(&str, &Has); 4] = [
+        ("json", &|i: &[u8]| i.contains(&b'\\')),
+        ("toml", &|i: &[u8]| {
+            i.split(|&b| b == b'\n').any(|l| l.trim_ascii_start().starts_with(b"#"))
+        }),
+        ("css", &|i: &[u8]| i.windows(2).any(|w| w == b"/*")),
+        ("js", &|i: &[u8]| i.windows(4).any(|w| w == b"try{" || w == b"try ")),
+    ];
+    for (name, has) in cases {
+        let g = Grammar::load(name).unwrap();
+        let samples: Vec<&[u8]> = hellfuzz::grammar::builtin::samples(name).iter().map(|s| s.1).collect();
+        let largest = samples.iter().map(|s| s.len()).max().unwrap();
+        let inputs = redraw_samples(&g, name, 4, 300, largest);
+        assert_eq!(inputs, redraw_samples(&g, name, 4, 300, largest), "{name}: seeded");
+        let parser = Parser::new(&g);
+        for input in &inputs {
+            assert!(input.len() <= largest, "{name}: {} bytes", input.len());
+            if let Err(e) = parser.parse(input) {
+                panic!("{name}: does not parse: {e}\n{}", String::from_utf8_lossy(input));
+            }
+        }
+        // Not copies: nearly every input differs from every sample, and from the others.
+        let copies = inputs.iter().filter(|i| samples.contains(&i.as_slice())).count();
+        let distinct = inputs.iter().collect::<HashSet<_>>().len();
+        // What half the samples have (and the others not) stays in about as many inputs: drawn
+        // whole by a sample's probabilities, what a sample has once is lost in 1/e of the inputs.
+        let in_samples = samples.iter().filter(|s| has(s)).count() as f64 / samples.len() as f64;
+        let in_inputs = share(&inputs, has);
+        eprintln!(
+            "{name}: {copies} copies of samples, {distinct} distinct of 300; feature in {in_samples:.2} of the samples, {in_inputs:.2} of the inputs"
+        );
+        assert!(copies <= 15, "{name}: {copies} of 300 are copies of samples");
+        assert!(distinct >= 270, "{name}: {distinct} distinct of 300");
+        assert!(
+            (0.1..0.9).contains(&in_samples),
+            "{name}: the feature does not discriminate"
+        );
+        assert!(
+            (in_inputs - in_samples).abs() <= 0.1,
+            "{name}: the feature is in {in_inputs:.2} of the inputs, {in_samples:.2} of the samples"
+        );
+    }
+}
+
+#[test]
+fn samples_larger_than_max_size_are_followed_not_redrawn() {
+    // A --max-size below a sample's size: that sample's inputs are drawn by its probabilities
+    // within the limit (a redrawn sample could not fit), the others redrawn.
+    let g = Grammar::load("json").unwrap();
+    for input in redraw_samples(&g, "json", 5, 200, 100) {
+        assert!(input.len() <= 100, "{} bytes", input.len());
+        assert!(serde_accepts(&input), "{}", String::from_utf8_lossy(&input));
+    }
 }

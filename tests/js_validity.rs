@@ -4,7 +4,7 @@
 
 use std::process::{Command, Stdio};
 
-use hellfuzz::generate::{Generator, Limits};
+use hellfuzz::generate::{targets_with_trees, Generator, Limits};
 use hellfuzz::grammar::Grammar;
 use hellfuzz::mine::{samples, Mode, Probabilities};
 use hellfuzz::parse::Parser;
@@ -46,7 +46,14 @@ fn v8_accepts_generated_javascript() {
     for (mode, seed, floor) in [(Mode::Mined, 0, 95), (Mode::Inverted, 1, 90), (Mode::Uniform, 2, 90)] {
         let probs = Probabilities::new(&g, Some(&model), mode);
         let mut generator = Generator::new(&g, &probs, Limits::up_to(1000), seed);
-        let inputs: Vec<Vec<u8>> = (0..300).map(|_| generator.input()).collect();
+        let mut inputs: Vec<Vec<u8>> = (0..300).map(|_| generator.input()).collect();
+        if mode == Mode::Mined {
+            // And as `hellfuzz gen js` makes "more of the same": the samples partly redrawn.
+            let trees = samples::parse_builtin(&g, "js").0;
+            let targets = targets_with_trees(&g, &model, trees);
+            let mut generator = Generator::new(&g, &probs, Limits::up_to(4000), seed).with_targets(&targets);
+            inputs.extend((0..300).map(|_| generator.input()));
+        }
         let rejected = node_rejections(&inputs);
         let accepted = inputs.len() - rejected.len();
         eprintln!("{mode:?}: node accepts {accepted} of {}", inputs.len());

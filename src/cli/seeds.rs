@@ -9,6 +9,7 @@ use hellfuzz::generate::{Corpus, Generator, Limits, Written};
 use hellfuzz::grammar::{builtin, Grammar};
 use hellfuzz::mine::{samples, Mode, Model, Probabilities};
 use hellfuzz::oracle::{Command, KeepIfError, KeepIfOptions};
+use hellfuzz::tree::Tree;
 
 use super::common::{cancel_on_ctrl_c, load_grammar, report_skipped, split_command};
 
@@ -55,8 +56,14 @@ pub fn mine(
 }
 
 /// The model `gen` uses: the given models merged, else the given samples mined, else the
-/// built-in samples of a built-in grammar; `None` if there is nothing to mine.
-fn gen_model(g: &Grammar, name: &str, models: &[PathBuf], sample_args: &[String]) -> Result<Option<Model>, String> {
+/// built-in samples of a built-in grammar; `None` if there is nothing to mine. With it, the
+/// samples' trees when they were mined here (none for models read from files).
+fn gen_model(
+    g: &Grammar,
+    name: &str,
+    models: &[PathBuf],
+    sample_args: &[String],
+) -> Result<(Option<Model>, Vec<Tree>), String> {
     if let Some((first, rest)) = models.split_first() {
         let mut model = Model::load(first, g).map_err(|e| e.to_string())?;
         for path in rest {
@@ -64,17 +71,18 @@ fn gen_model(g: &Grammar, name: &str, models: &[PathBuf], sample_args: &[String]
                 .merge(&Model::load(path, g).map_err(|e| e.to_string())?)
                 .map_err(|e| e.to_string())?;
         }
-        return Ok(Some(model));
+        return Ok((Some(model), Vec::new()));
     }
-    let (model, skipped) = if !sample_args.is_empty() {
-        samples::mine_files(g, &samples::collect(sample_args)?)
+    let (trees, skipped) = if !sample_args.is_empty() {
+        samples::parse_files(g, &samples::collect(sample_args)?)
     } else if builtin::grammar_text(name).is_some() {
-        samples::mine_builtin(g, name)
+        samples::parse_builtin(g, name)
     } else {
-        return Ok(None);
+        return Ok((None, Vec::new()));
     };
     report_skipped(&skipped);
-    Ok((model.samples > 0).then_some(model))
+    let model = samples::model_of(g, &trees);
+    Ok(((model.samples > 0).then_some(model), trees))
 }
 
 /// Where `gen` puts its inputs: a corpus folder, or standard output; duplicates are skipped
@@ -201,7 +209,7 @@ pub fn gen(
     keep_if: Option<KeepIf>,
 ) -> Result<ExitCode, String> {
     let g = load_grammar(name)?;
-    let model = gen_model(&g, name, models, sample_args)?;
+    let (model, trees) = gen_model(&g, name, models, sample_args)?;
     if model.is_none() && mode != Mode::Uniform {
         eprintln!(
             "note: no samples or model for {}: using the grammar's own weights (give --samples or --model)",
@@ -212,7 +220,7 @@ pub fn gen(
     // "More of the same" follows one sample per input (size, choices, characters), unless the
     // user set the grow phase (--min-size).
     let targets = match &model {
-        Some(m) if mode == Mode::Mined && like_samples => hellfuzz::generate::targets(&g, m),
+        Some(m) if mode == Mode::Mined && like_samples => hellfuzz::generate::targets_with_trees(&g, m, trees),
         _ => Vec::new(),
     };
     // Without --max-size, "more of the same" is as large as the samples are (up to 1 MiB).

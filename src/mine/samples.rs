@@ -126,21 +126,28 @@ pub fn mine_files(grammar: &Grammar, files: &[PathBuf]) -> (Model, Vec<Skipped>)
     (model_of(grammar, &trees), skipped)
 }
 
-fn model_of(grammar: &Grammar, trees: &[crate::tree::Tree]) -> Model {
-    let mut model = Model::new(grammar);
-    for tree in trees {
-        model.add_tree(grammar, tree);
-    }
-    model
-}
-
 /// Mines the built-in samples of the built-in grammar `name` (an empty model if there are none).
 pub fn mine_builtin(grammar: &Grammar, name: &str) -> (Model, Vec<Skipped>) {
+    let (trees, skipped) = parse_builtin(grammar, name);
+    (model_of(grammar, &trees), skipped)
+}
+
+/// Parses the built-in samples of the built-in grammar `name` (none if there are none).
+pub fn parse_builtin(grammar: &Grammar, name: &str) -> (Vec<crate::tree::Tree>, Vec<Skipped>) {
     let samples = crate::grammar::builtin::samples(name);
-    mine(
+    parse_all(
         grammar,
         samples
             .iter()
             .map(|(file, bytes)| (format!("<builtin:{name}>/{file}"), std::borrow::Cow::Borrowed(*bytes))),
     )
+}
+
+/// The model of parsed samples, in their order (as [`mine`] makes it).
+pub fn model_of(grammar: &Grammar, trees: &[crate::tree::Tree]) -> Model {
+    let mut model = Model::new(grammar);
+    for tree in trees {
+        model.add_tree(grammar, tree);
+    }
+    model
 }
