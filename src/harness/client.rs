@@ -58,7 +58,6 @@ pub fn reduce_with_harness(
     timeout: Duration,
 ) -> Result<HarnessReduction, String> {
     let input = std::fs::read(crash).map_err(|e| format!("cannot read {}: {e}", crash.display()))?;
-    let binary_arg = binary.to_string_lossy().into_owned();
     let mut notes = Vec::new();
     // Reduce mode, unless a grammar from outside must be used (the harness only knows its own).
     let mut harness_grammar = None;
@@ -84,18 +83,35 @@ pub fn reduce_with_harness(
         },
     };
     let grammar = grammar.or(loaded.as_ref());
+    reduce_in_processes(binary, &input, out, grammar, options, timeout, notes)
+}
+
+/// Reduces `input` (a crash of the harness `binary`) with one harness process per candidate,
+/// keeping the way the original crashes (signal, panic location), and writes the result to
+/// `out`. Starts from `out.partial` if an interrupted reduce mode left a smaller one that still
+/// crashes alike. `notes` are passed into the result.
+pub(super) fn reduce_in_processes(
+    binary: &Path,
+    input: &[u8],
+    out: &Path,
+    grammar: Option<&Grammar>,
+    options: &Options,
+    timeout: Duration,
+    mut notes: Vec<String>,
+) -> Result<HarnessReduction, String> {
+    let binary_arg = binary.to_string_lossy().into_owned();
     let command = Command::new([binary_arg, "@@".to_string()])
         .map_err(|e| e.to_string())?
         .timeout(timeout)
         .env("RUST_BACKTRACE", "0")
         .env("HELLFUZZ_MINIMIZE", "0")
         .classify(Classify::SameCrash)
-        .calibrate(&input)
+        .calibrate(input)
         .map_err(|e| e.to_string())?;
     let signature = command.original_signature().cloned();
     // An interrupted reduce mode leaves its best candidate: start from it if it still crashes alike.
     let partial = PathBuf::from(format!("{}.partial", out.display()));
-    let mut start = input.clone();
+    let mut start = input.to_vec();
     if let Ok(best) = std::fs::read(&partial) {
         if best.len() < input.len() && command.test(&best) == Outcome::Fail {
             notes.push(format!(

@@ -85,10 +85,17 @@ pub fn test_input(target: &Target, data: &[u8], run: fn(&[u8])) -> i32 {
         let _ = std::fs::write(path, format!("{data:?}\n"));
         return 0;
     }
+    let flags = FLAGS.get_or_init(|| parse_flags(&[]));
+    // A campaign (not a run of given files): a deadly signal must not lose the input. Installed
+    // here rather than in `initialize`, as libFuzzer sets its own handlers after that.
+    #[cfg(unix)]
+    let _running = (!flags.running_files).then(|| {
+        super::deadly::install(&flags.artifact_prefix, || Settings::from_env(flags.timeout));
+        super::deadly::running(data)
+    });
     match catch_panic_reported(|| run(data)) {
         Ok(()) => 0,
         Err(signature) => {
-            let flags = FLAGS.get_or_init(|| parse_flags(&[]));
             if !flags.running_files {
                 let settings = Settings::from_env(flags.timeout);
                 CrashHandler::new(target, flags.artifact_prefix.clone(), true, settings).handle(data, &signature, run);

@@ -22,6 +22,8 @@
 
 mod client;
 mod crash;
+#[cfg(all(unix, feature = "libfuzzer"))]
+mod deadly;
 mod macros;
 mod mutator;
 mod reduce_mode;

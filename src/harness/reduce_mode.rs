@@ -12,13 +12,19 @@ use std::path::{Path, PathBuf};
 
 use super::crash::{make_record, minimize, write_artifacts, ArtifactRecord};
 use super::target::{Settings, Target};
-use crate::oracle::catch_panic;
+use crate::oracle::{catch_panic, Signature};
 
 /// Names the crash file to reduce.
 pub const REDUCE_ENV: &str = "HELLFUZZ_REDUCE";
 /// Where to write the minimized input (default: `minimized-<sha1>` beside the crash file); the
 /// record goes to the same path plus `.json`.
 pub const REDUCE_OUT_ENV: &str = "HELLFUZZ_REDUCE_OUT";
+/// Set (to `1`) with [`REDUCE_ENV`] by a process that a deadly signal is killing: the crash
+/// cannot be caught in-process, so each candidate runs in a process of its own (this binary,
+/// on the candidate's file).
+pub const REDUCE_SUBPROCESS_ENV: &str = "HELLFUZZ_REDUCE_SUBPROCESS";
+/// Per-candidate time limit of [`REDUCE_SUBPROCESS_ENV`] reductions.
+const PROCESS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 /// Exit status: the file did not panic when run in-process.
 pub const EXIT_NO_PANIC: i32 = 3;
 /// Exit status: the crash file could not be read or the output not written.
@@ -41,7 +47,16 @@ pub fn run_if_requested(target: &Target, run: fn(&[u8])) {
     let out = std::env::var_os(REDUCE_OUT_ENV).map(PathBuf::from);
     let info = serde_json::json!({ "grammar": target.source().name() });
     println!("{INFO_LINE}{info}");
-    let status = match reduce_file(target, Path::new(&crash), out, run) {
+    let result = if std::env::var_os(REDUCE_SUBPROCESS_ENV).is_some() {
+        // The candidates' processes must fuzz-run their file, not reduce it again.
+        std::env::remove_var(REDUCE_ENV);
+        std::env::remove_var(REDUCE_OUT_ENV);
+        std::env::remove_var(REDUCE_SUBPROCESS_ENV);
+        reduce_file_in_processes(target, Path::new(&crash), out)
+    } else {
+        reduce_file(target, Path::new(&crash), out, run)
+    };
+    let status = match result {
         Ok(record) => {
             println!(
                 "{RESULT_LINE}{}",
@@ -55,6 +70,83 @@ pub fn run_if_requested(target: &Target, run: fn(&[u8])) {
         }
     };
     std::process::exit(status);
+}
+
+/// Reduces a crash that kills the process (a stack overflow): one process of this binary per
+/// candidate, keeping the way it dies; writes `minimized-<sha1>` and its record beside it.
+fn reduce_file_in_processes(
+    target: &Target,
+    crash: &Path,
+    out: Option<PathBuf>,
+) -> Result<ArtifactRecord, (i32, String)> {
+    let input = std::fs::read(crash).map_err(|e| (EXIT_ERROR, format!("cannot read {}: {e}", crash.display())))?;
+    let binary = std::env::current_exe().map_err(|e| (EXIT_ERROR, format!("cannot find this executable: {e}")))?;
+    let options = options_from_env();
+    let dir = crash.parent().unwrap_or(Path::new("."));
+    let name = |p: &Path| {
+        p.file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+    };
+    let staging = out
+        .clone()
+        .unwrap_or_else(|| dir.join(format!("minimized-partial-{}", name(crash))));
+    eprintln!(
+        "hellfuzz: reducing {} ({} bytes) with one process per candidate",
+        crash.display(),
+        input.len()
+    );
+    let reduction = super::client::reduce_in_processes(
+        &binary,
+        &input,
+        &staging,
+        target.grammar(),
+        &options,
+        PROCESS_TIMEOUT,
+        Vec::new(),
+    )
+    .map_err(|e| (EXIT_ERROR, e))?;
+    let sha = sha1_smol::Sha1::from(&reduction.input).digest().to_string();
+    let out = out.unwrap_or_else(|| dir.join(format!("minimized-{sha}")));
+    let signature = reduction
+        .signature
+        .clone()
+        .unwrap_or_else(|| Signature::panic(None, "the harness process died"));
+    let record = ArtifactRecord {
+        signature_hash: super::crash::signature_hash(&signature),
+        signature,
+        original: name(crash),
+        original_size: reduction.original_size,
+        minimized: name(&out),
+        minimized_size: reduction.input.len(),
+        algorithm: reduction.algorithm.clone(),
+        grammar: target.source().name().map(str::to_string),
+        oracle_calls: reduction.oracle_calls,
+        cache_hits: 0,
+        time_secs: reduction.time_secs,
+        budget_exhausted: reduction.budget_exhausted,
+        notes: reduction.notes.clone(),
+    };
+    write_artifacts(&out, &reduction.input, &record).map_err(|e| (EXIT_ERROR, e))?;
+    if staging != out {
+        let _ = std::fs::remove_file(&staging);
+    }
+    eprintln!(
+        "hellfuzz: minimized {} to {} bytes in {} runs: {}",
+        name(crash),
+        reduction.input.len(),
+        reduction.oracle_calls,
+        out.display()
+    );
+    Ok(record)
+}
+
+/// The reduction options from the environment, with reduce mode's longer default time.
+fn options_from_env() -> crate::reduce::Options {
+    let mut settings = Settings::from_env(None);
+    if std::env::var_os("HELLFUZZ_REDUCE_TIME").is_none() {
+        settings.options.budget.max_time = Some(std::time::Duration::from_secs(DEFAULT_TIME_SECS));
+    }
+    settings.options
 }
 
 fn reduce_file(
@@ -73,10 +165,7 @@ fn reduce_file(
         }
         Err(signature) => signature,
     };
-    let mut settings = Settings::from_env(None);
-    if std::env::var_os("HELLFUZZ_REDUCE_TIME").is_none() {
-        settings.options.budget.max_time = Some(std::time::Duration::from_secs(DEFAULT_TIME_SECS));
-    }
+    let options = options_from_env();
     let dir = crash.parent().unwrap_or(Path::new("."));
     let partial = match &out {
         Some(out) => PathBuf::from(format!("{}.partial", out.display())),
@@ -90,8 +179,7 @@ fn reduce_file(
         crash.display(),
         input.len()
     );
-    let reduction =
-        minimize(target, &input, &signature, run, &settings.options, &partial).map_err(|e| (EXIT_ERROR, e))?;
+    let reduction = minimize(target, &input, &signature, run, &options, &partial).map_err(|e| (EXIT_ERROR, e))?;
     let sha = sha1_smol::Sha1::from(&reduction.input).digest().to_string();
     let out = out.unwrap_or_else(|| dir.join(format!("minimized-{sha}")));
     let name = |p: &Path| {

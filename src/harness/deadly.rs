@@ -1,0 +1,363 @@
+//! Deadly signals in a libFuzzer campaign: the input that kills the process is saved, and
+//! minimized by a child process, before the process dies.
+//!
+//! Under `cargo fuzz run -s none` nothing else saves it. libFuzzer's SIGSEGV handler hands the
+//! signal to the one Rust's runtime installed first, and returns when that one does; and neither
+//! runs on an alternate stack, so a stack overflow kills the process outright. [`install`] puts a
+//! handler for SIGSEGV and SIGBUS on a large alternate stack, after libFuzzer's (at the first
+//! execution). It writes the running input to `<artifact_prefix>crash-<sha1>` (libFuzzer's name)
+//! with async-signal-safe calls only, runs the harness binary itself in reduce mode on that file
+//! (one process per candidate: see `reduce_mode`), waits for it, and passes the signal on to the
+//! handler it replaced (a sanitizer's report still comes), so the process dies of it as before.
+
+use std::ffi::CString;
+use std::os::unix::ffi::OsStrExt;
+use std::ptr;
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
+use super::reduce_mode::{REDUCE_ENV, REDUCE_SUBPROCESS_ENV};
+use super::target::Settings;
+
+/// The signals a stack overflow or a wild pointer raises.
+const SIGNALS: [libc::c_int; 2] = [libc::SIGSEGV, libc::SIGBUS];
+
+/// Room for the handler, and for the handlers it passes the signal on to (a sanitizer's report).
+const ALT_STACK_SIZE: usize = 1 << 20;
+
+/// The longest crash path the handler writes (longer artifact prefixes: no file, a message).
+const PATH_MAX: usize = 4096;
+
+/// The input being run: set around each execution, read by the handler.
+static INPUT: AtomicPtr<u8> = AtomicPtr::new(ptr::null_mut());
+static INPUT_LEN: AtomicUsize = AtomicUsize::new(0);
+
+/// Set by the first deadly signal: a second one (in the handler, or in what it passes on to)
+/// falls through to the default action.
+static HANDLING: AtomicBool = AtomicBool::new(false);
+
+/// Everything the handler needs, prepared at install time (no allocation in the handler).
+struct Prepared {
+    /// The artifact prefix as bytes (`"./"`, `"fuzz/artifacts/t/"`).
+    prefix: Vec<u8>,
+    /// This executable, for the reducing child.
+    exe: CString,
+    /// The environment of the child without any `HELLFUZZ_REDUCE*` entry, NUL-terminated strings;
+    /// the handler adds [`REDUCE_ENV`] pointing at the saved file.
+    env: Vec<CString>,
+    /// Whether to minimize at all (`HELLFUZZ_MINIMIZE=0` turns it off).
+    minimize: bool,
+    /// The handlers replaced, per entry of [`SIGNALS`].
+    previous: [libc::sigaction; SIGNALS.len()],
+}
+
+// SAFETY: written once before the handler is installed, only read afterwards.
+unsafe impl Sync for Prepared {}
+unsafe impl Send for Prepared {}
+
+static PREPARED: OnceLock<Prepared> = OnceLock::new();
+
+/// Buffers the handler fills: the crash path, its temporary name, and the child's
+/// `HELLFUZZ_REDUCE=` entry. Only the one thread that wins [`HANDLING`] touches them.
+struct Buffers {
+    path: [u8; PATH_MAX],
+    temp: [u8; PATH_MAX],
+    env: [u8; PATH_MAX + 32],
+}
+
+struct SharedBuffers(std::cell::UnsafeCell<Buffers>);
+// SAFETY: see `Buffers`: one writer, guarded by HANDLING.
+unsafe impl Sync for SharedBuffers {}
+
+static BUFFERS: SharedBuffers = SharedBuffers(std::cell::UnsafeCell::new(Buffers {
+    path: [0; PATH_MAX],
+    temp: [0; PATH_MAX],
+    env: [0; PATH_MAX + 32],
+}));
+
+/// Marks `data` as the input being run until the returned guard drops.
+pub(super) fn running(data: &[u8]) -> RunningGuard {
+    INPUT_LEN.store(data.len(), Ordering::Release);
+    INPUT.store(data.as_ptr().cast_mut(), Ordering::Release);
+    RunningGuard
+}
+
+/// Clears the running input when dropped.
+pub(super) struct RunningGuard;
+
+impl Drop for RunningGuard {
+    fn drop(&mut self) {
+        INPUT.store(ptr::null_mut(), Ordering::Release);
+    }
+}
+
+/// Installs the handler (once per process) with `prefix` as libFuzzer's artifact prefix and
+/// the reduce-on-crash `settings` (asked once: whether to minimize, and for how long), and
+/// gives the calling thread an alternate signal stack (once per thread). Call it on the thread
+/// that runs the target, after libFuzzer has set up its own handlers.
+pub(super) fn install(prefix: &str, settings: impl FnOnce() -> Settings) {
+    thread_local! {
+        static ALT_STACK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+    if !ALT_STACK.get() {
+        ALT_STACK.set(true);
+        alternate_stack();
+    }
+    PREPARED.get_or_init(|| {
+        let settings = settings();
+        // The child gets the time the in-process reduction would have had.
+        let time = settings
+            .options
+            .budget
+            .max_time
+            .filter(|_| std::env::var_os("HELLFUZZ_REDUCE_TIME").is_none())
+            .and_then(|t| CString::new(format!("HELLFUZZ_REDUCE_TIME={}", t.as_secs_f64())).ok());
+        let exe = std::env::current_exe()
+            .ok()
+            .and_then(|p| CString::new(p.as_os_str().as_bytes()).ok())
+            .unwrap_or_else(|| CString::new("/proc/self/exe").expect("no NUL"));
+        let env = std::env::vars_os()
+            .filter(|(k, _)| !k.as_bytes().starts_with(b"HELLFUZZ_REDUCE"))
+            .filter_map(|(k, v)| {
+                let mut entry = k.as_bytes().to_vec();
+                entry.push(b'=');
+                entry.extend_from_slice(v.as_bytes());
+                CString::new(entry).ok()
+            })
+            .chain(CString::new(format!("{REDUCE_SUBPROCESS_ENV}=1")).ok())
+            .chain(time)
+            .collect();
+        // SAFETY: a zeroed sigaction is a valid "default action" value; sigaction(2) only
+        // writes the current handler into it.
+        let mut previous: [libc::sigaction; SIGNALS.len()] = unsafe { std::mem::zeroed() };
+        for (i, &signal) in SIGNALS.iter().enumerate() {
+            unsafe {
+                libc::sigaction(signal, ptr::null(), &mut previous[i]);
+            }
+        }
+        Prepared {
+            prefix: prefix.as_bytes().to_vec(),
+            exe,
+            env,
+            minimize: settings.enabled,
+            previous,
+        }
+    });
+    activate();
+}
+
+/// Points SIGSEGV and SIGBUS at [`handler`] (once PREPARED is set).
+fn activate() {
+    static ACTIVE: AtomicBool = AtomicBool::new(false);
+    if ACTIVE.swap(true, Ordering::AcqRel) {
+        return;
+    }
+    for signal in SIGNALS {
+        // SAFETY: a valid sigaction for a handler of the SA_SIGINFO kind.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = handler as *const () as libc::sighandler_t;
+            action.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(signal, &action, ptr::null_mut());
+        }
+    }
+}
+
+/// Gives the calling thread an alternate signal stack of [`ALT_STACK_SIZE`] (leaked: it must
+/// outlive the thread's last signal).
+fn alternate_stack() {
+    let memory = Box::leak(vec![0u8; ALT_STACK_SIZE].into_boxed_slice());
+    let stack = libc::stack_t {
+        ss_sp: memory.as_mut_ptr().cast(),
+        ss_flags: 0,
+        ss_size: memory.len(),
+    };
+    // SAFETY: the memory is valid for the life of the process.
+    unsafe {
+        libc::sigaltstack(&stack, ptr::null_mut());
+    }
+}
+
+/// Appends `bytes` to `buf` at `*len`; false if they do not fit (with a NUL after them).
+fn push(buf: &mut [u8], len: &mut usize, bytes: &[u8]) -> bool {
+    if *len + bytes.len() + 1 > buf.len() {
+        return false;
+    }
+    buf[*len..*len + bytes.len()].copy_from_slice(bytes);
+    *len += bytes.len();
+    buf[*len] = 0;
+    true
+}
+
+/// Writes `message` to stderr (async-signal-safe).
+fn say(parts: &[&[u8]]) {
+    for part in parts {
+        // SAFETY: write(2) on fd 2 with a valid buffer.
+        unsafe {
+            libc::write(2, part.as_ptr().cast(), part.len());
+        }
+    }
+}
+
+/// The signal handler: save, minimize in a child, pass the signal on. Async-signal-safe calls
+/// only (open, write, fsync, rename, fork, execve, waitpid, sigaction).
+extern "C" fn handler(signal: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
+    let Some(prepared) = PREPARED.get() else {
+        return fall_through(signal);
+    };
+    let index = SIGNALS.iter().position(|&s| s == signal).unwrap_or(0);
+    if HANDLING.swap(true, Ordering::AcqRel) {
+        return pass_on(&prepared.previous[index], signal, info, context);
+    }
+    let data = INPUT.load(Ordering::Acquire);
+    if !data.is_null() {
+        let len = INPUT_LEN.load(Ordering::Acquire);
+        // SAFETY: the input stays alive while it is marked as running (the guard clears it).
+        let input = unsafe { std::slice::from_raw_parts(data, len) };
+        // SAFETY: only the thread that won HANDLING gets here.
+        let buffers = unsafe { &mut *BUFFERS.0.get() };
+        save_and_minimize(prepared, input, signal, buffers);
+    }
+    pass_on(&prepared.previous[index], signal, info, context)
+}
+
+fn save_and_minimize(prepared: &Prepared, input: &[u8], signal: libc::c_int, b: &mut Buffers) {
+    let digest = sha1_smol::Sha1::from(input).digest().bytes();
+    let mut hex = [0u8; 40];
+    for (i, byte) in digest.iter().enumerate() {
+        hex[2 * i] = b"0123456789abcdef"[usize::from(byte >> 4)];
+        hex[2 * i + 1] = b"0123456789abcdef"[usize::from(byte & 15)];
+    }
+    let (mut n, mut t) = (0, 0);
+    let fits = push(&mut b.path, &mut n, &prepared.prefix)
+        && push(&mut b.path, &mut n, b"crash-")
+        && push(&mut b.path, &mut n, &hex)
+        && push(&mut b.temp, &mut t, &b.path[..n])
+        && push(&mut b.temp, &mut t, b".hellfuzz-partial");
+    let signal_name: &[u8] = if signal == libc::SIGBUS { b"SIGBUS" } else { b"SIGSEGV" };
+    if !fits {
+        say(&[
+            b"hellfuzz: deadly ",
+            signal_name,
+            b": the artifact prefix is too long to save the input\n",
+        ]);
+        return;
+    }
+    let path = &b.path[..n];
+    // SAFETY: NUL-terminated paths in our buffers; a valid input buffer.
+    let saved = unsafe { write_file(b.temp.as_ptr().cast(), b.path.as_ptr().cast(), input) };
+    if !saved {
+        say(&[b"hellfuzz: deadly ", signal_name, b": cannot write ", path, b"\n"]);
+        return;
+    }
+    say(&[
+        b"\nhellfuzz: deadly ",
+        signal_name,
+        b" (a stack overflow or a bad pointer): input saved to ",
+        path,
+        b"\n",
+    ]);
+    if !prepared.minimize {
+        return;
+    }
+    let mut e = 0;
+    if !(push(&mut b.env, &mut e, REDUCE_ENV.as_bytes())
+        && push(&mut b.env, &mut e, b"=")
+        && push(&mut b.env, &mut e, path))
+    {
+        return;
+    }
+    say(&[b"hellfuzz: minimizing it with one process per candidate\n"]);
+    // SAFETY: fork/execve/waitpid with NUL-terminated strings that live for the process; the
+    // arrays of pointers are built on this (alternate) stack.
+    unsafe {
+        let mut envp: [*const libc::c_char; 512] = [ptr::null(); 512];
+        let mut k = 0;
+        for entry in prepared.env.iter().take(envp.len() - 2) {
+            envp[k] = entry.as_ptr();
+            k += 1;
+        }
+        envp[k] = b.env.as_ptr().cast();
+        let argv: [*const libc::c_char; 3] = [prepared.exe.as_ptr(), b.path.as_ptr().cast(), ptr::null()];
+        let child = libc::fork();
+        if child == 0 {
+            // The handler runs with the signal blocked; the child must not inherit that.
+            let mut none: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut none);
+            libc::sigprocmask(libc::SIG_SETMASK, &none, ptr::null_mut());
+            libc::execve(prepared.exe.as_ptr(), argv.as_ptr(), envp.as_ptr());
+            libc::_exit(127);
+        }
+        if child > 0 {
+            let mut status = 0;
+            while libc::waitpid(child, &mut status, 0) == -1 && *libc::__errno_location() == libc::EINTR {}
+        }
+    }
+}
+
+/// Writes `data` to `temp`, flushes it and renames it to `path` (no partial file under `path`).
+/// Async-signal-safe.
+unsafe fn write_file(temp: *const libc::c_char, path: *const libc::c_char, data: &[u8]) -> bool {
+    let fd = unsafe {
+        libc::open(
+            temp,
+            libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC | libc::O_CLOEXEC,
+            0o644,
+        )
+    };
+    if fd < 0 {
+        return false;
+    }
+    let mut written = 0;
+    while written < data.len() {
+        let n = unsafe { libc::write(fd, data[written..].as_ptr().cast(), data.len() - written) };
+        if n <= 0 {
+            unsafe {
+                libc::close(fd);
+                libc::unlink(temp);
+            }
+            return false;
+        }
+        written += n as usize;
+    }
+    unsafe {
+        libc::fsync(fd);
+        libc::close(fd);
+        libc::rename(temp, path) == 0
+    }
+}
+
+/// Hands the signal to the handler that was there before ours; with none, restores the default
+/// action so that the faulting instruction, run again on return, kills the process.
+fn pass_on(previous: &libc::sigaction, signal: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
+    let h = previous.sa_sigaction;
+    if h == libc::SIG_DFL || h == libc::SIG_IGN || h == handler as *const () as libc::sighandler_t {
+        return fall_through(signal);
+    }
+    // SAFETY: the previous handler was installed for this signal with these flags; calling it
+    // as the kernel would.
+    unsafe {
+        if previous.sa_flags & libc::SA_SIGINFO != 0 {
+            let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) = std::mem::transmute(h);
+            f(signal, info, context);
+        } else {
+            let f: extern "C" fn(libc::c_int) = std::mem::transmute(h);
+            f(signal);
+        }
+    }
+    // It returned: make sure the signal is deadly once we return.
+    fall_through(signal);
+}
+
+/// Restores the default action for `signal` and raises it again: it is delivered when the
+/// handler returns (a fault also recurs then), so the process dies of it, as without us.
+fn fall_through(signal: libc::c_int) {
+    // SAFETY: a zeroed sigaction is SIG_DFL; raise(3) is async-signal-safe.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = libc::SIG_DFL;
+        libc::sigaction(signal, &action, ptr::null_mut());
+        libc::raise(signal);
+    }
+}
