@@ -50,3 +50,40 @@ fn reduce_without_a_grammar_uses_the_generic_tree_and_learns_from_samples() {
     assert_eq!(record["input"], "{[]}");
     assert_eq!(std::fs::read(dir.path().join("crash.toml.reduced")).unwrap(), b"{[]}");
 }
+
+/// What a fuzzer finds when a parser overflows its stack: nesting 100,000 deep, in brackets and
+/// in indentation. Reduced without a grammar, without overflowing our own stack (the generic
+/// tree nests at most 200 groups or blocks deep), and by halves rather than one oracle run per
+/// level of nesting.
+#[test]
+fn inputs_nested_a_hundred_thousand_deep_reduce_by_halves() {
+    use hellfuzz::oracle::Outcome;
+    use hellfuzz::reduce::{reduce, Options};
+    let brackets = format!("{}x{}", "[".repeat(100_000), "]".repeat(100_000)).into_bytes();
+    let indented: Vec<u8> = (0..3_000)
+        .flat_map(|i| format!("{}y\n", " ".repeat(i)).into_bytes())
+        .collect();
+    for (input, needle) in [(brackets, b"[[[[[" as &[u8]), (indented, b"   y")] {
+        let fails = |c: &[u8]| {
+            if c.windows(needle.len()).any(|w| w == needle) {
+                Outcome::Fail
+            } else {
+                Outcome::Pass
+            }
+        };
+        let result = reduce(&input, None, &fails, &Options::default()).unwrap();
+        assert!(fails(&result.input) == Outcome::Fail);
+        assert_eq!(
+            result.input.len(),
+            needle.len(),
+            "{:?}",
+            String::from_utf8_lossy(&result.input)
+        );
+        assert!(
+            result.oracle_calls < 2_000,
+            "{} oracle runs for {} bytes",
+            result.oracle_calls,
+            input.len()
+        );
+    }
+}

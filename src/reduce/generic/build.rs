@@ -29,19 +29,29 @@ enum Item {
     },
 }
 
+/// Bracket groups nest at most this deep in the generic tree; deeper brackets are plain tokens.
+/// Every walk of the tree (building, reductions, dropping) is then bounded in depth, whatever
+/// the input: a fuzzer's 100,000-deep stack-overflow input becomes 200 groups around a flat run
+/// of tokens, which list deletion cuts by halves rather than one level per oracle run.
+pub(super) const MAX_GROUP_DEPTH: usize = 200;
+
 /// For each opening bracket token, the index of its closing one. A closer matching an opener
 /// deeper in the stack closes it (the openers above stay plain); one matching none stays plain.
+/// Openers beyond [`MAX_GROUP_DEPTH`] stay plain, and so do as many closers after them.
 fn match_brackets(input: &[u8], tokens: &[Token]) -> Vec<Option<usize>> {
     let mut closer = vec![None; tokens.len()];
     let mut stack: Vec<(usize, u8)> = Vec::new();
+    let mut too_deep = 0usize;
     for (i, t) in tokens.iter().enumerate() {
         if t.kind != TokenKind::Punct || t.end - t.start != 1 {
             continue;
         }
         match input[t.start] {
+            b'(' | b'[' | b'{' if stack.len() >= MAX_GROUP_DEPTH => too_deep += 1,
             b'(' => stack.push((i, b')')),
             b'[' => stack.push((i, b']')),
             b'{' => stack.push((i, b'}')),
+            b')' | b']' | b'}' if too_deep > 0 => too_deep -= 1,
             c @ (b')' | b']' | b'}') => {
                 if let Some(k) = stack.iter().rposition(|&(_, want)| want == c) {
                     closer[stack[k].0] = Some(i);
@@ -128,22 +138,30 @@ impl Builder<'_> {
             .into_iter()
             .rev()
             .collect();
-        self.blocks(&lines, &indents, &effective)
+        self.blocks(&lines, &indents, &effective, 0)
     }
 
-    fn blocks(&mut self, lines: &[&[Item]], indents: &[Option<usize>], effective: &[usize]) -> Vec<GNode> {
+    /// Lines nested by indentation, at most [`MAX_GROUP_DEPTH`] blocks deep (deeper lines stay
+    /// flat in the innermost block).
+    fn blocks(
+        &mut self,
+        lines: &[&[Item]],
+        indents: &[Option<usize>],
+        effective: &[usize],
+        depth: usize,
+    ) -> Vec<GNode> {
         let mut out = Vec::new();
         let mut i = 0;
         while i < lines.len() {
             let mut j = i + 1;
-            if indents[i].is_some() {
+            if indents[i].is_some() && depth < MAX_GROUP_DEPTH {
                 while j < lines.len() && effective[j] > effective[i] {
                     j += 1;
                 }
             }
             let header = self.line(lines[i]);
             if j > i + 1 {
-                let inner = self.blocks(&lines[i + 1..j], &indents[i + 1..j], &effective[i + 1..j]);
+                let inner = self.blocks(&lines[i + 1..j], &indents[i + 1..j], &effective[i + 1..j], depth + 1);
                 let body = self.t.add_node(Kind::Body, inner);
                 out.push(self.t.add_node(Kind::Block, vec![header, body]));
             } else {
