@@ -131,7 +131,7 @@ enum Command {
         jobs: Option<usize>,
         /// With --keep-if: seconds before a run of the command is killed (the input is dropped)
         /// [default: 10].
-        #[arg(long, requires = "keep_if", value_parser = seconds)]
+        #[arg(long, requires = "keep_if", value_parser = positive_seconds, allow_negative_numbers = true)]
         timeout: Option<Duration>,
     },
     /// Reduce a failing input: GTR* on its derivation tree (without a grammar: on a generic tree
@@ -225,14 +225,14 @@ enum Command {
         #[arg(long, short)]
         grammar: Option<String>,
         /// Files rerun at once (and candidates tested at once while minimizing).
-        #[arg(short = 'j', long, default_value_t = 1)]
+        #[arg(short = 'j', long, default_value_t = 1, value_parser = at_least_one, allow_negative_numbers = true)]
         jobs: usize,
         /// Where reports, history and group folders go.
         #[arg(long, default_value = "triage")]
         out: PathBuf,
         /// Seconds before a run is killed and counted as a timeout.
-        #[arg(long, default_value_t = 10.0)]
-        timeout: f64,
+        #[arg(long, default_value = "10", value_parser = positive_seconds, allow_negative_numbers = true)]
+        timeout: Duration,
         /// Extra runs per file to tell flaky files from reproducible ones.
         #[arg(long, default_value_t = 1)]
         reruns: u32,
@@ -240,8 +240,8 @@ enum Command {
         #[arg(long)]
         no_minimize: bool,
         /// Seconds allowed for minimizing one group.
-        #[arg(long, default_value_t = 120.0)]
-        minimize_time: f64,
+        #[arg(long, default_value = "120", value_parser = positive_seconds, allow_negative_numbers = true)]
+        minimize_time: Duration,
         /// Exit with status 1 when a group is new (for CI gating).
         #[arg(long)]
         fail_on_new: bool,
@@ -271,17 +271,17 @@ enum Command {
 #[derive(clap::Args)]
 struct SearchLimits {
     /// Candidates tested at once (the result is the same as with -j 1).
-    #[arg(short = 'j', long, default_value_t = 1)]
+    #[arg(short = 'j', long, default_value_t = 1, value_parser = at_least_one, allow_negative_numbers = true)]
     jobs: usize,
     /// Seconds before a run of the command is killed (and counts as unresolved).
-    #[arg(long, default_value_t = 10.0)]
-    timeout: f64,
+    #[arg(long, default_value = "10", value_parser = positive_seconds, allow_negative_numbers = true)]
+    timeout: Duration,
     /// Stop after testing this many candidates (the best input so far is kept).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(1..))]
     max_tests: Option<u64>,
     /// Stop after this many seconds (the best input so far is kept).
-    #[arg(long)]
-    max_time: Option<f64>,
+    #[arg(long, value_parser = positive_seconds, allow_negative_numbers = true)]
+    max_time: Option<Duration>,
 }
 
 impl SearchLimits {
@@ -289,21 +289,41 @@ impl SearchLimits {
     fn budget(&self) -> Budget {
         Budget {
             max_tests: self.max_tests,
-            max_time: self.max_time.map(Duration::from_secs_f64),
+            max_time: self.max_time,
             cancel: None,
         }
     }
 
     /// The per-run timeout of the command.
     fn timeout(&self) -> Duration {
-        Duration::from_secs_f64(self.timeout)
+        self.timeout
     }
 }
 
 /// A number of seconds: finite and not negative.
 fn seconds(text: &str) -> Result<Duration, String> {
     let secs: f64 = text.parse().map_err(|e| format!("not a number of seconds: {e}"))?;
-    Duration::try_from_secs_f64(secs).map_err(|_| format!("{text} is not a number of seconds ≥ 0"))
+    Duration::try_from_secs_f64(secs)
+        .map_err(|_| format!("{text} is not a number of seconds ≥ 0 (finite, below 1.8e19)"))
+}
+
+/// A number of seconds above zero: a limit of 0 would make every run time out, and every
+/// timed-out run look like the failure being reduced.
+fn positive_seconds(text: &str) -> Result<Duration, String> {
+    let d = seconds(text)?;
+    if d.is_zero() {
+        return Err(format!("{text}: must be more than 0 seconds"));
+    }
+    Ok(d)
+}
+
+/// A count of at least 1 (workers, runs).
+fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".to_string()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("{text}: not a count ({e})")),
+    }
 }
 
 fn main() -> ExitCode {
@@ -477,10 +497,10 @@ fn main() -> ExitCode {
                 grammar,
                 jobs,
                 out,
-                timeout: Duration::from_secs_f64(timeout),
+                timeout,
                 reruns,
                 minimize: !no_minimize,
-                minimize_time: Some(Duration::from_secs_f64(minimize_time)),
+                minimize_time: Some(minimize_time),
                 ..hellfuzz::triage::Options::new(harness)
             };
             cli::triage::triage_cmd(&dirs, options, fail_on_new)

@@ -299,3 +299,75 @@ fn reduce_refuses_an_input_that_does_not_fail() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn bad_limits_are_usage_errors_not_panics() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.txt");
+    std::fs::write(&input, "[[1]]").unwrap();
+    let input = input.to_str().unwrap();
+    let dirs = dir.path().to_str().unwrap();
+    for (command, option) in [
+        (&["reduce", input, "--cmd", "false"][..], "--timeout"),
+        (&["reduce", input, "--cmd", "false"], "--max-time"),
+        (&["repair", input, "--cmd", "true"], "--timeout"),
+        (&["repair", input, "--cmd", "true"], "--max-time"),
+        (&["triage", dirs, "--harness", "/bin/true"], "--timeout"),
+        (&["triage", dirs, "--harness", "/bin/true"], "--minimize-time"),
+    ] {
+        for value in ["-1", "nan", "inf", "1e300", "18446744073709551615", "0", "x"] {
+            // Both spellings: `--timeout -1` once read -1 as a flag.
+            for args in [
+                vec![format!("{option}={value}")],
+                vec![option.to_string(), value.to_string()],
+            ] {
+                let mut all: Vec<&str> = command.to_vec();
+                all.extend(args.iter().map(String::as_str));
+                let out = hellfuzz(&all, None);
+                let stderr = text(&out.stderr);
+                assert_eq!(out.status.code(), Some(2), "{all:?}: {stderr}");
+                assert!(stderr.contains(&format!("'{value}'")), "{all:?}: {stderr}");
+                assert!(!stderr.contains("panicked"), "{all:?}: {stderr}");
+            }
+        }
+    }
+    for count in ["0", "-3"] {
+        let out = hellfuzz(&["reduce", input, "--cmd", "false", "-j", count], None);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+        let out = hellfuzz(&["reduce", input, "--cmd", "false", "--max-tests", count], None);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    }
+}
+
+#[test]
+fn the_input_is_never_the_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("crash.json");
+    std::fs::write(&input, "[[1, 2], 3]").unwrap();
+    let link = dir.path().join("link.json");
+    std::os::unix::fs::symlink(&input, &link).unwrap();
+    let input_s = input.to_str().unwrap();
+    for out in [input_s, link.to_str().unwrap()] {
+        for args in [
+            &[
+                "reduce",
+                input_s,
+                "--grammar",
+                "json",
+                "--cmd",
+                "grep -q 3 @@",
+                "--exit-code",
+                "0",
+                "-o",
+                out,
+            ][..],
+            &["repair", input_s, "--grammar", "json", "--cmd", "true", "-o", out],
+        ] {
+            let out = hellfuzz(args, None);
+            let stderr = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+            assert!(stderr.contains("is the input file"), "{stderr}");
+            assert_eq!(std::fs::read_to_string(&input).unwrap(), "[[1, 2], 3]");
+        }
+    }
+}

@@ -1,7 +1,7 @@
 //! Helpers every subcommand uses: loading grammars and inputs, reporting skipped samples.
 
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -32,6 +32,25 @@ pub fn read_input(path: &PathBuf) -> Result<Vec<u8>, String> {
         return Ok(buf);
     }
     std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+/// Refuses an output path that is the input file itself (the same file by canonical path,
+/// also through links): the input is never modified.
+pub fn refuse_overwriting(input: &Path, out: Option<&Path>) -> Result<(), String> {
+    let Some(out) = out else {
+        return Ok(());
+    };
+    let same = match (std::fs::canonicalize(input), std::fs::canonicalize(out)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if same {
+        return Err(format!(
+            "--out {} is the input file: it would be overwritten; write the result elsewhere",
+            out.display()
+        ));
+    }
+    Ok(())
 }
 
 /// Prints one line per sample that could not be mined.

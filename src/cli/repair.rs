@@ -8,7 +8,7 @@ use std::time::Duration;
 use hellfuzz::oracle::{Command, Processed};
 use hellfuzz::reduce::repair::{repair_with_progress, RepairOptions};
 
-use super::common::{cancel_on_ctrl_c, load_grammar, read_input, split_command};
+use super::common::{cancel_on_ctrl_c, load_grammar, read_input, refuse_overwriting, split_command};
 
 /// `hellfuzz repair`.
 pub fn repair_cmd(
@@ -20,6 +20,7 @@ pub fn repair_cmd(
     out: Option<PathBuf>,
     json: bool,
 ) -> Result<ExitCode, String> {
+    refuse_overwriting(path, out.as_deref())?;
     let input = read_input(path)?;
     let argv = split_command(cmd)?;
     let command = Command::new(argv)
