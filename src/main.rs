@@ -1,5 +1,6 @@
 //! The `hellfuzz` command line: argument parsing and printing only; the work is in the library.
 
+#[macro_use]
 mod cli;
 
 use std::path::PathBuf;
@@ -511,7 +512,7 @@ fn main() -> ExitCode {
             externals,
         } => cli::grammar::import(&source, output.as_deref(), externals.as_deref()),
         Command::Dict { grammar } => load_grammar(&grammar).map(|g| {
-            print!("{}", g.dictionary());
+            out!("{}", g.dictionary());
             ExitCode::SUCCESS
         }),
     };

@@ -371,3 +371,47 @@ fn the_input_is_never_the_output() {
         }
     }
 }
+
+#[test]
+fn deep_trees_print_in_linear_size_and_a_closed_pipe_ends_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let deep = dir.path().join("deep.json");
+    let depth = 20_000;
+    std::fs::write(&deep, format!("{}{}", "[".repeat(depth), "]".repeat(depth))).unwrap();
+    let deep = deep.to_str().unwrap();
+    // Whole output: indentation stops at 100 levels, deeper lines carry their depth.
+    let out = hellfuzz(&["parse", "json", deep], None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let lines = stdout.lines().count();
+    assert!(lines > 5 * depth, "{lines} lines");
+    assert!(stdout.len() < 300 * lines, "{} bytes for {lines} lines", stdout.len());
+    assert!(
+        stdout.contains(&format!("[depth {}] ", depth * 2)),
+        "the deepest lines say how deep"
+    );
+    // A reader that stops after a few bytes (`| head`): exit 0, nothing on stderr.
+    for args in [
+        &["parse", "json", deep][..],
+        &["check", "js"],
+        &["dict", "js"],
+        &["gen", "json", "--count", "100000"],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_hellfuzz"))
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = [0u8; 16];
+        use std::io::Read;
+        child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let stderr = text(&out.stderr);
+        assert!(
+            !stderr.contains("panicked") && !stderr.contains("Broken pipe"),
+            "{args:?}: {stderr}"
+        );
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+    }
+}

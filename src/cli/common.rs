@@ -34,6 +34,16 @@ pub fn read_input(path: &PathBuf) -> Result<Vec<u8>, String> {
     std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
 
+/// Ends the process after a failed write to standard output: quietly (status 0) when the reader
+/// has gone (a closed pipe), with a message (status 1) otherwise.
+pub fn stdout_failed(e: std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    eprintln!("error: cannot write output: {e}");
+    std::process::exit(1);
+}
+
 /// Refuses an output path that is the input file itself (the same file by canonical path,
 /// also through links): the input is never modified.
 pub fn refuse_overwriting(input: &Path, out: Option<&Path>) -> Result<(), String> {

@@ -16,12 +16,12 @@ pub fn check(name: &str, samples: Option<PathBuf>, expand: bool) -> Result<ExitC
     if expand {
         // The grammar the parser, miner, generator and reducers see: contexts and exclusions
         // expanded into plain rules (the printout loads as a grammar again).
-        print!("{}", g.to_text());
+        out!("{}", g.to_text());
         return Ok(ExitCode::SUCCESS);
     }
     let named = g.symbols().iter().filter(|s| !s.synthetic).count();
     let warnings = g.warnings().iter().filter(|d| d.severity == Severity::Warning).count();
-    println!(
+    outln!(
         "{}: ok, {} rules (+{} synthetic symbols for groups and repetitions), {} terminals, start `{}`, {} warning(s)",
         g.origin(),
         named,
@@ -31,7 +31,7 @@ pub fn check(name: &str, samples: Option<PathBuf>, expand: bool) -> Result<ExitC
         warnings
     );
     for c in g.contexts() {
-        println!(
+        outln!(
             "context: {}[{}] expands into {} rule(s): {}",
             c.rule,
             c.params.join(", "),
@@ -40,7 +40,7 @@ pub fn check(name: &str, samples: Option<PathBuf>, expand: bool) -> Result<ExitC
         );
     }
     for e in g.exclusions() {
-        println!(
+        outln!(
             "exclusion in {}: {} word(s) excluded (from {})",
             e.rule,
             e.words,
@@ -48,11 +48,15 @@ pub fn check(name: &str, samples: Option<PathBuf>, expand: bool) -> Result<ExitC
         );
     }
     if !g.contexts().is_empty() || !g.exclusions().is_empty() {
-        println!("(`hellfuzz check --expand` prints the expanded grammar)");
+        outln!("(`hellfuzz check --expand` prints the expanded grammar)");
     }
-    println!(
+    outln!(
         "{:<16} {:>5} {:>8} {:>9}  {:<24} unit chains (⇒+)",
-        "rule", "alts", "nullable", "cheapest", "cheapest derivation"
+        "rule",
+        "alts",
+        "nullable",
+        "cheapest",
+        "cheapest derivation"
     );
     for (i, s) in g.symbols().iter().enumerate().filter(|(_, s)| !s.synthetic) {
         let sym = hellfuzz::grammar::SymbolId(i as u32);
@@ -70,7 +74,7 @@ pub fn check(name: &str, samples: Option<PathBuf>, expand: bool) -> Result<ExitC
             .filter(|u| !g.symbol(**u).synthetic)
             .map(|u| g.symbol(*u).name.as_str())
             .collect();
-        println!(
+        outln!(
             "{:<16} {:>5} {:>8} {:>9}  {:<24} {}",
             s.name,
             alts,
@@ -111,7 +115,7 @@ pub fn check(name: &str, samples: Option<PathBuf>, expand: bool) -> Result<ExitC
         }
     }
     let secs = started.elapsed().as_secs_f64();
-    println!(
+    outln!(
         "samples: {} of {} parse and unparse exactly ({} bytes in {:.1} ms)",
         files.len() - failed,
         files.len(),
@@ -150,13 +154,16 @@ pub fn parse(name: &str, files: &[PathBuf], json: bool, quiet: bool) -> Result<E
         match parser.parse(&input) {
             Ok(tree) if quiet => drop(tree),
             Ok(tree) => {
-                let text = if json {
-                    tree.to_json(&g) + "\n"
+                let written = if json {
+                    out.write_all((tree.to_json(&g) + "\n").as_bytes())
                 } else {
-                    tree.to_text(&g)
+                    // Streamed: a deep tree's text is far larger than the tree.
+                    let mut buffered = std::io::BufWriter::new(&mut out);
+                    tree.write_text(&g, &mut buffered).and_then(|()| buffered.flush())
                 };
-                out.write_all(text.as_bytes())
-                    .map_err(|e| format!("cannot write output: {e}"))?;
+                if let Err(e) = written {
+                    super::common::stdout_failed(e);
+                }
             }
             Err(e) => {
                 failed = true;

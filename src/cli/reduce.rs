@@ -92,7 +92,7 @@ pub fn reduce_cmd(
         let mut record = serde_json::to_value(&result).expect("reductions serialize");
         record["input"] = serde_json::Value::String(String::from_utf8_lossy(&result.input).into_owned());
         record["output"] = serde_json::Value::String(out.display().to_string());
-        println!("{record}");
+        outln!("{record}");
     }
     Ok(if result.confirmed {
         ExitCode::SUCCESS
@@ -150,7 +150,7 @@ pub fn reduce_harness_cmd(
         let mut record = serde_json::to_value(&result).expect("reductions serialize");
         record["input"] = serde_json::Value::String(String::from_utf8_lossy(&result.input).into_owned());
         record["output"] = serde_json::Value::String(out.display().to_string());
-        println!("{record}");
+        outln!("{record}");
     }
     Ok(ExitCode::SUCCESS)
 }

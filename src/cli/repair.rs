@@ -79,10 +79,10 @@ pub fn repair_cmd(
         } else {
             serde_json::Value::Null
         };
-        println!("{record}");
+        outln!("{record}");
     } else {
         for r in &result.removed {
-            println!(
+            outln!(
                 "removed offset {} length {}: \"{}\"",
                 r.offset,
                 r.bytes.len(),

@@ -50,7 +50,7 @@ pub fn mine(
     }
     if show || output.is_none() {
         let mode = if invert { Mode::Inverted } else { Mode::Mined };
-        print!("{}", Probabilities::new(&g, Some(&model), mode).annotate(&g));
+        out!("{}", Probabilities::new(&g, Some(&model), mode).annotate(&g));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -32,7 +32,7 @@ pub fn triage_cmd(dirs: &[std::path::PathBuf], mut options: Options, fail_on_new
     let result = triage(dirs, &options, SystemTime::now(), &mut on_progress);
     bar.finish_and_clear();
     let t = result?;
-    print!("{}", hellfuzz::triage::report::markdown(&t));
+    out!("{}", hellfuzz::triage::report::markdown(&t));
     eprintln!(
         "reports written to {}/report.md, report.json and report.sarif; groups in {}/groups",
         out.display(),

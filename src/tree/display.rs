@@ -7,48 +7,66 @@ use std::fmt::Write as _;
 use super::{NodeId, NodeKind, Tree};
 use crate::grammar::Grammar;
 
+/// Levels of indentation [`Tree::write_text`] shows; deeper lines carry their depth instead.
+pub const MAX_INDENT: usize = 100;
+
 impl Tree {
     /// The tree as indented text, one node per line: `symbol (alt N)`, `symbol*` for repetitions,
-    /// `symbol?` for optionals, and leaves as their terminal followed by the matched text.
+    /// `symbol?` for optionals, and leaves as their terminal followed by the matched text. See
+    /// [`Tree::write_text`].
     pub fn to_text(&self, grammar: &Grammar) -> String {
-        let mut out = String::new();
+        let mut out = Vec::new();
+        self.write_text(grammar, &mut out)
+            .expect("writing to memory does not fail");
+        String::from_utf8(out).expect("labels and escaped text are UTF-8")
+    }
+
+    /// Writes [`Tree::to_text`]'s lines to `out` as they are made (memory stays proportional to
+    /// the tree, not to the text). Indentation stops at [`MAX_INDENT`] levels; a deeper line
+    /// starts with its depth, `[depth N]`, so a 100,000-deep tree prints in linear size rather
+    /// than the 10 GB of spaces full indentation would take.
+    pub fn write_text(&self, grammar: &Grammar, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         let mut stack = vec![(self.root(), 0usize)];
+        let mut children = Vec::new();
+        let mut line = String::new();
         while let Some((node, depth)) = stack.pop() {
-            for _ in 0..depth {
-                out.push_str("  ");
+            line.clear();
+            for _ in 0..depth.min(MAX_INDENT) {
+                line.push_str("  ");
+            }
+            if depth > MAX_INDENT {
+                let _ = write!(line, "[depth {depth}] ");
             }
             let name = self.label(grammar, node);
-            match self.kind(node) {
+            let _ = match self.kind(node) {
                 NodeKind::Rule { alt, .. }
                     if grammar.symbol(self.kind(node).symbol().unwrap()).alternatives().len() > 1 =>
                 {
-                    let _ = writeln!(out, "{name} (alt {})", alt + 1);
+                    writeln!(line, "{name} (alt {})", alt + 1)
                 }
-                NodeKind::Rule { .. } => {
-                    let _ = writeln!(out, "{name}");
-                }
-                NodeKind::Repeat { .. } => {
-                    let _ = writeln!(out, "{name} [{} items]", self.child_count(node));
-                }
+                NodeKind::Rule { .. } => writeln!(line, "{name}"),
+                NodeKind::Repeat { .. } => writeln!(line, "{name} [{} items]", self.child_count(node)),
                 NodeKind::Optional { .. } => {
                     let state = if self.child_count(node) == 0 {
                         "absent"
                     } else {
                         "present"
                     };
-                    let _ = writeln!(out, "{name} ({state})");
+                    writeln!(line, "{name} ({state})")
                 }
                 NodeKind::Leaf { .. } => {
                     let text = String::from_utf8_lossy(self.leaf_bytes(node));
-                    let _ = writeln!(out, "{name} {:?}", text);
+                    writeln!(line, "{name} {:?}", text)
                 }
-            }
-            let children: Vec<NodeId> = self.children(node).collect();
+            };
+            out.write_all(line.as_bytes())?;
+            children.clear();
+            children.extend(self.children(node));
             for &c in children.iter().rev() {
                 stack.push((c, depth + 1));
             }
         }
-        out
+        Ok(())
     }
 
     /// The tree as JSON: each node is `{"symbol": .., "kind": "rule"|"repeat"|"optional",
