@@ -415,3 +415,39 @@ fn deep_trees_print_in_linear_size_and_a_closed_pipe_ends_quietly() {
         assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn sigterm_kills_the_running_command_and_exits_130() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.txt");
+    std::fs::write(&input, "hello").unwrap();
+    let pidfile = dir.path().join("pid");
+    // The command records its pid and hangs, already on the original input (calibration).
+    let cmd = format!("sh -c 'echo $$ > {}; exec sleep 1000'", pidfile.display());
+    let out_file = dir.path().join("out.txt");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hellfuzz"))
+        .args(["reduce", input.to_str().unwrap(), "--cmd", &cmd, "--timeout", "100"])
+        .args(["-o", out_file.to_str().unwrap()])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while std::fs::read_to_string(&pidfile).map_or(true, |p| p.trim().is_empty()) {
+        assert!(started.elapsed().as_secs() < 30, "the command never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let pid = std::fs::read_to_string(&pidfile).unwrap().trim().to_string();
+    let kill = |signal: &str, pid: &str| Command::new("kill").args([signal, pid]).status().unwrap().success();
+    assert!(kill("-TERM", &child.id().to_string()));
+    let out = child.wait_with_output().unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let alive = kill("-0", &pid);
+    if alive {
+        kill("-KILL", &pid);
+    }
+    assert!(!alive, "the command (pid {pid}) outlived hellfuzz");
+    assert_eq!(std::fs::read_to_string(&input).unwrap(), "hello");
+}

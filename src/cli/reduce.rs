@@ -28,15 +28,23 @@ pub fn reduce_cmd(
     refuse_overwriting(path, out.as_deref())?;
     let input = read_input(path)?;
     let argv = split_command(cmd)?;
+    // Before the first run: a signal during calibration must kill the command too.
+    let cancel = cancel_on_ctrl_c();
+    options.budget.cancel = Some(cancel.clone());
     let command = hellfuzz::oracle::Command::new(argv)
         .map_err(|e| e.to_string())?
         .timeout(timeout)
         // Backtraces only slow down every crashing run; signatures need location and message.
         .env("RUST_BACKTRACE", "0")
         .classify(classify)
-        .calibrate(&input)
-        .map_err(|e| e.to_string())?;
-    options.budget.cancel = Some(cancel_on_ctrl_c());
+        .calibrate(&input);
+    let command = match command {
+        Err(_) if cancel.load(std::sync::atomic::Ordering::Relaxed) => {
+            eprintln!("interrupted while running the command on the original input; nothing written");
+            return Ok(ExitCode::from(130));
+        }
+        c => c.map_err(|e| e.to_string())?,
+    };
     let grammar = grammar.map(load_grammar).transpose()?;
     if !corpus.is_empty() {
         let g = grammar
@@ -66,12 +74,19 @@ pub fn reduce_cmd(
         ));
         bar.tick();
     };
-    let result = hellfuzz::reduce::reduce_with_progress(&input, grammar.as_ref(), &command, &options, &progress)
-        .map_err(|e| e.to_string())?;
+    let result = hellfuzz::reduce::reduce_with_progress(&input, grammar.as_ref(), &command, &options, &progress);
     bar.finish_and_clear();
+    let result = match result {
+        Err(_) if cancel.load(std::sync::atomic::Ordering::Relaxed) => {
+            eprintln!("interrupted before the first reduction; nothing written");
+            return Ok(ExitCode::from(130));
+        }
+        r => r.map_err(|e| e.to_string())?,
+    };
     for note in &result.notes {
         eprintln!("note: {note}");
     }
+    let interrupted = cancel.load(std::sync::atomic::Ordering::Relaxed);
     let out = out.unwrap_or_else(|| default_out(path));
     hellfuzz::files::write_atomically(&out, &result.input)
         .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
@@ -85,7 +100,13 @@ pub fn reduce_cmd(
         result.tests,
         result.oracle_calls,
         result.cache_hits,
-        if result.budget_exhausted { " (budget exhausted: best so far)" } else { "" },
+        if interrupted {
+            " (interrupted: best so far)"
+        } else if result.budget_exhausted {
+            " (budget exhausted: best so far)"
+        } else {
+            ""
+        },
         out.display()
     );
     if json {
@@ -94,7 +115,9 @@ pub fn reduce_cmd(
         record["output"] = serde_json::Value::String(out.display().to_string());
         outln!("{record}");
     }
-    Ok(if result.confirmed {
+    Ok(if interrupted {
+        ExitCode::from(130)
+    } else if result.confirmed {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(2)

@@ -29,7 +29,8 @@ pub fn repair_cmd(
         .env("RUST_BACKTRACE", "0");
     let oracle = Processed(command);
     // Ctrl-C: stop testing, kill the running command, keep the largest passing input so far.
-    options.budget.cancel = Some(cancel_on_ctrl_c());
+    let cancel = cancel_on_ctrl_c();
+    options.budget.cancel = Some(cancel.clone());
     let grammar = grammar.map(load_grammar).transpose()?;
     let bar = indicatif::ProgressBar::new_spinner();
     bar.set_style(indicatif::ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("valid template"));
@@ -39,6 +40,7 @@ pub fn repair_cmd(
     };
     let result = repair_with_progress(&input, grammar.as_ref(), &oracle, &options, &progress);
     bar.finish_and_clear();
+    let interrupted = cancel.load(std::sync::atomic::Ordering::Relaxed);
     let out = out.unwrap_or_else(|| {
         let mut p = path.clone().into_os_string();
         p.push(".repaired");
@@ -61,7 +63,13 @@ pub fn repair_cmd(
             result.tests,
             result.oracle_calls,
             result.time.as_secs_f64(),
-            if result.budget_exhausted { " (budget exhausted: maybe not maximal)" } else { "" },
+            if interrupted {
+                " (interrupted: maybe not maximal)"
+            } else if result.budget_exhausted {
+                " (budget exhausted: maybe not maximal)"
+            } else {
+                ""
+            },
             out.display()
         )
     } else {
@@ -90,7 +98,9 @@ pub fn repair_cmd(
             );
         }
     }
-    Ok(if result.repaired {
+    Ok(if interrupted {
+        ExitCode::from(130)
+    } else if result.repaired {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(2)
