@@ -451,3 +451,39 @@ fn sigterm_kills_the_running_command_and_exits_130() {
     assert!(!alive, "the command (pid {pid}) outlived hellfuzz");
     assert_eq!(std::fs::read_to_string(&input).unwrap(), "hello");
 }
+
+#[test]
+fn an_interrupted_gen_leaves_complete_files_and_no_temporaries() {
+    for signal in ["-INT", "-TERM", "-HUP"] {
+        let dir = tempfile::tempdir().unwrap();
+        let corpus = dir.path().join("corpus");
+        let child = Command::new(env!("CARGO_BIN_EXE_hellfuzz"))
+            .args(["gen", "json", "--count", "100000000", "--out", corpus.to_str().unwrap()])
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        while std::fs::read_dir(&corpus).map_or(0, |d| d.count()) < 20 {
+            assert!(started.elapsed().as_secs() < 60, "gen wrote nothing");
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert!(Command::new("kill")
+            .args([signal, &child.id().to_string()])
+            .status()
+            .unwrap()
+            .success());
+        let out = child.wait_with_output().unwrap();
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(130), "{signal}: {stderr}");
+        assert!(stderr.contains("interrupted after"), "{stderr}");
+        for entry in std::fs::read_dir(&corpus).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            assert!(!name.starts_with('.'), "{signal}: temporary file {name} left");
+            let sha = sha1_smol::Sha1::from(std::fs::read(&path).unwrap())
+                .digest()
+                .to_string();
+            assert_eq!(name, sha, "{signal}: incomplete file");
+        }
+    }
+}

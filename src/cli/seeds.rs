@@ -242,10 +242,15 @@ pub fn gen(
     if count < 200 {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
+    // A signal stops between two inputs: every file written is complete, no temporary is left.
+    let cancel = cancel_on_ctrl_c();
+    let mut done = 0;
     let written = (0..count)
+        .take_while(|_| !cancel.load(std::sync::atomic::Ordering::Relaxed))
         .try_for_each(|_| {
             let input = generator.input();
             bar.inc(1);
+            done += 1;
             output.add(&input)
         })
         .and_then(|()| output.finish());
@@ -255,6 +260,14 @@ pub fn gen(
             Some(message) => Err(message),
             None => Ok(ExitCode::SUCCESS),
         };
+    }
+    if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+        eprintln!(
+            "interrupted after {done} of {count} inputs ({}, seed {seed}): {}",
+            mode_name(mode),
+            output.summary()
+        );
+        return Ok(ExitCode::from(130));
     }
     eprintln!(
         "generated {count} inputs ({}, seed {seed}): {}",
