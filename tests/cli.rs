@@ -425,7 +425,7 @@ fn sigterm_kills_the_running_command_and_exits_130() {
     // The command records its pid and hangs, already on the original input (calibration).
     let cmd = format!("sh -c 'echo $$ > {}; exec sleep 1000'", pidfile.display());
     let out_file = dir.path().join("out.txt");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hellfuzz"))
+    let child = Command::new(env!("CARGO_BIN_EXE_hellfuzz"))
         .args(["reduce", input.to_str().unwrap(), "--cmd", &cmd, "--timeout", "100"])
         .args(["-o", out_file.to_str().unwrap()])
         .stderr(std::process::Stdio::piped())
