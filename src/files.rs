@@ -23,3 +23,15 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
 }
+
+/// Serializes a path as text with any bytes that are not UTF-8 replaced (U+FFFD), for
+/// `#[serde(serialize_with)]`: a report must not fail because of one file's name (serde's own
+/// `Path` serialization refuses such names).
+pub fn path_lossy<S: serde::Serializer>(path: &Path, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&path.to_string_lossy())
+}
+
+/// [`path_lossy`] for a list of paths.
+pub fn paths_lossy<S: serde::Serializer>(paths: &[std::path::PathBuf], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(paths.iter().map(|p| p.to_string_lossy()))
+}

@@ -542,3 +542,55 @@ fn grammar_minimization_uses_gtr_star() {
     assert!(bytes.len() < 25, "{}", String::from_utf8_lossy(&bytes));
     assert_eq!(keyword(&bytes), Some("ARR"));
 }
+
+/// A crash folder as fuzzers and people leave it: a FIFO (reading it would block for ever) and
+/// a file name that is not UTF-8 beside a real crash. The FIFO is skipped, the odd name reported.
+#[test]
+fn a_fifo_is_skipped_and_a_non_utf8_name_is_reported() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let night = dir.path().join("night");
+    std::fs::create_dir(&night).unwrap();
+    std::fs::write(night.join("crash-real"), "boom").unwrap();
+    std::fs::write(night.join(std::ffi::OsStr::from_bytes(b"crash-\xff\xfe")), "boom").unwrap();
+    let fifo = night.join("crash-fifo");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let harness = dir.path().join("harness.sh");
+    std::fs::write(&harness, "#!/bin/sh\ngrep -q boom \"$1\" && kill -SEGV $$\nexit 0\n").unwrap();
+    std::fs::set_permissions(&harness, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let out = dir.path().join("out");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_hellfuzz"))
+        .args([
+            "triage",
+            night.to_str().unwrap(),
+            "--harness",
+            harness.to_str().unwrap(),
+        ])
+        .args(["--timeout", "5", "--minimize-time", "5", "--out", out.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed().as_secs() > 60 {
+            child.kill().unwrap();
+            panic!("triage hangs (on the FIFO?)");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let result = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert!(result.status.success(), "{stderr}");
+    let report = std::fs::read_to_string(out.join("report.json")).unwrap();
+    assert!(report.contains("crash-real"), "{report}");
+    assert!(
+        report.contains("crash-\u{fffd}\u{fffd}"),
+        "the odd name, replaced: {report}"
+    );
+    assert!(!report.contains("crash-fifo"), "the FIFO was run: {report}");
+}

@@ -31,6 +31,7 @@ pub enum Origin {
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct CrashFile {
     /// Its path as found (below one of the folders given).
+    #[serde(serialize_with = "crate::files::path_lossy")]
     pub path: PathBuf,
     /// What left it there.
     pub origin: Origin,
@@ -138,8 +139,9 @@ fn walk(dir: &Path, skip: Option<&Path>, seen: &mut BTreeSet<PathBuf>, found: &m
         let Some(origin) = classify_name(&name, &parent) else {
             continue;
         };
-        // A symbolic link to a file counts as that file; one to a folder is not entered.
-        if link_meta.file_type().is_symlink() && !std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
+        // Regular files only (a FIFO or a device would block the rerun that reads it); a
+        // symbolic link to a file counts as that file, one to a folder is not entered.
+        if !std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
             continue;
         }
         if seen.insert(path.canonicalize().unwrap_or_else(|_| path.clone())) {

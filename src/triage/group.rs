@@ -35,6 +35,7 @@ pub struct Minimized {
     /// Its size in bytes.
     pub size: usize,
     /// Where it was written (in the group's folder).
+    #[serde(serialize_with = "crate::files::path_lossy")]
     pub path: PathBuf,
     /// What the reducer ran, and how many candidates it tested.
     pub algorithm: String,
@@ -60,12 +61,14 @@ pub struct Group {
     /// Its filtered backtrace frames, innermost first.
     pub frames: Vec<String>,
     /// Every file in the group, sorted.
+    #[serde(serialize_with = "crate::files::paths_lossy")]
     pub files: Vec<PathBuf>,
     /// How many of them are flaky.
     pub flaky_files: usize,
     /// Distinct exact hashes (paths to the bug) among the files.
     pub exact_hashes: usize,
     /// The smallest file (preferring files that always reproduce), and its size.
+    #[serde(serialize_with = "crate::files::path_lossy")]
     pub smallest: PathBuf,
     /// Its size in bytes.
     pub smallest_size: u64,

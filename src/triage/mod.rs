@@ -142,8 +142,10 @@ pub struct Triage {
     /// When the run happened (RFC 3339, UTC).
     pub generated_at: String,
     /// The harness.
+    #[serde(serialize_with = "crate::files::path_lossy")]
     pub harness: PathBuf,
     /// The folders searched.
+    #[serde(serialize_with = "crate::files::paths_lossy")]
     pub roots: Vec<PathBuf>,
     /// True when interrupted (Ctrl-C). Files not reached are [`Status::Interrupted`] and then no
     /// group is marked fixed; groups not reached are not minimized.
