@@ -594,3 +594,45 @@ fn a_fifo_is_skipped_and_a_non_utf8_name_is_reported() {
     );
     assert!(!report.contains("crash-fifo"), "the FIFO was run: {report}");
 }
+
+/// Two runs at once on one out folder (two nights' folders triaged in parallel): the second waits
+/// for the first, and the history keeps the groups of both (it kept only one run's).
+#[test]
+fn concurrent_runs_on_one_out_folder_keep_both_histories() {
+    let dir = tempfile::tempdir().unwrap();
+    let harness = dir.path().join("harness.sh");
+    std::fs::write(
+        &harness,
+        "#!/bin/sh\nsleep 0.5\ngrep -q A \"$1\" && exit 3\ngrep -q B \"$1\" && kill -SEGV $$\nexit 0\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&harness, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let out = dir.path().join("out");
+    let spawn = |name: &str, content: &str| {
+        let night = dir.path().join(name);
+        std::fs::create_dir(&night).unwrap();
+        std::fs::write(night.join("crash-1"), content).unwrap();
+        std::process::Command::new(env!("CARGO_BIN_EXE_hellfuzz"))
+            .args([
+                "triage",
+                night.to_str().unwrap(),
+                "--harness",
+                harness.to_str().unwrap(),
+            ])
+            .args(["--no-minimize", "--out", out.to_str().unwrap()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let a = spawn("nightA", "A");
+    let b = spawn("nightB", "B");
+    for run in [a, b] {
+        let result = run.wait_with_output().unwrap();
+        assert!(result.status.success(), "{}", String::from_utf8_lossy(&result.stderr));
+    }
+    let history: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("history.json")).unwrap()).unwrap();
+    let groups = history["groups"].as_object().unwrap();
+    assert_eq!(groups.len(), 2, "{history}");
+}

@@ -19,6 +19,14 @@ pub fn triage_cmd(dirs: &[std::path::PathBuf], mut options: Options, fail_on_new
         ProgressStyle::with_template("{bar:30} {pos}/{len} files, {msg} ({elapsed})").expect("valid template"),
     );
     let mut on_progress = |p: Progress<'_>| match p {
+        Progress::WaitingForLock { lock } => {
+            bar.suspend(|| {
+                eprintln!(
+                    "waiting for another triage run to finish ({} is locked)",
+                    lock.display()
+                )
+            });
+        }
         Progress::Found { files } => bar.set_length(files as u64),
         Progress::Rerun { done, groups } => {
             bar.set_position(done as u64);

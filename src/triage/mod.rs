@@ -86,6 +86,11 @@ impl Options {
 /// Where a triage run stands, for a progress display.
 #[derive(Clone, Copy, Debug)]
 pub enum Progress<'a> {
+    /// Another triage run holds the out folder's lock: this one waits for it to finish.
+    WaitingForLock {
+        /// The lock file.
+        lock: &'a Path,
+    },
     /// Crash files found.
     Found {
         /// How many.
@@ -180,6 +185,10 @@ pub fn triage(
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Triage, String> {
     check_harness(&options.harness)?;
+    check_out(roots, &options.out)?;
+    // One run at a time per out folder: two would each save their own history, and the groups
+    // of one would vanish from it (they would be NEW again every night, never FIXED).
+    let _lock = lock_out(&options.out, progress, &|| options.cancelled())?;
     let history_path = options.out.join("history.json");
     let mut history = History::load(&history_path)?;
     let found = discover(roots, Some(&options.out))?;
@@ -270,6 +279,84 @@ pub fn triage(
     report::write_reports(&options.out, &t).map_err(write_err)?;
     history.save(&history_path).map_err(write_err)?;
     Ok(t)
+}
+
+/// Refuses an out folder that is one of the crash folders, or holds one: its reports and group
+/// folders would be mixed with the crash files (discovery skips the out folder, so such a run
+/// found nothing).
+fn check_out(roots: &[PathBuf], out: &Path) -> Result<(), String> {
+    let Ok(out_real) = out.canonicalize() else {
+        return Ok(()); // not there yet: created below, inside nothing given
+    };
+    for root in roots {
+        if root.canonicalize().is_ok_and(|r| r.starts_with(&out_real)) {
+            return Err(format!(
+                "--out {} is (or holds) the crash folder {}: give an out folder outside the crash folders",
+                out.display(),
+                root.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Takes the out folder's lock (`<out>/.lock`, an advisory file lock the system releases when the
+/// process ends), waiting for another run that holds it.
+fn lock_out(
+    out: &Path,
+    progress: &mut dyn FnMut(Progress<'_>),
+    cancelled: &dyn Fn() -> bool,
+) -> Result<std::fs::File, String> {
+    let write_err = |e: std::io::Error| format!("cannot write into {}: {e}", out.display());
+    std::fs::create_dir_all(out).map_err(write_err)?;
+    let path = out.join(".lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(write_err)?;
+    // Polled rather than blocking, so that an interrupt still ends a waiting run.
+    let mut told = false;
+    loop {
+        match try_lock(&file) {
+            Ok(true) => return Ok(file),
+            Ok(false) => {
+                if !told {
+                    progress(Progress::WaitingForLock { lock: &path });
+                    told = true;
+                }
+                if cancelled() {
+                    return Err(format!("interrupted while waiting for the lock {}", path.display()));
+                }
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            Err(e) => return Err(format!("cannot lock {}: {e}", path.display())),
+        }
+    }
+}
+
+/// An exclusive advisory lock on `file` (flock(2); `File::try_lock` needs Rust 1.89, above our
+/// MSRV): `Ok(false)` if another process holds it. Without flock (not Unix): always taken.
+fn try_lock(file: &std::fs::File) -> std::io::Result<bool> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::io::AsRawFd;
+        // SAFETY: flock on a file descriptor we own.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+            return Ok(true);
+        }
+        let e = std::io::Error::last_os_error();
+        if e.kind() == std::io::ErrorKind::WouldBlock {
+            return Ok(false);
+        }
+        Err(e)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = file;
+        Ok(true)
+    }
 }
 
 /// Minimizes a group's smallest file when it can (not too large, not only flaky); records the
