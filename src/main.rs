@@ -36,9 +36,10 @@ enum Command {
     Check {
         /// A built-in grammar name (json, expr, js, toml, css, sql, glsl) or a path to a grammar file.
         grammar: String,
-        /// A directory of sample inputs to parse (default for built-ins: their built-in samples).
+        /// Sample files, folders (searched recursively) or glob patterns to parse (default for
+        /// built-ins: their built-in samples).
         #[arg(long)]
-        samples: Option<PathBuf>,
+        samples: Vec<String>,
         /// Print the grammar with its contexts and exclusions expanded into plain rules (what the
         /// parser, miner and generator use) instead of the summary.
         #[arg(long)]
@@ -74,8 +75,9 @@ enum Command {
         /// Print the grammar annotated with the mined probabilities (a valid grammar file).
         #[arg(long)]
         show: bool,
-        /// With --show: print the inverted probabilities instead.
-        #[arg(long)]
+        /// With --show: print the inverted probabilities instead (a model holds counts: it is
+        /// inverted when `gen --invert` uses it).
+        #[arg(long, requires = "show")]
         invert: bool,
     },
     /// Generate inputs: "more of the same" as the samples, or with --invert "inputs from hell";
@@ -334,7 +336,7 @@ fn main() -> ExitCode {
             grammar,
             samples,
             expand,
-        } => cli::grammar::check(&grammar, samples, expand),
+        } => cli::grammar::check(&grammar, &samples, expand),
         Command::Parse {
             grammar,
             files,

@@ -487,3 +487,31 @@ fn an_interrupted_gen_leaves_complete_files_and_no_temporaries() {
         }
     }
 }
+
+#[test]
+fn samples_are_visited_once_through_links_and_check_takes_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("samples");
+    std::fs::create_dir_all(samples.join("sub")).unwrap();
+    std::fs::write(samples.join("a.json"), "[1]").unwrap();
+    std::fs::write(samples.join("sub/b.json"), "{}").unwrap();
+    // A link back to the top (a loop) and a second name for a file.
+    std::os::unix::fs::symlink(&samples, samples.join("sub/loop")).unwrap();
+    std::os::unix::fs::symlink(samples.join("a.json"), samples.join("also-a.json")).unwrap();
+    let s = samples.to_str().unwrap();
+    let out = hellfuzz(&["check", "json", "--samples", s], None);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(stdout.contains("samples: 2 of 2 parse"), "{stdout}");
+    // A single file, as other --samples take.
+    let a = samples.join("a.json");
+    let out = hellfuzz(&["check", "json", "--samples", a.to_str().unwrap()], None);
+    assert!(
+        text(&out.stdout).contains("samples: 1 of 1 parse"),
+        "{}",
+        text(&out.stdout)
+    );
+    // --invert only means something with --show.
+    let out = hellfuzz(&["mine", "json", s, "--invert"], None);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+}

@@ -11,7 +11,7 @@ use hellfuzz::tree::Tree;
 use super::common::{load_grammar, read_input};
 
 /// `hellfuzz check`.
-pub fn check(name: &str, samples: Option<PathBuf>, expand: bool) -> Result<ExitCode, String> {
+pub fn check(name: &str, samples: &[String], expand: bool) -> Result<ExitCode, String> {
     let g = load_grammar(name)?;
     if expand {
         // The grammar the parser, miner, generator and reducers see: contexts and exclusions
@@ -84,12 +84,16 @@ pub fn check(name: &str, samples: Option<PathBuf>, expand: bool) -> Result<ExitC
             units.join(" ")
         );
     }
-    let files: Vec<(String, Vec<u8>)> = match samples {
-        Some(dir) => read_dir_files(&dir)?,
-        None => builtin::samples(name)
+    let files: Vec<(String, Vec<u8>)> = if samples.is_empty() {
+        builtin::samples(name)
             .iter()
             .map(|(n, b)| (format!("<builtin:{name}>/{n}"), b.to_vec()))
-            .collect(),
+            .collect()
+    } else {
+        hellfuzz::mine::samples::collect(samples)?
+            .into_iter()
+            .map(|p| read_input(&p).map(|b| (p.display().to_string(), b)))
+            .collect::<Result<_, _>>()?
     };
     if files.is_empty() {
         return Ok(ExitCode::SUCCESS);
@@ -127,19 +131,6 @@ pub fn check(name: &str, samples: Option<PathBuf>, expand: bool) -> Result<ExitC
     } else {
         ExitCode::FAILURE
     })
-}
-
-fn read_dir_files(dir: &PathBuf) -> Result<Vec<(String, Vec<u8>)>, String> {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| format!("cannot read samples directory {}: {e}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_file())
-        .collect();
-    paths.sort();
-    paths
-        .into_iter()
-        .map(|p| read_input(&p).map(|b| (p.display().to_string(), b)))
-        .collect()
 }
 
 /// `hellfuzz parse`.

@@ -21,7 +21,8 @@ pub struct Skipped {
 }
 
 /// The files named by `args`: files as they are, folders walked recursively, anything else as a
-/// glob pattern. Sorted and without duplicates. An argument that names nothing is an error.
+/// glob pattern. Sorted and without duplicates (also through links). An argument that names
+/// nothing is an error.
 pub fn collect(args: &[String]) -> Result<Vec<PathBuf>, String> {
     let mut files = Vec::new();
     for arg in args {
@@ -50,17 +51,29 @@ pub fn collect(args: &[String]) -> Result<Vec<PathBuf>, String> {
         }
     }
     files.sort();
-    files.dedup();
+    // One file reached by several paths (links) is one sample.
+    let mut seen = std::collections::HashSet::new();
+    files.retain(|f| seen.insert(f.canonicalize().unwrap_or_else(|_| f.clone())));
     Ok(files)
 }
 
+/// Adds the files under `dir` to `out`, each folder entered once (a symbolic link back to a
+/// parent would otherwise be followed until the path is too long, adding the same files over
+/// and over); folders are kept on a list, not on the call stack.
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
-        if path.is_dir() {
-            walk(&path, out)?;
-        } else if path.is_file() {
-            out.push(path);
+    let mut entered = std::collections::HashSet::new();
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        if !entered.insert(folder.canonicalize().unwrap_or_else(|_| folder.clone())) {
+            continue;
+        }
+        for entry in std::fs::read_dir(&folder)? {
+            let path = entry?.path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.is_file() {
+                out.push(path);
+            }
         }
     }
     Ok(())
