@@ -515,3 +515,21 @@ fn samples_are_visited_once_through_links_and_check_takes_files() {
     let out = hellfuzz(&["mine", "json", s, "--invert"], None);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
 }
+
+#[test]
+fn repair_says_when_its_command_cannot_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("order.json");
+    std::fs::write(&input, "{\"a\": 1,}").unwrap();
+    let out = hellfuzz(
+        &["repair", input.to_str().unwrap(), "--cmd", "/no/such/program @@"],
+        None,
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("cannot run the command") && stderr.contains("/no/such/program"),
+        "{stderr}"
+    );
+    assert!(text(&out.stdout).is_empty(), "nothing removed is reported");
+}

@@ -27,6 +27,10 @@ pub fn repair_cmd(
         .map_err(|e| e.to_string())?
         .timeout(timeout)
         .env("RUST_BACKTRACE", "0");
+    // A command that cannot run at all would make every candidate "not processed": say so.
+    command
+        .try_run(&input)
+        .map_err(|e| format!("cannot run the command: {e}"))?;
     let oracle = Processed(command);
     // Ctrl-C: stop testing, kill the running command, keep the largest passing input so far.
     let cancel = cancel_on_ctrl_c();
