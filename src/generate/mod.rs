@@ -219,10 +219,9 @@ impl<'a> Generator<'a> {
         self.ascii_share = target.ascii_share;
         if let Some(sample) = target.tree.as_ref().filter(|t| t.len() <= full.max_size) {
             // A small sample may come back unchanged (`{}`, `0`): that is no new input.
-            let text = sample.unparse();
             let mut tree = self.redraw(sample, full.max_size);
             for _ in 1..REDRAW_TRIES {
-                if tree.len() != text.len() || tree.unparse() != text {
+                if tree.len() != sample.len() || tree.unparse() != sample.unparse() {
                     break;
                 }
                 tree = self.redraw(sample, full.max_size);
@@ -266,7 +265,7 @@ impl<'a> Generator<'a> {
         let full = self.limits;
         // The copy's nodes are numbered from 0 in pre-order (grafted ones come after them):
         // their subtree sizes in one pass, children before parents.
-        let mut order = Vec::with_capacity(sample.count());
+        let mut order = Vec::new();
         tree.pre_order(tree.root(), |n| order.push(n));
         let mut counts = vec![1usize; order.len()];
         for &n in order.iter().rev() {
@@ -314,13 +313,7 @@ impl<'a> Generator<'a> {
             tree.replace(node, grafted);
             left = left.saturating_sub(count);
         }
-        if !g.distinct().is_empty() {
-            self.make_distinct(&mut tree);
-        }
-        if !g.refer().is_empty() {
-            self.make_references(&mut tree);
-        }
-        crate::tree::fix_boundaries(g, &mut tree);
+        self.finish(&mut tree);
         if tree.len() > limit {
             crate::tree::trim_layout(g, &mut tree, limit);
         }
@@ -463,16 +456,22 @@ impl<'a> Generator<'a> {
                 tree.replace(o.node, closed);
             }
         }
-        // Names a scope declares must differ (`%distinct`).
+        self.finish(&mut tree);
+        tree
+    }
+
+    /// What a drawn (or partly redrawn) tree needs over its whole: names a scope declares made
+    /// distinct (`%distinct`), references pointed at declared names (`%refer`), and tokens
+    /// drawn independently that would run into each other (`a` `in`) separated.
+    fn finish(&mut self, tree: &mut Tree) {
+        let g = self.grammar;
         if !g.distinct().is_empty() {
-            self.make_distinct(&mut tree);
+            self.make_distinct(tree);
         }
         if !g.refer().is_empty() {
-            self.make_references(&mut tree);
+            self.make_references(tree);
         }
-        // Tokens drawn independently may run into each other (`a` `in`): separate them.
-        crate::tree::fix_boundaries(g, &mut tree);
-        tree
+        crate::tree::fix_boundaries(g, tree);
     }
 
     /// Whether expanding `item` can keep the input growing (a recursive symbol is reachable).
