@@ -103,6 +103,10 @@ pub(super) fn install(prefix: &str, settings: impl FnOnce() -> Settings) {
         ALT_STACK.set(true);
         alternate_stack();
     }
+    // Called before every execution: after the first, one look at PREPARED is all it costs.
+    if PREPARED.get().is_some() {
+        return;
+    }
     PREPARED.get_or_init(|| {
         let settings = settings();
         // The child gets the time the in-process reduction would have had.
