@@ -83,10 +83,6 @@ fn reduce_file_in_processes(
     let binary = std::env::current_exe().map_err(|e| (EXIT_ERROR, format!("cannot find this executable: {e}")))?;
     let options = options_from_env();
     let dir = crash.parent().unwrap_or(Path::new("."));
-    let name = |p: &Path| {
-        p.file_name()
-            .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
-    };
     let staging = out
         .clone()
         .unwrap_or_else(|| dir.join(format!("minimized-partial-{}", name(crash))));
@@ -105,8 +101,7 @@ fn reduce_file_in_processes(
         Vec::new(),
     )
     .map_err(|e| (EXIT_ERROR, e))?;
-    let sha = sha1_smol::Sha1::from(&reduction.input).digest().to_string();
-    let out = out.unwrap_or_else(|| dir.join(format!("minimized-{sha}")));
+    let out = out.unwrap_or_else(|| minimized_path(dir, &reduction.input));
     let signature = reduction
         .signature
         .clone()
@@ -138,6 +133,17 @@ fn reduce_file_in_processes(
         out.display()
     );
     Ok(record)
+}
+
+/// A file's name for records and messages (empty for a path without one).
+fn name(path: &Path) -> String {
+    path.file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+}
+
+/// Where a minimized input goes without [`REDUCE_OUT_ENV`]: `minimized-<sha1>` in `dir`.
+fn minimized_path(dir: &Path, input: &[u8]) -> PathBuf {
+    dir.join(format!("minimized-{}", sha1_smol::Sha1::from(input).digest()))
 }
 
 /// The reduction options from the environment, with reduce mode's longer default time.
@@ -180,12 +186,7 @@ fn reduce_file(
         input.len()
     );
     let reduction = minimize(target, &input, &signature, run, &options, &partial).map_err(|e| (EXIT_ERROR, e))?;
-    let sha = sha1_smol::Sha1::from(&reduction.input).digest().to_string();
-    let out = out.unwrap_or_else(|| dir.join(format!("minimized-{sha}")));
-    let name = |p: &Path| {
-        p.file_name()
-            .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
-    };
+    let out = out.unwrap_or_else(|| minimized_path(dir, &reduction.input));
     let record = make_record(target, &signature, &name(crash), &name(&out), &reduction);
     write_artifacts(&out, &reduction.input, &record).map_err(|e| (EXIT_ERROR, e))?;
     let _ = std::fs::remove_file(&partial);
