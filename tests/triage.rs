@@ -543,6 +543,14 @@ fn grammar_minimization_uses_gtr_star() {
     assert_eq!(keyword(&bytes), Some("ARR"));
 }
 
+/// An executable `harness.sh` in `dir` running `body` with sh (the crash file is `$1`).
+fn shell_harness(dir: &Path, body: &str) -> PathBuf {
+    let harness = dir.join("harness.sh");
+    std::fs::write(&harness, format!("#!/bin/sh\n{body}")).unwrap();
+    std::fs::set_permissions(&harness, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    harness
+}
+
 /// A crash folder as fuzzers and people leave it: a FIFO (reading it would block for ever) and
 /// a file name that is not UTF-8 beside a real crash. The FIFO is skipped, the odd name reported.
 #[test]
@@ -559,9 +567,7 @@ fn a_fifo_is_skipped_and_a_non_utf8_name_is_reported() {
         .status()
         .unwrap()
         .success());
-    let harness = dir.path().join("harness.sh");
-    std::fs::write(&harness, "#!/bin/sh\ngrep -q boom \"$1\" && kill -SEGV $$\nexit 0\n").unwrap();
-    std::fs::set_permissions(&harness, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let harness = shell_harness(dir.path(), "grep -q boom \"$1\" && kill -SEGV $$\nexit 0\n");
     let out = dir.path().join("out");
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_hellfuzz"))
         .args([
@@ -600,13 +606,10 @@ fn a_fifo_is_skipped_and_a_non_utf8_name_is_reported() {
 #[test]
 fn concurrent_runs_on_one_out_folder_keep_both_histories() {
     let dir = tempfile::tempdir().unwrap();
-    let harness = dir.path().join("harness.sh");
-    std::fs::write(
-        &harness,
-        "#!/bin/sh\nsleep 0.5\ngrep -q A \"$1\" && exit 3\ngrep -q B \"$1\" && kill -SEGV $$\nexit 0\n",
-    )
-    .unwrap();
-    std::fs::set_permissions(&harness, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let harness = shell_harness(
+        dir.path(),
+        "sleep 0.5\ngrep -q A \"$1\" && exit 3\ngrep -q B \"$1\" && kill -SEGV $$\nexit 0\n",
+    );
     let out = dir.path().join("out");
     let spawn = |name: &str, content: &str| {
         let night = dir.path().join(name);
