@@ -44,6 +44,9 @@ pub struct Analysis {
     pub cheapest_alt: Vec<u32>,
     /// Bytes of each terminal's cheapest string (a literal's length; a class's representative).
     pub terminal_cost: Vec<u64>,
+    /// Nodes of each symbol's cheapest derivation tree, itself included (saturating; `u64::MAX`
+    /// if unproductive).
+    pub cheapest_nodes: Vec<u64>,
     /// For each symbol A, the sorted symbols B with A ⇒+ B through single-item steps: a choice
     /// alternative that is exactly `B`, `B?`, or a repetition of `B` that allows one iteration.
     pub unit_reach: Vec<Vec<SymbolId>>,
@@ -60,6 +63,12 @@ pub struct Analysis {
     /// nullable (empty for other bodies). The parser skips alternatives that cannot start here.
     pub alt_first: Vec<Vec<(ByteSet, bool)>>,
 }
+
+/// The largest shortest derivation a used symbol may have, in bytes and in tree nodes. Nested
+/// repetition bounds multiply (`("a"{10000}){10000}` is 10^8 bytes), and generation, reduction
+/// and `check` build cheapest derivations as trees: without a bound a 40-byte grammar can ask
+/// for terabytes. A grammar that needs more is refused with the symbol where the bound is crossed.
+pub const MAX_CHEAPEST: u64 = 1 << 20;
 
 /// A set of bytes (256 bits).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -133,6 +142,7 @@ impl Analysis {
         let productive = fixpoint_productive(symbols);
         let reachable = reachable_from(symbols, &[start]);
         let (cheapest, cheapest_alt) = cheapest(symbols, &terminal_cost);
+        let cheapest_nodes = cheapest_nodes(symbols, &cheapest, &cheapest_alt);
         let unit_reach = unit_reach(symbols);
         let reaches_recursion = reaches_recursion(symbols);
         let terminal_first: Vec<ByteSet> = terminals
@@ -165,6 +175,7 @@ impl Analysis {
             cheapest,
             cheapest_alt,
             terminal_cost,
+            cheapest_nodes,
             unit_reach,
             reaches_recursion,
             first_bytes,
@@ -173,9 +184,11 @@ impl Analysis {
         }
     }
 
-    /// Reports unproductive rules (errors) and unreachable rules (warnings) for named symbols.
+    /// Reports unproductive rules (errors) and unreachable rules (warnings) for named symbols,
+    /// and used symbols whose shortest derivation crosses [`MAX_CHEAPEST`] (errors).
     /// `used` says which symbols the start rule or a `%lexeme` reaches (see [`used_symbols`]).
     pub(crate) fn report(&self, symbols: &[Symbol], used: &[bool], sink: &mut Sink) {
+        self.report_too_large(symbols, used, sink);
         for (i, s) in symbols.iter().enumerate().filter(|(_, s)| !s.synthetic) {
             if !self.productive[i] {
                 sink.error(
@@ -193,6 +206,84 @@ impl Analysis {
             }
         }
     }
+}
+
+impl Analysis {
+    /// Errors for the used symbols where the cheapest derivation crosses [`MAX_CHEAPEST`] bytes
+    /// or nodes: those over the bound none of whose cheapest-derivation children is over it
+    /// (the product of bounds that blows up is named once, not at every enclosing rule).
+    fn report_too_large(&self, symbols: &[Symbol], used: &[bool], sink: &mut Sink) {
+        let over = |s: SymbolId| {
+            let i = s.index();
+            self.productive[i] && (self.cheapest[i].bytes > MAX_CHEAPEST || self.cheapest_nodes[i] > MAX_CHEAPEST)
+        };
+        for (i, s) in symbols.iter().enumerate() {
+            let id = SymbolId(i as u32);
+            if !used[i] || !over(id) {
+                continue;
+            }
+            let children = match &s.body {
+                Body::Choice(alts) => alts[self.cheapest_alt[i] as usize].items.clone(),
+                Body::Repeat { item, .. } => vec![*item],
+                Body::Optional(_) => Vec::new(),
+            };
+            if children.iter().any(|c| matches!(c, Item::Symbol(c) if over(*c))) {
+                continue;
+            }
+            let what = if s.synthetic {
+                format!("the group or repetition `{}`", s.name)
+            } else {
+                format!("rule `{}`", s.name)
+            };
+            let (bytes, nodes) = (self.cheapest[i].bytes, self.cheapest_nodes[i]);
+            let size = if bytes > MAX_CHEAPEST {
+                format!("{} bytes", big(bytes))
+            } else {
+                format!("{} tree nodes", big(nodes))
+            };
+            sink.error(
+                s.span,
+                format!(
+                    "{what}: its shortest derivation has {size}, more than the limit of {MAX_CHEAPEST} \
+                     (the bounds of nested repetitions multiply): lower the repetition bounds, or let \
+                     the repetition be shorter (a smaller minimum, `?` or `*`)"
+                ),
+            );
+        }
+    }
+}
+
+/// A count for messages; saturated counts say so rather than print 2^64 - 1.
+fn big(n: u64) -> String {
+    if n == u64::MAX {
+        "more than 18446744073709551615".to_string()
+    } else {
+        n.to_string()
+    }
+}
+
+/// Nodes of every symbol's cheapest derivation tree, following the cheapest choices (which never
+/// form a cycle: the cost's height breaks ties), saturating.
+fn cheapest_nodes(symbols: &[Symbol], cost: &[Cost], choice: &[u32]) -> Vec<u64> {
+    // Children have a smaller height than their parent: compute in order of height.
+    let mut order: Vec<usize> = (0..symbols.len()).filter(|&i| cost[i].is_finite()).collect();
+    order.sort_by_key(|&i| cost[i].height);
+    let mut nodes = vec![u64::MAX; symbols.len()];
+    let item_nodes = |item: &Item, nodes: &[u64]| match item {
+        Item::Symbol(s) => nodes[s.index()],
+        Item::Terminal(_) => 1,
+    };
+    for i in order {
+        nodes[i] = match &symbols[i].body {
+            Body::Choice(alts) => alts[choice[i] as usize]
+                .items
+                .iter()
+                .fold(1u64, |sum, it| sum.saturating_add(item_nodes(it, &nodes))),
+            Body::Repeat { item, min, .. } => 1u64.saturating_add(item_nodes(item, &nodes).saturating_mul(*min as u64)),
+            Body::Optional(_) => 1,
+        };
+    }
+    nodes
 }
 
 /// The least fixpoint of "a symbol has property P if one of its ways to derive has all items P",
