@@ -88,3 +88,46 @@ fn an_unrepairable_input_exits_2_and_writes_nothing() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("could not repair"));
     assert!(!dir.join("in.txt.repaired").exists());
 }
+
+#[test]
+fn a_result_that_does_not_hold_on_a_re_run_exits_2() {
+    let dir = temp_dir("flaky");
+    let input = dir.join("order.json");
+    std::fs::write(&input, br#"{"item": "Apple", "price": **3.45}"#).unwrap();
+    let state = dir.join("seen");
+    std::fs::create_dir_all(&state).unwrap();
+    // Processes an input without `*` only the first time it sees it: every candidate of the
+    // search is new, so the search repairs; the re-run of its result is rejected.
+    let cmd = format!(
+        r#"sh -c 'h=$(cksum < "$1" | tr " " _); [ -e "$2/$h" ] && exit 1; touch "$2/$h"; grep -q "[*]" "$1" && exit 1; exit 0' sh @@ '{}'"#,
+        state.display()
+    );
+    let out = hellfuzz(&["repair", input.to_str().unwrap(), "--lexical", "--cmd", &cmd, "--json"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("the command is flaky"), "{stderr}");
+    let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (&record["repaired"], &record["confirmed"]),
+        (&true.into(), &false.into())
+    );
+    // The result is still written: it is the best found, and the message says it may not hold.
+    assert_eq!(
+        std::fs::read(dir.join("order.json.repaired")).unwrap(),
+        br#"{"item": "Apple", "price": 3.45}"#
+    );
+    // A command that is not flaky confirms: exit 0.
+    std::fs::remove_dir_all(&state).unwrap();
+    let steady = r#"sh -c 'grep -q "[*]" "$1" && exit 1; exit 0' sh @@"#;
+    let out = hellfuzz(&[
+        "repair",
+        input.to_str().unwrap(),
+        "--lexical",
+        "--cmd",
+        steady,
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(record["confirmed"], true);
+}

@@ -55,7 +55,14 @@ pub fn repair_cmd(
             .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     }
     let kept = result.input.len();
-    let summary = if result.already_passing {
+    let flaky = result.repaired && !result.confirmed && !interrupted;
+    let summary = if flaky && result.already_passing {
+        format!(
+            "{} was processed once, but not on every one of {} re-runs: the command is flaky (it may not process the same input twice)",
+            path.display(),
+            hellfuzz::reduce::tester::CONFIRM_RUNS
+        )
+    } else if result.already_passing {
         format!("{} is processed already: nothing to repair", path.display())
     } else if result.repaired {
         format!(
@@ -84,6 +91,12 @@ pub fn repair_cmd(
         )
     };
     eprintln!("{summary}");
+    if flaky && !result.already_passing {
+        eprintln!(
+            "warning: the repaired input was not processed again when re-run (one of up to {} re-runs rejected it): the command is flaky, and the result may not hold",
+            hellfuzz::reduce::tester::CONFIRM_RUNS
+        );
+    }
     if json {
         let mut record = serde_json::to_value(&result).expect("repairs serialize");
         record["output"] = if result.repaired {
@@ -104,7 +117,7 @@ pub fn repair_cmd(
     }
     Ok(if interrupted {
         ExitCode::from(130)
-    } else if result.repaired {
+    } else if result.repaired && result.confirmed {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(2)

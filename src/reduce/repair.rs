@@ -8,7 +8,7 @@ use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use super::ddmax::{ddmax, Maximized};
-use super::tester::{Budget, Tester};
+use super::tester::{confirm, Budget, Tester, CONFIRM_RUNS};
 use crate::grammar::{Grammar, TerminalId};
 use crate::oracle::{Cached, Oracle, Outcome};
 use crate::parse::{ErrorSpan, Parser};
@@ -75,6 +75,11 @@ pub struct Repair {
     pub time: Duration,
     /// The budget ran out: `input` passes but may not be 1-maximal.
     pub budget_exhausted: bool,
+    /// Whether `input` passed again on each of [`CONFIRM_RUNS`] re-runs on the oracle itself
+    /// (not the cache) after the search. False with `repaired` means a flaky oracle: the input
+    /// passed once, but the program may not process it. False also when there was nothing to
+    /// confirm (not `repaired`) or the search was cancelled (no more runs after a Ctrl-C).
+    pub confirmed: bool,
 }
 
 fn lossy<S: serde::Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
@@ -97,6 +102,8 @@ impl Oracle for ByRef<'_> {
 /// program processed it"; Fail and Unresolved both count as not processed). If the original
 /// passes already, it is returned unchanged. Unless the budget runs out the result is
 /// 1-maximal over the chosen elements: putting back any one removed element makes it fail.
+/// A passing result is then re-run [`CONFIRM_RUNS`] times on `oracle` itself
+/// ([`Repair::confirmed`]), as reductions are, so that a flaky oracle shows.
 pub fn repair(input: &[u8], grammar: Option<&Grammar>, oracle: &dyn Oracle, options: &RepairOptions) -> Repair {
     repair_with_progress(input, grammar, oracle, options, &|_, _| {})
 }
@@ -137,6 +144,7 @@ pub fn repair_with_progress(
         oracle_calls: 0,
         time: Duration::ZERO,
         budget_exhausted: false,
+        confirmed: false,
     };
     if tester.test(input) == Outcome::Pass && !tester.exhausted() {
         result.already_passing = true;
@@ -154,8 +162,19 @@ pub fn repair_with_progress(
         result.budget_exhausted = exhausted;
         result.removed = removed_parts(input, &elements, &kept);
     }
-    result.tests = tester.tests();
     result.oracle_calls = cached.stats().calls;
+    let cancelled = options
+        .budget
+        .cancel
+        .as_ref()
+        .is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed));
+    if result.repaired && !cancelled {
+        // The search believed the cache; the claim "processed" must hold on fresh runs too.
+        let check = confirm(oracle, &result.input, Outcome::Pass, CONFIRM_RUNS);
+        result.confirmed = check.held;
+        result.oracle_calls += check.runs;
+    }
+    result.tests = tester.tests();
     result.time = started.elapsed();
     result
 }

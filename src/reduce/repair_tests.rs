@@ -102,7 +102,56 @@ fn fig10_lexical_ddmax_is_stuck_in_a_small_maximum_with_many_more_runs() {
 fn passing_inputs_are_returned_unchanged() {
     let r = run(br#"{"ok": true}"#, Mode::Lexical);
     assert!(r.already_passing && r.repaired && r.removed.is_empty());
-    assert_eq!(r.oracle_calls, 1);
+    // The check of the original, then the confirmation's re-runs.
+    assert_eq!(r.oracle_calls, 1 + u64::from(CONFIRM_RUNS));
+    assert!(r.confirmed);
+}
+
+#[test]
+fn results_are_confirmed_on_fresh_runs_and_flakiness_shows() {
+    let r = run(FIG1, Mode::Syntactic);
+    assert!(r.repaired && r.confirmed);
+    // An oracle that processes each distinct input only the first time it sees it (a program
+    // with state that survives between runs): the search, through the cache, sees one answer per
+    // candidate and repairs; the re-run of the result is rejected.
+    let seen = std::sync::Mutex::new(std::collections::HashSet::new());
+    let once = |data: &[u8]| {
+        if seen.lock().unwrap().insert(data.to_vec()) {
+            json_ok(data)
+        } else {
+            Outcome::Fail
+        }
+    };
+    let options = RepairOptions {
+        mode: Some(Mode::Syntactic),
+        jobs: 1,
+        budget: Budget::default(),
+    };
+    let r = repair(FIG1, Some(&json()), &once, &options);
+    assert!(r.repaired && !r.confirmed);
+    assert_eq!(r.input, br#"{"item": "Apple", "price": 3.45}"#);
+    // No confirmation after a cancel: an interrupt ends the work, it does not start more. The
+    // oracle cancels at the first input that passes, which the repair keeps.
+    let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let calls = std::sync::atomic::AtomicU64::new(0);
+    let cancelling = |data: &[u8]| {
+        calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let outcome = json_ok(data);
+        if outcome == Outcome::Pass {
+            cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        outcome
+    };
+    let cancelled = RepairOptions {
+        budget: Budget {
+            cancel: Some(cancel.clone()),
+            ..Budget::default()
+        },
+        ..options
+    };
+    let r = repair(FIG1, Some(&json()), &cancelling, &cancelled);
+    assert!(r.repaired && r.budget_exhausted && !r.confirmed);
+    assert_eq!(calls.load(std::sync::atomic::Ordering::Relaxed), r.oracle_calls);
 }
 
 #[test]

@@ -3,11 +3,43 @@
 //! [`Tester`] wraps an [`Oracle`]; once the budget (oracle calls or time) is spent every further
 //! candidate counts as not interesting, so reducers wind down with the best input found so far.
 //! [`Tester::test_batch`] tests candidates on `jobs` threads; results come back in order.
+//! [`confirm`] re-runs a final result on the oracle itself, so that a flaky oracle shows.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::oracle::{Oracle, Outcome};
+
+/// How many times [`confirm`] re-runs a result by default. One run catches an oracle that
+/// rejects one run in three only a third of the time; three catch it 70% of the time, for the
+/// price of three runs at the end of a search that made hundreds.
+pub const CONFIRM_RUNS: u32 = 3;
+
+/// What [`confirm`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Confirmation {
+    /// Every re-run gave the expected outcome.
+    pub held: bool,
+    /// Runs made (fewer than asked when one did not hold: the answer is known then).
+    pub runs: u64,
+}
+
+/// Re-runs `input` on `oracle` up to `runs` times and says whether every run gave `expected`
+/// (Fail for a reduced crash, Pass for a repaired input). Pass the oracle itself, not a
+/// [`Cached`](crate::oracle::Cached) one: a cache would repeat the answer the search relied on,
+/// and a flaky oracle must get the chance to answer differently. Not counted against a
+/// [`Budget`]: a result that is kept deserves its check even when the search ran out of time.
+pub fn confirm(oracle: &dyn Oracle, input: &[u8], expected: Outcome, runs: u32) -> Confirmation {
+    for run in 1..=u64::from(runs) {
+        if oracle.test(input) != expected {
+            return Confirmation { held: false, runs: run };
+        }
+    }
+    Confirmation {
+        held: true,
+        runs: u64::from(runs),
+    }
+}
 
 /// Limits on a reduction. `None` means unlimited.
 #[derive(Clone, Debug, Default)]
@@ -130,5 +162,34 @@ impl<'o> Tester<'o> {
     /// How many candidates to test at once.
     pub fn jobs(&self) -> usize {
         self.jobs
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn confirm_stops_at_the_first_run_that_does_not_hold() {
+        let runs = AtomicU64::new(0);
+        // Passes twice, then fails: the third re-run shows the flakiness.
+        let flaky = |_: &[u8]| {
+            if runs.fetch_add(1, Ordering::Relaxed) < 2 {
+                Outcome::Pass
+            } else {
+                Outcome::Fail
+            }
+        };
+        assert_eq!(
+            confirm(&flaky, b"x", Outcome::Pass, 5),
+            Confirmation { held: false, runs: 3 }
+        );
+        assert_eq!(
+            confirm(&|_: &[u8]| Outcome::Fail, b"x", Outcome::Fail, CONFIRM_RUNS),
+            Confirmation {
+                held: true,
+                runs: u64::from(CONFIRM_RUNS)
+            }
+        );
     }
 }
