@@ -533,3 +533,39 @@ fn repair_says_when_its_command_cannot_run() {
     );
     assert!(text(&out.stdout).is_empty(), "nothing removed is reported");
 }
+
+#[test]
+fn reduce_refuses_a_command_that_times_out_on_every_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("crash.json");
+    std::fs::write(&input, "[1, [2, 3]]").unwrap();
+    let reduced = dir.path().join("crash.json.reduced");
+    let out = hellfuzz(
+        &[
+            "reduce",
+            input.to_str().unwrap(),
+            "--cmd",
+            "sh -c 'sleep 30' sh @@",
+            "--timeout",
+            "0.2",
+        ],
+        None,
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("every run timed out after 0.2 s") && stderr.contains("--timeout"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("reduced"), "{stderr}");
+    assert!(!reduced.exists(), "no 0-byte 'reproducer' is written");
+    // A real timeout still reduces: only inputs with SLOW hang.
+    std::fs::write(&input, "[1, SLOW]").unwrap();
+    let cmd = r#"sh -c 'grep -q SLOW "$1" && sleep 30; exit 0' sh @@"#;
+    let out = hellfuzz(
+        &["reduce", input.to_str().unwrap(), "--cmd", cmd, "--timeout", "0.2"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read(&reduced).unwrap(), b"SLOW");
+}

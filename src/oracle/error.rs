@@ -28,6 +28,13 @@ pub enum OracleError {
         /// The regex crate's explanation.
         reason: String,
     },
+    /// The command timed out on the original input and on an empty input too: it may hang on
+    /// every input, and a search whose every run ends alike learns nothing (a reducer would
+    /// present an empty input as the reproducer).
+    AlwaysTimesOut {
+        /// The per-run timeout.
+        timeout: std::time::Duration,
+    },
     /// Calibration: the original input does not show the property the oracle tests for.
     NotFailing {
         /// What the classification expected, e.g. "exit status 3".
@@ -75,6 +82,14 @@ impl fmt::Display for OracleError {
                     "the stderr pattern `{pattern}` is not a valid regular expression: {reason}"
                 )
             }
+            OracleError::AlwaysTimesOut { timeout } => write!(
+                f,
+                "every run timed out after {} s, on the original input and on an empty input alike: \
+                 the command may hang on every input, and runs that all end alike show nothing; \
+                 check the command (does it read its input, through @@ or standard input, and \
+                 exit?), or raise the timeout (--timeout) if it needs longer",
+                timeout.as_secs_f64()
+            ),
             OracleError::NotFailing {
                 expected,
                 happened,
@@ -120,5 +135,13 @@ mod tests {
         let text = e.to_string();
         assert!(text.contains("expected exit status 3, but exit status 0"), "{text}");
         assert!(text.ends_with("last lines of stderr:\nusage: prog FILE"), "{text}");
+        let e = OracleError::AlwaysTimesOut {
+            timeout: std::time::Duration::from_millis(200),
+        };
+        let text = e.to_string();
+        assert!(
+            text.starts_with("every run timed out after 0.2 s") && text.contains("--timeout"),
+            "{text}"
+        );
     }
 }

@@ -155,7 +155,8 @@ impl Command {
         })
     }
 
-    /// Sets the timeout after which a run is killed (and counts as Unresolved).
+    /// Sets the timeout after which a run is killed. A timed-out run is Unresolved, except under
+    /// [`Classify::SameCrash`] when the original timed out too: then it is the failure.
     pub fn timeout(mut self, timeout: Duration) -> Command {
         self.timeout = timeout;
         self
@@ -202,7 +203,10 @@ impl Command {
     /// runs are compared with it.
     ///
     /// Errors when the program cannot start, and when the original does not fail; the message
-    /// then says what happened (exit status, timeout, the last lines of stderr).
+    /// then says what happened (exit status, timeout, the last lines of stderr). When the
+    /// original's failure is a timeout, an empty input is run too (see
+    /// [`refuse_hanging`](Self::refuse_hanging)): if it times out as well, every candidate would
+    /// "fail" alike, and the error says so instead of letting a reducer shrink to nothing.
     pub fn calibrate(mut self, original: &[u8]) -> Result<Command, OracleError> {
         let raw = self.execute(original)?;
         let signature = run_signature(&raw.exit, &raw.stderr);
@@ -246,7 +250,25 @@ impl Command {
             };
             return Err(not_failing(expected, detail));
         }
+        self.refuse_hanging(original, &raw.exit)?;
         Ok(self)
+    }
+
+    /// After a run of `original` that ended with `exit`: if that was a timeout, runs an empty
+    /// input, and errors with [`OracleError::AlwaysTimesOut`] when it times out too. A command
+    /// that hangs on everything (a missing `@@`, a program waiting for a terminal, a timeout
+    /// shorter than its start-up) otherwise turns a search into runs that all end alike: a
+    /// reducer would "reduce" to an empty input, a repair would find nothing, and neither would
+    /// say why. One run of the timeout's length is the price, paid only when the original timed
+    /// out. An empty `original` is not checked (it was the empty input's run).
+    pub fn refuse_hanging(&self, original: &[u8], exit: &Exit) -> Result<(), OracleError> {
+        if *exit != Exit::Timeout || original.is_empty() {
+            return Ok(());
+        }
+        if self.execute(b"")?.exit == Exit::Timeout {
+            return Err(OracleError::AlwaysTimesOut { timeout: self.timeout });
+        }
+        Ok(())
     }
 
     /// Runs the command on `input` and classifies the run. Never panics and never errors: a
@@ -768,6 +790,25 @@ pub(crate) mod tests {
             .calibrate(b"")
             .unwrap_err();
         assert!(err.to_string().contains("timed out"), "{err}");
+    }
+
+    #[test]
+    fn a_command_that_hangs_on_everything_is_refused() {
+        let hangs = sh("sleep 30", &[]).timeout(Duration::from_millis(200));
+        let err = hangs.clone().calibrate(b"x").unwrap_err();
+        assert_eq!(
+            err,
+            OracleError::AlwaysTimesOut {
+                timeout: Duration::from_millis(200)
+            }
+        );
+        // An empty original has no smaller input to tell it from.
+        assert!(hangs.clone().calibrate(b"").is_ok());
+        // The same check for callers without calibration (repair): only after a timeout.
+        let run = hangs.run(b"x");
+        assert_eq!(run.exit, Exit::Timeout);
+        assert!(hangs.refuse_hanging(b"x", &run.exit).is_err());
+        assert!(hangs.refuse_hanging(b"x", &Exit::Code(1)).is_ok());
     }
 
     /// Run by `kill_running_ends_runs_in_progress` in a child process, where no other test's
