@@ -90,6 +90,45 @@ fn an_unrepairable_input_exits_2_and_writes_nothing() {
 }
 
 #[test]
+fn a_command_that_hangs_on_every_input_is_refused_before_the_search() {
+    let dir = temp_dir("hangs");
+    let input = dir.join("order.json");
+    std::fs::write(&input, br#"{"a": 1,}"#).unwrap();
+    let started = std::time::Instant::now();
+    let out = hellfuzz(&[
+        "repair",
+        input.to_str().unwrap(),
+        "--cmd",
+        "sh -c 'sleep 30' sh @@",
+        "--timeout",
+        "0.2",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("every run timed out after 0.2 s"), "{stderr}");
+    assert!(!stderr.contains("could not repair"), "{stderr}");
+    assert!(!dir.join("order.json.repaired").exists());
+    // Two runs (the input, an empty input), not a search of a run per candidate.
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+}
+
+#[test]
+fn runs_that_time_out_are_counted_in_the_message() {
+    let dir = temp_dir("some-hang");
+    let input = dir.join("in.txt");
+    std::fs::write(&input, b"ab").unwrap();
+    // Hangs on every non-empty input, rejects the empty one at once.
+    let cmd = r#"sh -c '[ -s "$1" ] && sleep 30; exit 1' sh @@"#;
+    let out = hellfuzz(&["repair", input.to_str().unwrap(), "--cmd", cmd, "--timeout", "0.2"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("could not repair") && stderr.contains("3 of them timed out after 0.2 s"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn a_result_that_does_not_hold_on_a_re_run_exits_2() {
     let dir = temp_dir("flaky");
     let input = dir.join("order.json");

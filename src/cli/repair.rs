@@ -3,9 +3,10 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use hellfuzz::oracle::{Command, Processed};
+use hellfuzz::oracle::{Command, Exit, Oracle, Outcome, Processed};
 use hellfuzz::reduce::repair::{repair_with_progress, RepairOptions};
 
 use super::common::{cancel_on_ctrl_c, load_grammar, read_input, refuse_overwriting, split_command};
@@ -28,10 +29,16 @@ pub fn repair_cmd(
         .timeout(timeout)
         .env("RUST_BACKTRACE", "0");
     // A command that cannot run at all would make every candidate "not processed": say so.
-    command
+    let first = command
         .try_run(&input)
         .map_err(|e| format!("cannot run the command: {e}"))?;
-    let oracle = Processed(command);
+    // Nor would one that hangs on everything: refused before a search of timeouts.
+    command.refuse_hanging(&input, &first.exit).map_err(|e| e.to_string())?;
+    let oracle = CountingTimeouts {
+        command,
+        runs: AtomicU64::new(0),
+        timeouts: AtomicU64::new(0),
+    };
     // Ctrl-C: stop testing, kill the running command, keep the largest passing input so far.
     let cancel = cancel_on_ctrl_c();
     options.budget.cancel = Some(cancel.clone());
@@ -55,6 +62,23 @@ pub fn repair_cmd(
             .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     }
     let kept = result.input.len();
+    let (runs, timeouts) = (
+        oracle.runs.load(Ordering::Relaxed),
+        oracle.timeouts.load(Ordering::Relaxed),
+    );
+    let timed_out = if timeouts == 0 {
+        String::new()
+    } else if timeouts == runs {
+        format!(
+            ", every one timed out after {} s: the command may hang on every input; raise --timeout or check the command",
+            timeout.as_secs_f64()
+        )
+    } else {
+        format!(
+            ", {timeouts} of them timed out after {} s and counted as not processed",
+            timeout.as_secs_f64()
+        )
+    };
     let flaky = result.repaired && !result.confirmed && !interrupted;
     let summary = if flaky && result.already_passing {
         format!(
@@ -85,7 +109,7 @@ pub fn repair_cmd(
         )
     } else {
         format!(
-            "could not repair {}: no subset of it that was tried is processed ({} runs)",
+            "could not repair {}: no subset of it that was tried is processed ({} runs{timed_out})",
             path.display(),
             result.oracle_calls
         )
@@ -95,6 +119,12 @@ pub fn repair_cmd(
         eprintln!(
             "warning: the repaired input was not processed again when re-run (one of up to {} re-runs rejected it): the command is flaky, and the result may not hold",
             hellfuzz::reduce::tester::CONFIRM_RUNS
+        );
+    }
+    if result.repaired && timeouts > 0 {
+        eprintln!(
+            "note: {timeouts} of {runs} runs timed out after {} s and counted as not processed; with a longer --timeout more may be kept",
+            timeout.as_secs_f64()
         );
     }
     if json {
@@ -122,4 +152,23 @@ pub fn repair_cmd(
     } else {
         ExitCode::from(2)
     })
+}
+
+/// [`Processed`], counting the runs and those that timed out: when nothing is processed, whether
+/// every run timed out is what tells a hanging command from an unrepairable input.
+struct CountingTimeouts {
+    command: Command,
+    runs: AtomicU64,
+    timeouts: AtomicU64,
+}
+
+impl Oracle for CountingTimeouts {
+    fn test(&self, input: &[u8]) -> Outcome {
+        let run = self.command.run(input);
+        self.runs.fetch_add(1, Ordering::Relaxed);
+        if run.exit == Exit::Timeout {
+            self.timeouts.fetch_add(1, Ordering::Relaxed);
+        }
+        Processed::outcome(&run.exit)
+    }
 }

@@ -11,12 +11,20 @@ use super::{Oracle, Outcome};
 #[derive(Clone, Debug)]
 pub struct Processed(pub Command);
 
-impl Oracle for Processed {
-    fn test(&self, input: &[u8]) -> Outcome {
-        match self.0.run(input).exit {
+impl Processed {
+    /// The outcome of a run that ended with `exit`, for callers that run the command themselves
+    /// (to look at more of the run than the outcome).
+    pub fn outcome(exit: &Exit) -> Outcome {
+        match exit {
             Exit::Code(0) => Outcome::Pass,
             Exit::Code(_) | Exit::Signal(_) => Outcome::Fail,
             Exit::Timeout | Exit::NotRun(_) => Outcome::Unresolved,
         }
+    }
+}
+
+impl Oracle for Processed {
+    fn test(&self, input: &[u8]) -> Outcome {
+        Processed::outcome(&self.0.run(input).exit)
     }
 }
