@@ -569,3 +569,45 @@ fn reduce_refuses_a_command_that_times_out_on_every_input() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(std::fs::read(&reduced).unwrap(), b"SLOW");
 }
+
+/// The planted-bug fuzz target of examples/planted_harness.rs, built by cargo.
+fn planted_harness() -> std::path::PathBuf {
+    let out = Command::new(env!("CARGO"))
+        .args([
+            "build",
+            "--quiet",
+            "--example",
+            "planted_harness",
+            "--message-format=json",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo runs");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    text(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find_map(|v| v["executable"].as_str().map(std::path::PathBuf::from))
+        .expect("cargo reports the example's executable")
+}
+
+#[test]
+fn reduce_mode_ignores_a_budget_of_no_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    let crash = dir.path().join("crash-panic");
+    std::fs::write(&crash, r#"{"id": 7, "boom": [1, 2, 3]}"#).unwrap();
+    let minimized = dir.path().join("min");
+    let out = Command::new(planted_harness())
+        .env("HELLFUZZ_REDUCE", &crash)
+        .env("HELLFUZZ_REDUCE_OUT", &minimized)
+        .env("HELLFUZZ_REDUCE_TESTS", "0")
+        .env("RUST_BACKTRACE", "0")
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("ignoring HELLFUZZ_REDUCE_TESTS=\"0\""), "{stderr}");
+    assert!(!stderr.contains("does not fail"), "{stderr}");
+    let minimized = std::fs::read(&minimized).unwrap();
+    assert!(minimized.len() < 28, "{}", text(&minimized));
+}

@@ -148,9 +148,23 @@ fn minimized_path(dir: &Path, input: &[u8]) -> PathBuf {
 
 /// The reduction options from the environment, with reduce mode's longer default time.
 fn options_from_env() -> crate::reduce::Options {
-    let mut settings = Settings::from_env(None);
-    if std::env::var_os("HELLFUZZ_REDUCE_TIME").is_none() {
+    options_from_vars(|name| std::env::var(name).ok())
+}
+
+/// [`options_from_env`] with the variables looked up by `var`. A budget of 0 candidates is
+/// ignored with a warning: the reducer's first test is the crash itself, and with no test
+/// allowed it would report that the crash "does not fail", which is false.
+fn options_from_vars(var: impl Fn(&str) -> Option<String>) -> crate::reduce::Options {
+    let mut settings = Settings::from_vars(None, &var);
+    if var("HELLFUZZ_REDUCE_TIME").is_none() {
         settings.options.budget.max_time = Some(std::time::Duration::from_secs(DEFAULT_TIME_SECS));
+    }
+    if settings.options.budget.max_tests == Some(0) {
+        eprintln!(
+            "hellfuzz: ignoring HELLFUZZ_REDUCE_TESTS={:?}: expected at least 1 candidate (with 0 not even the crash is run); reducing without a limit on candidates",
+            var("HELLFUZZ_REDUCE_TESTS").unwrap_or_default()
+        );
+        settings.options.budget.max_tests = None;
     }
     settings.options
 }
@@ -191,4 +205,28 @@ fn reduce_file(
     write_artifacts(&out, &reduction.input, &record).map_err(|e| (EXIT_ERROR, e))?;
     let _ = std::fs::remove_file(&partial);
     Ok(record)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |name| pairs.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string())
+    }
+
+    #[test]
+    fn a_budget_of_no_tests_is_ignored() {
+        // "0.5" rounds down to 0 candidates as well.
+        for zero in ["0", "0.5"] {
+            let options = options_from_vars(vars(&[("HELLFUZZ_REDUCE_TESTS", zero)]));
+            assert_eq!(options.budget.max_tests, None, "{zero}");
+        }
+        let options = options_from_vars(vars(&[("HELLFUZZ_REDUCE_TESTS", "7")]));
+        assert_eq!(options.budget.max_tests, Some(7));
+        assert_eq!(
+            options.budget.max_time,
+            Some(std::time::Duration::from_secs(DEFAULT_TIME_SECS))
+        );
+    }
 }
