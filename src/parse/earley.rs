@@ -1,6 +1,7 @@
 //! The Earley recognizer: builds the chart of dotted items, one set per byte offset.
 //!
-//! Items are 20 bytes (dotted-item id, origin, predecessor item, split offset, completed child).
+//! Items are 16 bytes (dotted-item id, origin, predecessor item, completed child). On large inputs
+//! the chart is collected between sets: items no later step or tree can reach are dropped.
 //! Nullable symbols are handled at prediction time (Aycock–Horspool); tokens may jump ahead many
 //! bytes at once. Each item remembers the first way it was derived, which `forest` follows back.
 
@@ -13,8 +14,9 @@ use super::lexical::Lexer;
 use crate::grammar::{Grammar, TerminalId};
 
 /// A dotted item in a set. `pred` is the item before the dot moved (same production, dot - 1),
-/// `split` the offset where the element just passed over starts, and `child` the completed item
-/// of that element when it is a nonterminal with a non-empty span (else NONE).
+/// and `child` the completed item of the element just passed over when it is a nonterminal with
+/// a non-empty span (else NONE). Where that element starts is the offset of `pred`'s set
+/// ([`Chart::split`]), so it is not stored: 16 bytes an item.
 ///
 /// Invariant (what makes reading a tree back well-founded): `pred` and `child` were added to the
 /// chart before this item, and only the first derivation of an item is kept.
@@ -23,14 +25,24 @@ pub(crate) struct EItem {
     pub dot: u32,
     pub origin: u32,
     pub pred: u32,
-    pub split: u32,
     pub child: u32,
 }
 
-/// The result of recognition: every item, and the completed start item.
+/// The result of recognition: the items a tree may need, and the completed start item.
 pub(crate) struct Chart<'s> {
     pub items: &'s [EItem],
     pub accept: u32,
+    /// `(first item, offset)` of every set that kept items, in order.
+    sets: &'s [(u32, u32)],
+}
+
+impl Chart<'_> {
+    /// The offset of the set holding item `idx`: for an item's `pred`, where the element just
+    /// passed over starts.
+    pub fn split(&self, idx: u32) -> u32 {
+        let k = self.sets.partition_point(|&(first, _)| first <= idx);
+        self.sets[k - 1].1
+    }
 }
 
 /// The chart's buffers, kept by the parser between parses: on large inputs, fresh memory
@@ -39,6 +51,7 @@ pub(crate) struct Chart<'s> {
 pub(crate) struct Scratch {
     items: Vec<EItem>,
     waiting: Vec<(u32, u32)>,
+    sets: Vec<(u32, u32)>,
 }
 
 impl Scratch {
@@ -135,10 +148,120 @@ fn predict(
                 dot,
                 origin: at,
                 pred: NONE,
-                split: at,
                 child: NONE,
             },
         );
+    }
+}
+
+/// Charts smaller than this many items are never collected (small inputs pay nothing); above
+/// it, a collection runs whenever the chart has doubled since the last one kept.
+const COLLECT_MIN: usize = 1 << 20;
+
+/// One collection of the chart between two sets. An item is needed later if a later set or the
+/// tree can reach it: items scanned ahead (pending), items waiting in a set that can still see
+/// a completion, and whatever those reach through `pred` and `child`. A set can see a completion
+/// ("is active") if an item with that origin is pending, or waits in an active set: its symbol
+/// may still complete from there.
+struct Collector {
+    active: Vec<bool>,
+    live: Vec<bool>,
+    /// Old index → new index (valid for live items).
+    new_index: Vec<u32>,
+}
+
+impl Collector {
+    fn new(items: usize, current: usize) -> Collector {
+        Collector {
+            active: vec![false; current + 1],
+            live: vec![false; items],
+            new_index: Vec::new(),
+        }
+    }
+
+    /// Extends `active` from the pending items' origins to every set they can complete into.
+    /// An item's origin is at most its set's offset, so one pass from the current set down
+    /// sees every contribution to a set before the set itself.
+    fn activate(&mut self, items: &[EItem], waiting: &[(u32, u32)], waiting_range: &[(u32, u32)]) {
+        for m in (0..self.active.len()).rev() {
+            if self.active[m] {
+                let (b, e) = waiting_range[m];
+                for &(_, w) in &waiting[b as usize..e as usize] {
+                    self.active[items[w as usize].origin as usize] = true;
+                }
+            }
+        }
+    }
+
+    /// Marks the roots, the waiting items of active sets, and all they reach.
+    fn mark(
+        &mut self,
+        items: &[EItem],
+        waiting: &[(u32, u32)],
+        waiting_range: &[(u32, u32)],
+        roots: impl Iterator<Item = u32>,
+    ) {
+        let mut stack: Vec<u32> = roots.collect();
+        for (m, _) in self.active.iter().enumerate().filter(|(_, a)| **a) {
+            let (b, e) = waiting_range[m];
+            stack.extend(waiting[b as usize..e as usize].iter().map(|&(_, w)| w));
+        }
+        while let Some(k) = stack.pop() {
+            if k == NONE || self.live[k as usize] {
+                continue;
+            }
+            self.live[k as usize] = true;
+            let it = items[k as usize];
+            stack.push(it.pred);
+            stack.push(it.child);
+        }
+    }
+
+    /// Drops the items not marked, keeping the order (so `pred` and `child` still point back),
+    /// and the sets left empty.
+    fn compact(&mut self, items: &mut Vec<EItem>, sets: &mut Vec<(u32, u32)>) {
+        self.new_index = vec![NONE; items.len()];
+        let mut kept = 0usize;
+        for k in 0..items.len() {
+            if self.live[k] {
+                self.new_index[k] = kept as u32;
+                let mut it = items[k];
+                it.pred = self.map(it.pred);
+                it.child = self.map(it.child);
+                items[kept] = it;
+                kept += 1;
+            }
+        }
+        items.truncate(kept);
+        let old_sets = std::mem::take(sets);
+        for (s, &(first, offset)) in old_sets.iter().enumerate() {
+            let end = old_sets.get(s + 1).map_or(self.live.len(), |&(next, _)| next as usize);
+            if let Some(k) = (first as usize..end).find(|&k| self.live[k]) {
+                sets.push((self.new_index[k], offset));
+            }
+        }
+    }
+
+    /// Rebuilds the completion index with the waiting items of active sets only.
+    fn rewait(&self, waiting: &mut Vec<(u32, u32)>, waiting_range: &mut [(u32, u32)]) {
+        let old = std::mem::take(waiting);
+        for (m, range) in waiting_range.iter_mut().enumerate().take(self.active.len()) {
+            let (b, e) = *range;
+            let begin = waiting.len() as u32;
+            if self.active[m] {
+                // The mapping keeps the order, so each set's entries stay sorted.
+                waiting.extend(old[b as usize..e as usize].iter().map(|&(sym, w)| (sym, self.map(w))));
+            }
+            *range = (begin, waiting.len() as u32);
+        }
+    }
+
+    fn map(&self, k: u32) -> u32 {
+        if k == NONE {
+            NONE
+        } else {
+            self.new_index[k as usize]
+        }
     }
 }
 
@@ -156,11 +279,12 @@ pub(crate) fn recognize<'s>(
     scratch: &'s mut Scratch,
 ) -> Result<Chart<'s>, Failure> {
     let n = input.len();
-    // JSON-like inputs make about three items per input byte (measured: 3.0 M for 1 MB);
-    // reserving that avoids regrowing, which copies and touches the whole chart again.
+    // JSON-like inputs make about five items per input byte; reserving that avoids regrowing,
+    // which copies and touches the whole chart again. Larger charts are collected (see
+    // `Collector`) and stay near twice the items kept, so reserving more would only waste.
     let items = &mut scratch.items;
     items.clear();
-    items.reserve(3 * n + 64);
+    items.reserve((5 * n).min(2 * COLLECT_MIN) + 64);
     // Items scanned ahead (terminals and tokens end past the current set), by target offset.
     let mut pending: BinaryHeap<Pending> = BinaryHeap::new();
     let mut seq = 0u64;
@@ -180,8 +304,11 @@ pub(crate) fn recognize<'s>(
     // entry of another set is stale. Indexed, as big grammars try dozens of tokens per set.
     let mut token_cache: Vec<(u32, u32, u32)> = vec![(NONE, 0, 0); g.symbols().len()];
     let mut token_ends: Vec<u32> = Vec::new();
+    let sets = &mut scratch.sets;
+    sets.clear();
     let mut last_nonempty = 0usize;
     let mut accept = NONE;
+    let mut collect_at = COLLECT_MIN;
 
     for i in 0..=n {
         let set_start = items.len();
@@ -210,6 +337,7 @@ pub(crate) fn recognize<'s>(
             continue;
         }
         last_nonempty = i;
+        sets.push((set_start as u32, i as u32));
         let iu = i as u32;
         let mut k = set_start;
         while k < items.len() {
@@ -239,7 +367,6 @@ pub(crate) fn recognize<'s>(
                                     dot: wi.dot + 1,
                                     origin: wi.origin,
                                     pred: w,
-                                    split: it.origin,
                                     child: k as u32,
                                 },
                             );
@@ -270,7 +397,6 @@ pub(crate) fn recognize<'s>(
                                 dot: it.dot + 1,
                                 origin: it.origin,
                                 pred: k as u32,
-                                split: iu,
                                 child: NONE,
                             },
                         );
@@ -285,7 +411,6 @@ pub(crate) fn recognize<'s>(
                             dot: it.dot + 1,
                             origin: it.origin,
                             pred: k as u32,
-                            split: iu,
                             child: NONE,
                         },
                     ),
@@ -314,7 +439,6 @@ pub(crate) fn recognize<'s>(
                         dot: it.dot + 1,
                         origin: it.origin,
                         pred: k as u32,
-                        split: iu,
                         child: NONE,
                     };
                     let check_word = c.dot_keyword[it.dot as usize];
@@ -341,12 +465,40 @@ pub(crate) fn recognize<'s>(
         }
         waiting[wb as usize..].sort_unstable();
         waiting_range[i] = (wb, waiting.len() as u32);
+        if items.len() >= collect_at && i < n {
+            let mut gc = Collector::new(items.len(), i);
+            for p in pending.iter() {
+                gc.active[p.item.origin as usize] = true;
+            }
+            gc.activate(items, waiting, &waiting_range);
+            let roots = pending.iter().flat_map(|p| [p.item.pred, p.item.child]);
+            gc.mark(items, waiting, &waiting_range, roots);
+            gc.compact(items, sets);
+            let mut kept = std::mem::take(&mut pending).into_vec();
+            for p in &mut kept {
+                p.item.pred = gc.map(p.item.pred);
+                p.item.child = gc.map(p.item.child);
+            }
+            pending = BinaryHeap::from(kept);
+            gc.rewait(waiting, &mut waiting_range);
+            collect_at = (2 * items.len()).max(COLLECT_MIN);
+        }
     }
 
     if accept != NONE {
+        // Before the tree is read back (and built beside the chart), keep only what it needs.
+        if items.len() >= COLLECT_MIN {
+            let mut gc = Collector::new(items.len(), n);
+            gc.mark(items, waiting, &waiting_range, [accept].into_iter());
+            gc.compact(items, sets);
+            accept = gc.map(accept);
+            // Give the dropped items' memory back: the tree is built next to what is left.
+            items.shrink_to_fit();
+        }
         return Ok(Chart {
             items: &scratch.items,
             accept,
+            sets: &scratch.sets,
         });
     }
     // Every failed terminal test, in Earley sets or inside tokens, went through the lexer's

@@ -117,13 +117,14 @@ impl Builder<'_, '_> {
         let (mut cur, mut e) = (idx, end);
         for &elem in rhs.iter().rev() {
             let it = self.chart.items[cur as usize];
+            let split = self.chart.split(it.pred);
             out.push(Span {
                 elem,
-                start: it.split,
+                start: split,
                 end: e,
                 child: it.child,
             });
-            e = it.split;
+            e = split;
             cur = it.pred;
         }
         out.reverse();

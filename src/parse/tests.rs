@@ -160,10 +160,19 @@ fn grammars_the_fuzzer_made_exponential_parse_correctly() {
     let stacked = parser(&format!("s = \"x\"?{} ;", "+".repeat(28)));
     ok(&stacked, "");
     ok(&stacked, "xxx");
-    let rules: String = (0..20).map(|i| format!("a{i} = a{} a{} ;", i + 1, i + 1)).collect();
-    let chain = parser(&format!("{rules} a20 = \"x\"? ;"));
+    let chain_of = |n: usize| {
+        let rules: String = (0..n).map(|i| format!("a{i} = a{} a{} ;", i + 1, i + 1)).collect();
+        format!("{rules} a{n} = \"x\"? ;")
+    };
+    let chain = parser(&chain_of(16));
     ok(&chain, "xx");
     assert!(chain.parse(b"xxy").is_err());
+    // At 20 rules every tree has 2^21 nodes (every empty `a20` is one): a bomb, refused by name.
+    let e = Grammar::from_text(&chain_of(20), "t.grammar").unwrap_err().to_string();
+    assert!(
+        e.contains("rule `a0`: its shortest derivation has 2097151 tree nodes"),
+        "{e}"
+    );
 }
 
 #[test]
