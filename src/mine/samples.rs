@@ -9,6 +9,21 @@ use super::Model;
 use crate::grammar::Grammar;
 use crate::parse::{ParseError, Parser};
 
+/// Samples larger than this many bytes are skipped (with a reason): parsing takes about 100 bytes
+/// of memory per input byte (see `scripts/bench-parse`), so one 20 MB file among the samples
+/// would need 2 GB. Samples are meant to be typical inputs, not bulk data.
+pub const MAX_SAMPLE_SIZE: u64 = 8 << 20;
+
+/// The reason a sample of `len` bytes is skipped, if it is larger than [`MAX_SAMPLE_SIZE`].
+fn too_large(len: u64) -> Option<String> {
+    (len > MAX_SAMPLE_SIZE).then(|| {
+        format!(
+            "{len} bytes, more than the limit of {MAX_SAMPLE_SIZE} for a sample (parsing takes about 100 \
+             bytes of memory per input byte): leave it out or split it into smaller samples"
+        )
+    })
+}
+
 /// A sample that could not be mined, and why.
 #[derive(Debug)]
 pub struct Skipped {
@@ -89,6 +104,14 @@ pub fn parse_all<'s>(
     let mut trees = Vec::new();
     let mut skipped = Vec::new();
     for (name, bytes) in samples {
+        if let Some(reason) = too_large(bytes.len() as u64) {
+            skipped.push(Skipped {
+                name,
+                reason,
+                parse_error: None,
+            });
+            continue;
+        }
         match parser.parse(&bytes) {
             Ok(tree) => trees.push(tree),
             Err(e) => skipped.push(Skipped {
@@ -103,24 +126,38 @@ pub fn parse_all<'s>(
 
 /// Reads and parses sample files; unreadable files are skipped like unparseable ones.
 pub fn parse_files(grammar: &Grammar, files: &[PathBuf]) -> (Vec<crate::tree::Tree>, Vec<Skipped>) {
-    let mut unreadable = Vec::new();
-    let readable: Vec<(String, std::borrow::Cow<'static, [u8]>)> = files
-        .iter()
-        .filter_map(|f| match std::fs::read(f) {
-            Ok(bytes) => Some((f.display().to_string(), std::borrow::Cow::Owned(bytes))),
-            Err(e) => {
-                unreadable.push(Skipped {
-                    name: f.display().to_string(),
-                    reason: format!("cannot read: {e}"),
-                    parse_error: None,
-                });
-                None
-            }
-        })
-        .collect();
-    let (trees, mut skipped) = parse_all(grammar, readable);
-    skipped.extend(unreadable);
+    let mut trees = Vec::new();
+    let skipped = for_each_file(grammar, files, |tree| trees.push(tree));
     (trees, skipped)
+}
+
+/// Reads and parses the files one at a time (a file is read only when its turn comes, and
+/// dropped after), handing each tree to `f`; returns the files skipped and why.
+fn for_each_file(grammar: &Grammar, files: &[PathBuf], mut f: impl FnMut(crate::tree::Tree)) -> Vec<Skipped> {
+    let parser = Parser::new(grammar);
+    let mut skipped = Vec::new();
+    for file in files {
+        let name = file.display().to_string();
+        let skip = |reason: String, parse_error| Skipped {
+            name: name.clone(),
+            reason,
+            parse_error,
+        };
+        // The size first: a huge file is not even read.
+        let read = std::fs::metadata(file).and_then(|m| match too_large(m.len()) {
+            Some(reason) => Ok(Err(reason)),
+            None => std::fs::read(file).map(Ok),
+        });
+        match read {
+            Err(e) => skipped.push(skip(format!("cannot read: {e}"), None)),
+            Ok(Err(reason)) => skipped.push(skip(reason, None)),
+            Ok(Ok(bytes)) => match parser.parse(&bytes) {
+                Ok(tree) => f(tree),
+                Err(e) => skipped.push(skip(e.to_string(), Some(e))),
+            },
+        }
+    }
+    skipped
 }
 
 /// Mines `samples` (name, bytes) into a new model; samples that do not parse are skipped and
@@ -133,10 +170,12 @@ pub fn mine<'s>(
     (model_of(grammar, &trees), skipped)
 }
 
-/// Reads the files and mines them; unreadable files are skipped like unparseable ones.
+/// Reads the files and mines them one at a time (memory for one sample's tree, not all);
+/// unreadable files are skipped like unparseable ones.
 pub fn mine_files(grammar: &Grammar, files: &[PathBuf]) -> (Model, Vec<Skipped>) {
-    let (trees, skipped) = parse_files(grammar, files);
-    (model_of(grammar, &trees), skipped)
+    let mut model = Model::new(grammar);
+    let skipped = for_each_file(grammar, files, |tree| model.add_tree(grammar, &tree));
+    (model, skipped)
 }
 
 /// Mines the built-in samples of the built-in grammar `name` (an empty model if there are none).
