@@ -639,3 +639,163 @@ fn concurrent_runs_on_one_out_folder_keep_both_histories() {
     let groups = history["groups"].as_object().unwrap();
     assert_eq!(groups.len(), 2, "{history}");
 }
+
+/// Quick groups, one hang (two files), in libFuzzer layout below `root`.
+fn plant_quick_and_hang(root: &Path) {
+    let lf = "fuzz/artifacts/parse_doc";
+    for (name, text) in [
+        ("crash-1", "a IDX b"),
+        ("crash-2", "x UNWRAP 7"),
+        ("crash-3", "{ OBJ {"),
+        ("crash-4", "x ARR ["),
+        ("crash-5", "now ABORT"),
+        ("timeout-1", "zz HANG zz"),
+        ("timeout-2", "HANG!"),
+    ] {
+        put(root, &format!("{lf}/{name}"), text.as_bytes());
+    }
+}
+
+/// Row 67 of the newcomer report: an interrupted run had minimized none of 8 groups, the quick
+/// ones waiting behind a hang (a timeout group's id sorts first). Cheapest first, an
+/// interruption when the hang's turn comes leaves every quick group minimized.
+#[test]
+fn quick_groups_are_minimized_before_a_hang() {
+    let dir = tempfile::tempdir().unwrap();
+    let (night_dir, out, state) = layout(dir.path());
+    plant_quick_and_hang(&night_dir);
+    let cancel = Arc::new(AtomicBool::new(false));
+    let options = Options {
+        timeout: Duration::from_secs(1),
+        cancel: Some(cancel.clone()),
+        ..options(&out, &state)
+    };
+    let mut started = Vec::new();
+    let mut done = Vec::new();
+    let mut reruns = Vec::new();
+    let t = triage(std::slice::from_ref(&night_dir), &options, night(0), &mut |p| match p {
+        hellfuzz::triage::Progress::Rerun { done, total, .. } => reruns.push((done, total)),
+        hellfuzz::triage::Progress::Minimizing {
+            index, total, class, ..
+        } => {
+            started.push((index, total, class));
+            if class == CrashClass::Timeout {
+                cancel.store(true, Ordering::Relaxed);
+            }
+        }
+        hellfuzz::triage::Progress::MinimizeDone { index, minimized, .. } => done.push((index, minimized)),
+        _ => {}
+    })
+    .unwrap();
+    assert_eq!(reruns.last(), Some(&(7, 7)), "{reruns:?}");
+    let groups = by_keyword(&t);
+    assert_eq!(groups.len(), 6);
+    // The hang comes last; every group is started and done once, in order.
+    let classes: Vec<CrashClass> = started.iter().map(|s| s.2).collect();
+    assert_eq!(
+        classes.iter().position(|c| *c == CrashClass::Timeout),
+        Some(5),
+        "{classes:?}"
+    );
+    assert!(started.iter().enumerate().all(|(i, s)| s.0 == i && s.1 == 6));
+    assert_eq!(done.iter().map(|d| d.0).collect::<Vec<_>>(), [0, 1, 2, 3, 4, 5]);
+    assert!(t.interrupted);
+    for (word, g) in &groups {
+        if *word == "HANG" {
+            assert!(g.minimized.is_none());
+        } else {
+            let m = g.minimized.as_ref().unwrap_or_else(|| panic!("{word}: {:?}", g.notes));
+            assert_eq!(std::fs::read(&m.path).unwrap(), word.as_bytes());
+        }
+    }
+}
+
+/// Row 66: a hang group's minimization first waited for the harness's reduce mode, which runs
+/// the input in its own process and so hung for the whole budget plus 30 s. Now it starts with
+/// the subprocess oracle, and reports its elapsed time while it runs. (The bound below is on
+/// that 30-s wait, far from the run's own few seconds.)
+#[test]
+fn a_hang_group_takes_its_budget_and_reports_its_progress() {
+    let dir = tempfile::tempdir().unwrap();
+    let (night_dir, out, state) = layout(dir.path());
+    put(&night_dir, "fuzz/artifacts/parse_doc/timeout-1", b"zz HANG zz");
+    let options = Options {
+        timeout: Duration::from_millis(500),
+        minimize_time: Some(Duration::from_secs(2)),
+        ..options(&out, &state)
+    };
+    let mut steps = Vec::new();
+    let mut finished = None;
+    let t = triage(std::slice::from_ref(&night_dir), &options, night(0), &mut |p| match p {
+        hellfuzz::triage::Progress::MinimizeStep {
+            index,
+            total,
+            id,
+            class,
+            elapsed,
+            ..
+        } => steps.push((index, total, id.to_string(), class, elapsed)),
+        hellfuzz::triage::Progress::MinimizeDone { elapsed, minimized, .. } => finished = Some((elapsed, minimized)),
+        _ => {}
+    })
+    .unwrap();
+    assert_eq!(t.groups.len(), 1);
+    let g = &t.groups[0];
+    assert_eq!(g.class, CrashClass::Timeout);
+    let (elapsed, minimized) = finished.unwrap();
+    assert!(elapsed < Duration::from_secs(20), "{elapsed:?}: {:?}", g.notes);
+    assert!(minimized.is_some_and(|size| size <= 10), "{:?}", g.notes);
+    // Steps come while it runs (a quarter of a second apart), naming the group, time going on.
+    assert!(steps.len() >= 3, "{steps:?}");
+    assert!(steps
+        .iter()
+        .all(|s| s.0 == 0 && s.1 == 1 && s.2 == g.id && s.3 == CrashClass::Timeout));
+    assert!(steps.windows(2).all(|w| w[0].4 < w[1].4));
+}
+
+/// Runs `hellfuzz triage DIRS --harness HARNESS --out DIR/out` with stdout and stderr piped (not
+/// a terminal); it must exit 0. Returns stdout and stderr.
+fn run_cli_triage(dir: &Path, harness: &Path, dirs: &[&Path]) -> (String, String) {
+    let result = std::process::Command::new(env!("CARGO_BIN_EXE_hellfuzz"))
+        .arg("triage")
+        .args(dirs)
+        .arg("--harness")
+        .arg(harness)
+        .arg("--out")
+        .arg(dir.join("out"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&result.stderr).into_owned();
+    assert_eq!(result.status.code(), Some(0), "{stderr}");
+    (String::from_utf8_lossy(&result.stdout).into_owned(), stderr)
+}
+
+/// A harness for the CLI tests: a file with an A exits 3, one with a B dies of SIGSEGV.
+fn a_b_harness(dir: &Path) -> PathBuf {
+    shell_harness(
+        dir,
+        "grep -q A \"$1\" && exit 3\ngrep -q B \"$1\" && kill -SEGV $$\nexit 0\n",
+    )
+}
+
+/// Row 66: triage printed nothing for minutes. Without a terminal (a CI log), stderr gets plain
+/// lines: files found, reruns done, each group minimized.
+#[test]
+fn cli_shows_progress_lines_without_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let harness = a_b_harness(dir.path());
+    let night_dir = dir.path().join("night");
+    put(&night_dir, "crash-a", b"xxAxx");
+    put(&night_dir, "crash-b", b"yyBy");
+    let (report, stderr) = run_cli_triage(dir.path(), &harness, &[&night_dir]);
+    assert_eq!(report.lines().filter(|l| l.starts_with("| NEW |")).count(), 2);
+    for line in [
+        "triage: 2 crash files found",
+        "triage: rerun 2 of 2 files, 2 groups so far",
+        "triage: group 1 of 2 (",
+        "triage: group 2 of 2 (",
+    ] {
+        assert!(stderr.contains(line), "{line} in {stderr}");
+    }
+    assert_eq!(stderr.matches("minimized to 1 bytes in").count(), 2, "{stderr}");
+}

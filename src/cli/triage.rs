@@ -1,11 +1,13 @@
-//! `hellfuzz triage`: Ctrl-C handling, the progress bar, the morning report on stdout, and the
-//! exit status (`--fail-on-new` for CI gating).
+//! `hellfuzz triage`: Ctrl-C handling, progress on stderr (a bar on a terminal, occasional plain
+//! lines otherwise), the morning report on stdout, and the exit status (`--fail-on-new` for CI
+//! gating).
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
-use std::time::SystemTime;
+use std::time::{Duration, Instant, SystemTime};
 
-use hellfuzz::triage::{triage, Options, Progress};
+use hellfuzz::triage::{triage, CrashClass, Options, Progress};
 use indicatif::{ProgressBar, ProgressStyle};
 
 /// `hellfuzz triage`. Exit status: 0; 1 with `fail_on_new` when a group is new; 130 when
@@ -14,31 +16,10 @@ pub fn triage_cmd(dirs: &[std::path::PathBuf], mut options: Options, fail_on_new
     // Ctrl-C: stop starting runs, kill the running ones, and write what is known.
     let cancel = super::common::cancel_on_ctrl_c();
     options.cancel = Some(cancel.clone());
-    let bar = ProgressBar::new(0);
-    bar.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} files, {msg} ({elapsed})").expect("valid template"),
-    );
-    let mut on_progress = |p: Progress<'_>| match p {
-        Progress::WaitingForLock { lock } => {
-            bar.suspend(|| {
-                eprintln!(
-                    "waiting for another triage run to finish ({} is locked)",
-                    lock.display()
-                )
-            });
-        }
-        Progress::Found { files } => bar.set_length(files as u64),
-        Progress::Rerun { done, groups } => {
-            bar.set_position(done as u64);
-            bar.set_message(format!("{groups} groups"));
-        }
-        Progress::Minimizing { index, total, id } => {
-            bar.set_message(format!("minimizing group {} of {total} ({id})", index + 1));
-        }
-    };
+    let mut display = Display::new(std::io::stderr().is_terminal());
     let out = options.out.clone();
-    let result = triage(dirs, &options, SystemTime::now(), &mut on_progress);
-    bar.finish_and_clear();
+    let result = triage(dirs, &options, SystemTime::now(), &mut |p| display.show(p));
+    display.finish();
     let t = result?;
     out!("{}", hellfuzz::triage::report::markdown(&t));
     eprintln!(
@@ -54,4 +35,174 @@ pub fn triage_cmd(dirs: &[std::path::PathBuf], mut options: Options, fail_on_new
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Plain progress lines (stderr not a terminal: a CI log, a file) come at most this often, besides
+/// one when the files are found, one at the end of the reruns and one per group minimized.
+const PLAIN_EVERY: Duration = Duration::from_secs(10);
+
+/// Renders the library's progress events: a bar (reruns) then a spinner (minimization) on a
+/// terminal; otherwise a line now and then, so that a log shows a long run is alive and where.
+struct Display {
+    /// `None` when stderr is not a terminal.
+    bar: Option<ProgressBar>,
+    /// When the last plain line was written.
+    last_line: Instant,
+    started: Instant,
+    minimizing: bool,
+}
+
+impl Display {
+    fn new(terminal: bool) -> Display {
+        let bar = terminal.then(|| {
+            let bar = ProgressBar::new(0);
+            bar.set_style(
+                ProgressStyle::with_template("{bar:30} {pos}/{len} files rerun, {msg} ({elapsed})")
+                    .expect("valid template"),
+            );
+            bar
+        });
+        Display {
+            bar,
+            last_line: Instant::now(),
+            started: Instant::now(),
+            minimizing: false,
+        }
+    }
+
+    /// A plain line if `due` (always for milestones, else at most every [`PLAIN_EVERY`]).
+    fn line(&mut self, due: bool, text: std::fmt::Arguments<'_>) {
+        if self.bar.is_none() && (due || self.last_line.elapsed() >= PLAIN_EVERY) {
+            eprintln!("triage: {text}");
+            self.last_line = Instant::now();
+        }
+    }
+
+    fn show(&mut self, p: Progress<'_>) {
+        match p {
+            Progress::WaitingForLock { lock } => {
+                let text = format!(
+                    "waiting for another triage run to finish ({} is locked)",
+                    lock.display()
+                );
+                match &self.bar {
+                    Some(bar) => bar.suspend(|| eprintln!("{text}")),
+                    None => eprintln!("{text}"),
+                }
+            }
+            Progress::Found { files } => {
+                if let Some(bar) = &self.bar {
+                    bar.set_length(files as u64);
+                }
+                self.line(true, format_args!("{files} crash files found, rerunning them"));
+            }
+            Progress::Rerun { done, total, groups } => {
+                if let Some(bar) = &self.bar {
+                    bar.set_position(done as u64);
+                    bar.set_message(format!("{groups} groups"));
+                }
+                let elapsed = self.started.elapsed().as_secs_f64();
+                self.line(
+                    done == total,
+                    format_args!("rerun {done} of {total} files, {groups} groups so far ({elapsed:.0} s)"),
+                );
+            }
+            Progress::Minimizing {
+                index,
+                total,
+                id,
+                class,
+                size,
+            } => {
+                let message = format!("now {} {id} ({size} bytes)", class.name());
+                match self.bar.take() {
+                    // A bar of its own for the groups: restyling the rerun bar drew it once with
+                    // the old counts in the new style.
+                    Some(reruns) if !self.minimizing => {
+                        reruns.finish_and_clear();
+                        let bar = ProgressBar::new(total as u64)
+                            .with_style(
+                                ProgressStyle::with_template("{spinner} {pos}/{len} groups minimized; {msg}")
+                                    .expect("valid template"),
+                            )
+                            .with_position(index as u64)
+                            .with_message(message);
+                        // The spinner moves even while a run hangs.
+                        bar.enable_steady_tick(Duration::from_millis(100));
+                        self.bar = Some(bar);
+                    }
+                    Some(bar) => {
+                        bar.set_position(index as u64);
+                        bar.set_message(message);
+                        self.bar = Some(bar);
+                    }
+                    None => {}
+                }
+                self.minimizing = true;
+            }
+            Progress::MinimizeStep {
+                index,
+                total,
+                id,
+                class,
+                elapsed,
+                tests,
+                best,
+            } => {
+                let elapsed = elapsed.as_secs_f64();
+                if let Some(bar) = &self.bar {
+                    bar.set_message(format!(
+                        "now {} {id}: {elapsed:.0} s, {tests} candidates, {best} bytes",
+                        class.name()
+                    ));
+                }
+                self.line(
+                    false,
+                    format_args!(
+                        "minimizing group {} of {total} ({}): {elapsed:.0} s, {tests} candidates, {best} bytes so far",
+                        index + 1,
+                        what(class, id)
+                    ),
+                );
+            }
+            Progress::MinimizeDone {
+                index,
+                total,
+                id,
+                class,
+                elapsed,
+                minimized,
+            } => {
+                if let Some(bar) = &self.bar {
+                    bar.set_position(index as u64 + 1);
+                }
+                let outcome = match minimized {
+                    Some(size) => format!("minimized to {size} bytes"),
+                    None => "not minimized".to_string(),
+                };
+                // A line per group minimized; groups skipped in no time (minimization off, too
+                // large, interrupted) are no news, and may be hundreds.
+                self.line(
+                    minimized.is_some() || elapsed >= Duration::from_secs(1),
+                    format_args!(
+                        "group {} of {total} ({}): {outcome} in {:.1} s",
+                        index + 1,
+                        what(class, id),
+                        elapsed.as_secs_f64()
+                    ),
+                );
+            }
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// A group for a progress line: its kind and id.
+fn what(class: CrashClass, id: &str) -> String {
+    format!("{} {id}", class.name())
 }

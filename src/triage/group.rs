@@ -83,6 +83,10 @@ pub struct Group {
     /// The representative's stderr.
     #[serde(skip)]
     pub log: String,
+    /// Wall-clock time of the representative's first run: what one run of the minimization
+    /// costs. Not serialized: it varies from run to run.
+    #[serde(skip)]
+    pub run_time: Option<Duration>,
 }
 
 /// Groups the crashing (reproduced and flaky) files by coarse hash. Groups come sorted by id,
@@ -126,11 +130,47 @@ pub fn group_results(results: &[FileResult]) -> Vec<Group> {
                 minimized: None,
                 notes: Vec::new(),
                 log: crash.log.clone(),
+                run_time: rep.duration,
             }
         })
         .collect();
     groups.sort_by(|a, b| a.id.cmp(&b.id));
     groups
+}
+
+/// The order in which to minimize `groups` (indices into it), cheapest first, so that a hang
+/// does not hold up quick groups behind it (under a deadline, an interruption or a person
+/// waiting): groups for which `free` says that nothing will be run come first, then
+/// non-timeout groups before timeouts (every candidate that still hangs costs the whole
+/// timeout), then by the representative's measured run time in steps of a factor of 4 (coarse,
+/// so that jitter between two runs of one harness rarely reorders groups), then smallest file
+/// first, then by id. The order depends on measured times; what each group gets does not (each
+/// has its own budget).
+pub fn minimization_order(groups: &[Group], free: &dyn Fn(&Group) -> bool) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..groups.len()).collect();
+    order.sort_by_cached_key(|&i| {
+        let g = &groups[i];
+        (
+            !free(g),
+            g.class == CrashClass::Timeout,
+            g.run_time.map_or(u32::MAX, time_step),
+            g.smallest_size,
+            g.id.clone(),
+        )
+    });
+    order
+}
+
+/// 0 below 10 ms (process start-up noise), then one step per factor of 4: 10–40 ms is 1,
+/// 40–160 ms is 2, and so on.
+fn time_step(time: Duration) -> u32 {
+    let mut step = 0;
+    let mut limit = Duration::from_millis(10);
+    while time >= limit && step < 32 {
+        step += 1;
+        limit = limit.saturating_mul(4);
+    }
+    step
 }
 
 /// How to minimize a group's representative.
@@ -144,6 +184,11 @@ pub struct MinimizeOptions {
     pub budget: Budget,
     /// Extra environment for the harness.
     pub env: Vec<(String, String)>,
+    /// Let a harness built with hellfuzz reduce in its own process first (see
+    /// [`minimize_group`]). Off for hangs: reduce mode runs the input in-process, where a hang
+    /// cannot be stopped, and would wait for its whole time limit (the budget plus 30 s) before
+    /// the subprocess oracle even starts.
+    pub reduce_mode: bool,
 }
 
 /// Minimizes `input` (a crash file of the group with coarse hash `coarse`): GTR* with a grammar,
@@ -154,7 +199,8 @@ pub struct MinimizeOptions {
 /// Without `grammar`, a harness built with `hellfuzz::fuzz_target!` first reduces in its own
 /// process (reduce mode, with the grammar it names): far faster, but its oracle compares panic
 /// location and message only, so its result is kept only if it still shows the group's coarse
-/// hash; otherwise, and for crashes that kill the process, the subprocess oracle runs.
+/// hash; otherwise, for crashes that kill the process, and with [`MinimizeOptions::reduce_mode`]
+/// off, the subprocess oracle runs.
 pub fn minimize_group(
     harness: &Path,
     input: &[u8],
@@ -162,7 +208,20 @@ pub fn minimize_group(
     coarse: &str,
     options: &MinimizeOptions,
 ) -> Result<Reduction, String> {
-    if grammar.is_none() {
+    minimize_group_with_progress(harness, input, grammar, coarse, options, &|_| {})
+}
+
+/// [`minimize_group`], calling `progress` after every candidate the subprocess oracle tests (from
+/// the reducer's worker threads; a reduction in the harness's own process reports nothing).
+pub fn minimize_group_with_progress(
+    harness: &Path,
+    input: &[u8],
+    grammar: Option<&Grammar>,
+    coarse: &str,
+    options: &MinimizeOptions,
+    progress: &(dyn Fn(&crate::reduce::Progress) + Sync),
+) -> Result<Reduction, String> {
+    if grammar.is_none() && options.reduce_mode {
         if let Some(r) = minimize_in_harness(harness, input, coarse, options) {
             return Ok(r);
         }
@@ -191,7 +250,7 @@ pub fn minimize_group(
         budget: options.budget.clone(),
         corpus: None,
     };
-    crate::reduce::reduce(input, grammar, &oracle, &reduce_options).map_err(|e| e.to_string())
+    crate::reduce::reduce_with_progress(input, grammar, &oracle, &reduce_options, progress).map_err(|e| e.to_string())
 }
 
 /// The harness's reduce mode on `input`, if it has one and its result keeps the coarse hash.
@@ -282,4 +341,63 @@ fn copy_atomically(from: &Path, to: &Path) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn group(id: &str, class: CrashClass, run_ms: u64, size: u64) -> Group {
+        Group {
+            id: id.to_string(),
+            coarse: id.to_string(),
+            class,
+            signature: Signature::panic(None, "x"),
+            frames: Vec::new(),
+            files: vec![PathBuf::from(id)],
+            flaky_files: 0,
+            exact_hashes: 1,
+            smallest: PathBuf::from(id),
+            smallest_size: size,
+            label: Label::New,
+            first_seen: String::new(),
+            minimized: None,
+            notes: Vec::new(),
+            log: String::new(),
+            run_time: Some(Duration::from_millis(run_ms)),
+        }
+    }
+
+    #[test]
+    fn time_steps_are_factors_of_four_from_10_ms() {
+        let step = |ms| time_step(Duration::from_millis(ms));
+        assert_eq!(
+            [step(0), step(9), step(10), step(39), step(40), step(159), step(160)],
+            [0, 0, 1, 1, 2, 2, 3]
+        );
+        assert_eq!(time_step(Duration::MAX), 32);
+    }
+
+    #[test]
+    fn cheapest_groups_first_timeouts_last() {
+        let groups = [
+            group("0hang", CrashClass::Timeout, 3000, 5),
+            group("1slow", CrashClass::Panic, 900, 5),
+            group("2big", CrashClass::Panic, 12, 500),
+            group("3small", CrashClass::Panic, 15, 50),
+            group("4jitter", CrashClass::Panic, 25, 50),
+            group("5skip", CrashClass::Timeout, 3000, 1 << 30),
+            group("6slowhang", CrashClass::Timeout, 2000, 1),
+        ];
+        let free = |g: &Group| g.id == "5skip";
+        let ids: Vec<&str> = minimization_order(&groups, &free)
+            .into_iter()
+            .map(|i| groups[i].id.as_str())
+            .collect();
+        // 2big, 3small and 4jitter (12, 15, 25 ms) take one step (10–40 ms): by size, then id.
+        assert_eq!(
+            ids,
+            ["5skip", "3small", "4jitter", "2big", "1slow", "6slowhang", "0hang"]
+        );
+    }
 }

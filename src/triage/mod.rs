@@ -19,13 +19,13 @@ pub mod rerun;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use serde::Serialize;
 
 pub use crash::{Crash, CrashClass};
 pub use discover::{discover, CrashFile, Origin};
-pub use group::{minimize_group, Group, Label, MinimizeOptions, Minimized};
+pub use group::{minimize_group, minimize_group_with_progress, Group, Label, MinimizeOptions, Minimized};
 pub use history::{FixedGroup, History};
 pub use rerun::{FileResult, RerunOptions, Status};
 
@@ -83,7 +83,8 @@ impl Options {
     }
 }
 
-/// Where a triage run stands, for a progress display.
+/// Where a triage run stands, for a progress display. Every event comes on the thread that
+/// called [`triage`].
 #[derive(Clone, Copy, Debug)]
 pub enum Progress<'a> {
     /// Another triage run holds the out folder's lock: this one waits for it to finish.
@@ -100,17 +101,57 @@ pub enum Progress<'a> {
     Rerun {
         /// Files done so far.
         done: usize,
+        /// Files to rerun in all (as in [`Progress::Found`]).
+        total: usize,
         /// Groups found so far.
         groups: usize,
     },
-    /// A group's minimization starts.
+    /// A group's minimization starts. Groups are minimized cheapest first (see
+    /// [`group::minimization_order`]), not in the order of [`Triage::groups`].
     Minimizing {
-        /// Its position (from 0) among `total` groups.
+        /// Groups done before this one (0 for the first).
         index: usize,
         /// Groups tonight.
         total: usize,
         /// Its id.
         id: &'a str,
+        /// Its kind.
+        class: CrashClass,
+        /// The size of the file to minimize, in bytes.
+        size: u64,
+    },
+    /// A group's minimization goes on: sent every quarter of a second while it runs, so that a
+    /// display can show its elapsed time even while one run of the harness hangs.
+    MinimizeStep {
+        /// Groups done before this one.
+        index: usize,
+        /// Groups tonight.
+        total: usize,
+        /// Its id.
+        id: &'a str,
+        /// Its kind.
+        class: CrashClass,
+        /// Since its [`Progress::Minimizing`].
+        elapsed: Duration,
+        /// Candidates tested so far (0 while the harness reduces in its own process).
+        tests: u64,
+        /// The smallest size that still crashes the same way, so far.
+        best: usize,
+    },
+    /// A group's minimization ended (or was skipped).
+    MinimizeDone {
+        /// Groups done before this one.
+        index: usize,
+        /// Groups tonight.
+        total: usize,
+        /// Its id.
+        id: &'a str,
+        /// Its kind.
+        class: CrashClass,
+        /// Since its [`Progress::Minimizing`].
+        elapsed: Duration,
+        /// The minimized size, if a minimized file was made or kept.
+        minimized: Option<usize>,
     },
 }
 
@@ -176,8 +217,10 @@ pub struct Triage {
 ///
 /// Errors (before anything is written) when the harness is missing, the folders cannot be read
 /// or the history is unreadable. Everything later (unreadable files, a harness that crashes,
-/// hangs or does not start on some file) is reported, not an error. Interrupted through
-/// `options.cancel`, it still writes a partial report and keeps the history consistent.
+/// hangs or does not start on some file) is reported, not an error. Groups are minimized
+/// cheapest first, hangs last (see
+/// [`group::minimization_order`]). Interrupted through `options.cancel`, it still writes a
+/// partial report and keeps the history consistent.
 pub fn triage(
     roots: &[PathBuf],
     options: &Options,
@@ -192,9 +235,8 @@ pub fn triage(
     let history_path = options.out.join("history.json");
     let mut history = History::load(&history_path)?;
     let found = discover(roots, Some(&options.out))?;
-    progress(Progress::Found {
-        files: found.files.len(),
-    });
+    let total_files = found.files.len();
+    progress(Progress::Found { files: total_files });
     let rerun_options = RerunOptions {
         harness: options.harness.clone(),
         timeout: options.timeout,
@@ -212,6 +254,7 @@ pub fn triage(
         }
         progress(Progress::Rerun {
             done,
+            total: total_files,
             groups: seen.len(),
         });
     });
@@ -236,6 +279,7 @@ pub fn triage(
                         jobs: 1,
                         budget: Budget::default(),
                         env: options.env.clone(),
+                        reduce_mode: false,
                     };
                     group::reproduces(&options.harness, &bytes, coarse, &settings) || options.cancelled()
                 })
@@ -259,20 +303,47 @@ pub fn triage(
     std::fs::create_dir_all(options.out.join("groups")).map_err(write_err)?;
     // Reports first without minimized inputs: an interruption during minimization loses nothing.
     report::write_reports(&options.out, &t).map_err(write_err)?;
-    let total = t.groups.len();
-    for i in 0..total {
+    // Cheapest first: a hang (every candidate costs the whole timeout) used to take its whole
+    // budget while quick groups waited behind it, and an interrupted run had minimized none.
+    let free = |g: &Group| costs_nothing(g, options);
+    let order = group::minimization_order(&t.groups, &free);
+    let total = order.len();
+    for (index, &i) in order.iter().enumerate() {
+        let (id, class) = (t.groups[i].id.clone(), t.groups[i].class);
         progress(Progress::Minimizing {
-            index: i,
+            index,
             total,
-            id: &t.groups[i].id,
+            id: &id,
+            class,
+            size: t.groups[i].smallest_size,
         });
+        let started = Instant::now();
         let minimized = if options.cancelled() {
             None
         } else {
-            minimize(&mut t.groups[i], options)
+            minimize_watched(&mut t.groups[i], options, &mut |elapsed, tests, best| {
+                progress(Progress::MinimizeStep {
+                    index,
+                    total,
+                    id: &id,
+                    class,
+                    elapsed,
+                    tests,
+                    best,
+                })
+            })
         };
-        let dir = options.out.join("groups").join(&t.groups[i].id);
-        group::write_group(&dir, &t.groups[i], minimized.as_deref()).map_err(write_err)?;
+        let g = &t.groups[i];
+        progress(Progress::MinimizeDone {
+            index,
+            total,
+            id: &id,
+            class,
+            elapsed: started.elapsed(),
+            minimized: g.minimized.as_ref().map(|m| m.size),
+        });
+        let dir = options.out.join("groups").join(&g.id);
+        group::write_group(&dir, g, minimized.as_deref()).map_err(write_err)?;
     }
     t.interrupted = options.cancelled();
     t.counts = count(&t);
@@ -359,11 +430,53 @@ fn try_lock(file: &std::fs::File) -> std::io::Result<bool> {
     }
 }
 
+/// How often [`Progress::MinimizeStep`] is sent while a group is minimized.
+const STEP_EVERY: Duration = Duration::from_millis(250);
+
+/// [`minimize`] on a worker thread, calling `step(elapsed, tests, best)` on this thread every
+/// [`STEP_EVERY`] until it ends: the caller's progress callback needs neither be `Send` nor wait
+/// for the next candidate (which may hang for the whole timeout) to hear how long it has run.
+fn minimize_watched(g: &mut Group, options: &Options, step: &mut dyn FnMut(Duration, u64, usize)) -> Option<Vec<u8>> {
+    use std::sync::atomic::{AtomicU64, AtomicUsize};
+    let started = Instant::now();
+    let tests = AtomicU64::new(0);
+    let best = AtomicUsize::new(usize::try_from(g.smallest_size).unwrap_or(usize::MAX));
+    let (tests_seen, best_seen) = (&tests, &best);
+    let (done_tx, done_rx) = crossbeam_channel::bounded::<()>(0);
+    std::thread::scope(|scope| {
+        let worker = scope.spawn(move || {
+            // Dropped when the worker ends, however it ends: that wakes the loop below.
+            let _done = done_tx;
+            minimize(g, options, &|p: &crate::reduce::Progress| {
+                tests_seen.store(p.tests, Ordering::Relaxed);
+                best_seen.store(p.best, Ordering::Relaxed);
+            })
+        });
+        while let Err(crossbeam_channel::RecvTimeoutError::Timeout) = done_rx.recv_timeout(STEP_EVERY) {
+            step(
+                started.elapsed(),
+                tests.load(Ordering::Relaxed),
+                best.load(Ordering::Relaxed),
+            );
+        }
+        // A panic in the worker is a bug of ours: carried on as it would have been without
+        // the thread.
+        worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
+/// Whether [`minimize`] will run nothing for `g`: no minimized file of an earlier run to check
+/// (one run), and no reduction to make.
+fn costs_nothing(g: &Group, options: &Options) -> bool {
+    let reduces = options.minimize && g.flaky_files < g.files.len() && g.smallest_size <= options.max_minimize_size;
+    !reduces && !options.out.join("groups").join(&g.id).join("minimized").is_file()
+}
+
 /// Minimizes a group's smallest file when it can (not too large, not only flaky); records the
-/// outcome in the group and returns the minimized bytes. A minimized file left in the group's
-/// folder by an earlier run is kept when it still shows the group's crash (and checked, not
-/// redone, even with minimization off): nightly runs only minimize new groups.
-fn minimize(g: &mut Group, options: &Options) -> Option<Vec<u8>> {
+/// outcome in the group and returns the minimized bytes. A minimized file left in the group's folder by an earlier run is kept when it still
+/// shows the group's crash (and checked, not redone, even with minimization off): nightly runs
+/// only minimize new groups. `progress` hears of every candidate tested.
+fn minimize(g: &mut Group, options: &Options, progress: &(dyn Fn(&crate::reduce::Progress) + Sync)) -> Option<Vec<u8>> {
     let settings = MinimizeOptions {
         timeout: options.timeout,
         jobs: options.jobs,
@@ -373,6 +486,7 @@ fn minimize(g: &mut Group, options: &Options) -> Option<Vec<u8>> {
             cancel: options.cancel.clone(),
         },
         env: options.env.clone(),
+        reduce_mode: g.class != CrashClass::Timeout,
     };
     let path = options.out.join("groups").join(&g.id).join("minimized");
     if let Ok(earlier) = std::fs::read(&path) {
@@ -415,7 +529,14 @@ fn minimize(g: &mut Group, options: &Options) -> Option<Vec<u8>> {
             return None;
         }
     };
-    match minimize_group(&options.harness, &input, options.grammar.as_ref(), &g.coarse, &settings) {
+    match group::minimize_group_with_progress(
+        &options.harness,
+        &input,
+        options.grammar.as_ref(),
+        &g.coarse,
+        &settings,
+        progress,
+    ) {
         Ok(r) => {
             g.notes.extend(r.notes.iter().cloned());
             g.minimized = Some(Minimized {

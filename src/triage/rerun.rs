@@ -72,6 +72,11 @@ pub struct FileResult {
     pub crashed_runs: u32,
     /// Why the file could not be tested, or other things to know.
     pub note: Option<String>,
+    /// Wall-clock time of its first run (the one with a backtrace), if it ran: what a run of it
+    /// costs, so that cheap groups are minimized first. Not in the reports: it varies from run
+    /// to run.
+    #[serde(skip)]
+    pub duration: Option<Duration>,
 }
 
 /// Reruns every file on `jobs` workers; results come back in the order of `files`. Files with
@@ -156,6 +161,7 @@ fn not_tested(file: &CrashFile, status: Status, note: Option<String>) -> FileRes
         runs: 0,
         crashed_runs: 0,
         note,
+        duration: None,
     }
 }
 
@@ -213,6 +219,9 @@ fn rerun_hashed(file: &CrashFile, size: u64, sha1: &str, options: &RerunOptions)
             return result;
         }
         result.runs += 1;
+        if attempt == 0 {
+            result.duration = Some(run.duration);
+        }
         let crash = Crash::from_run(&run);
         if let Some(c) = &crash {
             result.crashed_runs += 1;
@@ -348,7 +357,9 @@ mod tests {
         );
         assert_eq!(results[4].status, Status::DoesNotReproduce);
         assert_eq!(results[4].runs, 2);
-        assert!(results.iter().all(|r| r.status != Status::Flaky && r.size.is_some()));
+        assert!(results
+            .iter()
+            .all(|r| r.status != Status::Flaky && r.size.is_some() && r.duration.is_some()));
         let coarse = |i: usize| results[i].crash.as_ref().unwrap().hashes.coarse.clone();
         assert_eq!(coarse(0), coarse(5));
         assert_ne!(coarse(0), coarse(1), "an OOM abort is not a plain abort");
