@@ -703,11 +703,15 @@ fn quick_groups_are_minimized_before_a_hang() {
     for (word, g) in &groups {
         if *word == "HANG" {
             assert!(g.minimized.is_none());
+            assert_eq!(g.not_minimized.as_deref(), Some("interrupted"));
         } else {
             let m = g.minimized.as_ref().unwrap_or_else(|| panic!("{word}: {:?}", g.notes));
             assert_eq!(std::fs::read(&m.path).unwrap(), word.as_bytes());
         }
     }
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let hang_row = md.lines().find(|l| l.starts_with("| NEW | timeout |")).unwrap();
+    assert!(hang_row.contains("| — (interrupted) |"), "{hang_row}");
 }
 
 /// Row 66: a hang group's minimization first waited for the harness's reduce mode, which runs
@@ -751,6 +755,35 @@ fn a_hang_group_takes_its_budget_and_reports_its_progress() {
         .iter()
         .all(|s| s.0 == 0 && s.1 == 1 && s.2 == g.id && s.3 == CrashClass::Timeout));
     assert!(steps.windows(2).all(|w| w[0].4 < w[1].4));
+}
+
+/// Row 75: a group not minimized because of the size limit showed only "—" in the report.
+#[test]
+fn the_report_says_why_a_group_is_not_minimized() {
+    let dir = tempfile::tempdir().unwrap();
+    let (night_dir, out, state) = layout(dir.path());
+    let mut big = b"IDX ".to_vec();
+    big.resize(100, b'.');
+    put(&night_dir, "artifacts/crash-big", &big);
+    put(&night_dir, "artifacts/crash-flaky", b"FLAKY?");
+    let options = Options {
+        max_minimize_size: 64,
+        ..options(&out, &state)
+    };
+    let t = triage(std::slice::from_ref(&night_dir), &options, night(0), &mut |_| {}).unwrap();
+    let groups = by_keyword(&t);
+    assert_eq!(groups["IDX"].not_minimized.as_deref(), Some("over the 64 B limit"));
+    assert_eq!(groups["FLAKY"].not_minimized.as_deref(), Some("all files flaky"));
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let row = |kind: &str| md.lines().find(|l| l.contains(kind)).unwrap().to_string();
+    assert!(
+        row("index out of bounds").contains("| 100 B | — (over the 64 B limit) |"),
+        "{md}"
+    );
+    assert!(row("flaky failure").contains("| — (all files flaky) |"), "{md}");
+    // group.json keeps the whole reason.
+    let json = std::fs::read_to_string(out.join("groups").join(&groups["IDX"].id).join("group.json")).unwrap();
+    assert!(json.contains("more than the limit of 64"), "{json}");
 }
 
 /// Runs `hellfuzz triage DIRS --harness HARNESS --out DIR/out` with stdout and stderr piped (not

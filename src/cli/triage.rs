@@ -172,13 +172,15 @@ impl Display {
                 class,
                 elapsed,
                 minimized,
+                not_minimized,
             } => {
                 if let Some(bar) = &self.bar {
                     bar.set_position(index as u64 + 1);
                 }
-                let outcome = match minimized {
-                    Some(size) => format!("minimized to {size} bytes"),
-                    None => "not minimized".to_string(),
+                let outcome = match (minimized, not_minimized) {
+                    (Some(size), _) => format!("minimized to {size} bytes"),
+                    (None, Some(why)) => format!("not minimized ({why})"),
+                    (None, None) => "not minimized".to_string(),
                 };
                 // A line per group minimized; groups skipped in no time (minimization off, too
                 // large, interrupted) are no news, and may be hundreds.

@@ -78,6 +78,10 @@ pub struct Group {
     pub first_seen: String,
     /// The minimized reproducer, once made.
     pub minimized: Option<Minimized>,
+    /// Why no minimized file was made, in a few words for the report's table (the full reason
+    /// is in [`Group::notes`]); `None` when minimized or not tried yet.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_minimized: Option<String>,
     /// Things to know (why it was not minimized, reducer notes).
     pub notes: Vec<String>,
     /// The representative's stderr.
@@ -128,6 +132,7 @@ pub fn group_results(results: &[FileResult]) -> Vec<Group> {
                 label: Label::New,
                 first_seen: String::new(),
                 minimized: None,
+                not_minimized: None,
                 notes: Vec::new(),
                 log: crash.log.clone(),
                 run_time: rep.duration,
@@ -362,6 +367,7 @@ mod tests {
             label: Label::New,
             first_seen: String::new(),
             minimized: None,
+            not_minimized: None,
             notes: Vec::new(),
             log: String::new(),
             run_time: Some(Duration::from_millis(run_ms)),

@@ -152,6 +152,8 @@ pub enum Progress<'a> {
         elapsed: Duration,
         /// The minimized size, if a minimized file was made or kept.
         minimized: Option<usize>,
+        /// Otherwise why not, in a few words ([`Group::not_minimized`]).
+        not_minimized: Option<&'a str>,
     },
 }
 
@@ -319,6 +321,7 @@ pub fn triage(
         });
         let started = Instant::now();
         let minimized = if options.cancelled() {
+            t.groups[i].not_minimized = Some("interrupted".to_string());
             None
         } else {
             minimize_watched(&mut t.groups[i], options, &mut |elapsed, tests, best| {
@@ -341,6 +344,7 @@ pub fn triage(
             class,
             elapsed: started.elapsed(),
             minimized: g.minimized.as_ref().map(|m| m.size),
+            not_minimized: g.not_minimized.as_deref(),
         });
         let dir = options.out.join("groups").join(&g.id);
         group::write_group(&dir, g, minimized.as_deref()).map_err(write_err)?;
@@ -473,7 +477,8 @@ fn costs_nothing(g: &Group, options: &Options) -> bool {
 }
 
 /// Minimizes a group's smallest file when it can (not too large, not only flaky); records the
-/// outcome in the group and returns the minimized bytes. A minimized file left in the group's folder by an earlier run is kept when it still
+/// outcome in the group (the minimized file, or why there is none) and returns the minimized
+/// bytes. A minimized file left in the group's folder by an earlier run is kept when it still
 /// shows the group's crash (and checked, not redone, even with minimization off): nightly runs
 /// only minimize new groups. `progress` hears of every candidate tested.
 fn minimize(g: &mut Group, options: &Options, progress: &(dyn Fn(&crate::reduce::Progress) + Sync)) -> Option<Vec<u8>> {
@@ -506,27 +511,36 @@ fn minimize(g: &mut Group, options: &Options, progress: &(dyn Fn(&crate::reduce:
         g.notes
             .push("the minimized file of an earlier run no longer shows this crash".to_string());
     }
+    // Each way out without a minimized file says why: in full in the notes (group.json), in a
+    // few words for the report's table.
+    let skip = |g: &mut Group, short: String, note: Option<String>| {
+        g.notes.extend(note);
+        g.not_minimized = Some(short);
+        None
+    };
     if !options.minimize {
-        return None;
+        return skip(g, "minimization off".to_string(), None);
     }
     if g.flaky_files == g.files.len() {
-        g.notes
-            .push("not minimized: every file of the group is flaky".to_string());
-        return None;
+        let note = "not minimized: every file of the group is flaky".to_string();
+        return skip(g, "all files flaky".to_string(), Some(note));
     }
     if g.smallest_size > options.max_minimize_size {
-        g.notes.push(format!(
+        let note = format!(
             "not minimized: the smallest file has {} bytes, more than the limit of {}",
             g.smallest_size, options.max_minimize_size
-        ));
-        return None;
+        );
+        return skip(
+            g,
+            format!("over the {} limit", size_text(options.max_minimize_size)),
+            Some(note),
+        );
     }
     let input = match std::fs::read(&g.smallest) {
         Ok(b) => b,
         Err(e) => {
-            g.notes
-                .push(format!("not minimized: cannot read {}: {e}", g.smallest.display()));
-            return None;
+            let note = format!("not minimized: cannot read {}: {e}", g.smallest.display());
+            return skip(g, "file unreadable".to_string(), Some(note));
         }
     };
     match group::minimize_group_with_progress(
@@ -549,10 +563,21 @@ fn minimize(g: &mut Group, options: &Options, progress: &(dyn Fn(&crate::reduce:
             });
             Some(r.input)
         }
-        Err(e) => {
-            g.notes.push(format!("not minimized: {e}"));
-            None
-        }
+        Err(e) if options.cancelled() => skip(g, "interrupted".to_string(), Some(format!("not minimized: {e}"))),
+        Err(e) => skip(
+            g,
+            "failed (see group.json)".to_string(),
+            Some(format!("not minimized: {e}")),
+        ),
+    }
+}
+
+/// A size for a person: bytes, or KiB/MiB when it is a whole number of them.
+fn size_text(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
+        b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{} KiB", b >> 10),
+        b => format!("{b} B"),
     }
 }
 

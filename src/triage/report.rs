@@ -108,7 +108,12 @@ pub fn markdown(t: &Triage) -> String {
         let minimized = match &g.minimized {
             Some(m) if m.budget_exhausted => format!("{} B (budget out)", m.size),
             Some(m) => format!("{} B", m.size),
-            None => "—".to_string(),
+            // Why not, in a few words (the whole reason is in group.json): a file over the size
+            // limit showed only "—", and looked like a failure.
+            None => match &g.not_minimized {
+                Some(why) => format!("— ({})", cell(why, 40)),
+                None => "—".to_string(),
+            },
         };
         let label = match g.label {
             Label::New => "NEW",
