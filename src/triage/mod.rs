@@ -566,7 +566,7 @@ fn minimize(g: &mut Group, options: &Options, progress: &(dyn Fn(&crate::reduce:
         Err(e) if options.cancelled() => skip(g, "interrupted".to_string(), Some(format!("not minimized: {e}"))),
         Err(e) => skip(
             g,
-            "failed (see group.json)".to_string(),
+            "failed: see group.json".to_string(),
             Some(format!("not minimized: {e}")),
         ),
     }
