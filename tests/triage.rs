@@ -832,3 +832,28 @@ fn cli_shows_progress_lines_without_a_terminal() {
     }
     assert_eq!(stderr.matches("minimized to 1 bytes in").count(), 2, "{stderr}");
 }
+
+/// Row 71: `triage emptydir` said "0 crash files" and exited 0 like a quiet night: a mistyped
+/// folder went unnoticed in CI. It still exits 0 (no crashes is no failure), with a warning.
+#[test]
+fn cli_warns_about_folders_without_crash_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let harness = a_b_harness(dir.path());
+    let empty = dir.path().join("emptydir");
+    std::fs::create_dir_all(empty.join("fuzz/artifacts/target")).unwrap();
+    put(&empty, "fuzz/corpus/target/seed-1", b"A");
+    let (report, stderr) = run_cli_triage(dir.path(), &harness, &[&empty]);
+    let warning = format!(
+        "warning: no crash files found under {}: is the folder right?",
+        empty.display()
+    );
+    assert!(stderr.contains(&warning), "{stderr}");
+    assert!(report.contains("**No crash files found under"), "{report}");
+    // Two folders, one of them empty: the warning names that one only.
+    let night_dir = dir.path().join("night");
+    put(&night_dir, "crash-a", b"xxAxx");
+    let (report, stderr) = run_cli_triage(dir.path(), &harness, &[&night_dir, &empty]);
+    assert!(stderr.contains(&warning), "{stderr}");
+    assert!(!stderr.contains(&night_dir.display().to_string()), "{stderr}");
+    assert_eq!(report.lines().filter(|l| l.starts_with("| NEW |")).count(), 1);
+}

@@ -7,11 +7,13 @@ use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant, SystemTime};
 
+use hellfuzz::triage::report::CRASH_FILE_NAMES;
 use hellfuzz::triage::{triage, CrashClass, Options, Progress};
 use indicatif::{ProgressBar, ProgressStyle};
 
 /// `hellfuzz triage`. Exit status: 0; 1 with `fail_on_new` when a group is new; 130 when
-/// interrupted (the partial report is written).
+/// interrupted (the partial report is written). Folders without crash files are warned about on
+/// stderr, and are no error: a night without crashes is good news.
 pub fn triage_cmd(dirs: &[std::path::PathBuf], mut options: Options, fail_on_new: bool) -> Result<ExitCode, String> {
     // Ctrl-C: stop starting runs, kill the running ones, and write what is known.
     let cancel = super::common::cancel_on_ctrl_c();
@@ -22,6 +24,13 @@ pub fn triage_cmd(dirs: &[std::path::PathBuf], mut options: Options, fail_on_new
     display.finish();
     let t = result?;
     out!("{}", hellfuzz::triage::report::markdown(&t));
+    if !t.empty_roots.is_empty() {
+        let folders: Vec<String> = t.empty_roots.iter().map(|r| r.display().to_string()).collect();
+        eprintln!(
+            "warning: no crash files found under {}: is the folder right? ({CRASH_FILE_NAMES})",
+            folders.join(", ")
+        );
+    }
     eprintln!(
         "reports written to {}/report.md, report.json and report.sarif; groups in {}/groups",
         out.display(),
@@ -94,7 +103,8 @@ impl Display {
                 if let Some(bar) = &self.bar {
                     bar.set_length(files as u64);
                 }
-                self.line(true, format_args!("{files} crash files found, rerunning them"));
+                // None found: the warning after the report says so.
+                self.line(files > 0, format_args!("{files} crash files found, rerunning them"));
             }
             Progress::Rerun { done, total, groups } => {
                 if let Some(bar) = &self.bar {

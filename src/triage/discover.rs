@@ -67,6 +67,10 @@ pub struct Discovery {
     pub files: Vec<CrashFile>,
     /// `path: reason` for every folder or entry that could not be read.
     pub problems: Vec<String>,
+    /// For each root, in order: how many crash files are below it (a file that is below two
+    /// roots counts for both, though [`Discovery::files`] holds it once). A 0 is worth a warning:
+    /// a mistyped or wrong folder.
+    pub per_root: Vec<usize>,
 }
 
 /// Walks `roots` (folders, or crash files given directly) at any depth. Folders reached through
@@ -79,6 +83,7 @@ pub fn discover(roots: &[PathBuf], skip: Option<&Path>) -> Result<Discovery, Str
     for root in roots {
         let meta = std::fs::metadata(root).map_err(|e| format!("cannot read {}: {e}", root.display()))?;
         if meta.is_file() {
+            found.per_root.push(1);
             // Given by name: taken whatever it is called.
             if seen.insert(root.canonicalize().unwrap_or_else(|_| root.clone())) {
                 let parent = parent_name(root);
@@ -95,13 +100,17 @@ pub fn discover(roots: &[PathBuf], skip: Option<&Path>) -> Result<Discovery, Str
             continue;
         }
         std::fs::read_dir(root).map_err(|e| format!("cannot read the folder {}: {e}", root.display()))?;
-        walk(root, skip.as_deref(), &mut seen, &mut found);
+        let mut below = 0;
+        walk(root, skip.as_deref(), &mut seen, &mut found, &mut below);
+        found.per_root.push(below);
     }
     found.files.sort();
     Ok(found)
 }
 
-fn walk(dir: &Path, skip: Option<&Path>, seen: &mut BTreeSet<PathBuf>, found: &mut Discovery) {
+/// Adds the crash files below `dir` to `found` (each once over the whole discovery) and counts
+/// them all in `below`, those found before too.
+fn walk(dir: &Path, skip: Option<&Path>, seen: &mut BTreeSet<PathBuf>, found: &mut Discovery, below: &mut usize) {
     if skip.is_some() && dir.canonicalize().ok().as_deref() == skip {
         return;
     }
@@ -129,7 +138,7 @@ fn walk(dir: &Path, skip: Option<&Path>, seen: &mut BTreeSet<PathBuf>, found: &m
             continue;
         };
         if link_meta.is_dir() {
-            walk(&path, skip, seen, found);
+            walk(&path, skip, seen, found, below);
             continue;
         }
         let name = path
@@ -144,6 +153,7 @@ fn walk(dir: &Path, skip: Option<&Path>, seen: &mut BTreeSet<PathBuf>, found: &m
         if !std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
             continue;
         }
+        *below += 1;
         if seen.insert(path.canonicalize().unwrap_or_else(|_| path.clone())) {
             found.files.push(CrashFile { path, origin });
         }
@@ -214,6 +224,11 @@ mod tests {
             ]
         );
         assert_eq!(found.files[1].origin, Origin::AflHang);
+        // night/artifacts holds two of them, also found under night: counted for both.
+        assert_eq!(found.per_root, [4, 2]);
+        std::fs::create_dir(root.join("empty")).unwrap();
+        let with_empty = discover(&[root.join("night/artifacts"), root.join("empty")], None).unwrap();
+        assert_eq!(with_empty.per_root, [2, 0]);
         assert!(discover(&[root.join("missing")], None).unwrap_err().contains("missing"));
         // A file given directly is taken whatever its name.
         let direct = discover(&[root.join("night/artifacts/json/notes.txt")], None).unwrap();

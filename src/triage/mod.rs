@@ -211,6 +211,9 @@ pub struct Triage {
     pub files: Vec<FileResult>,
     /// Folders or entries that could not be read.
     pub problems: Vec<String>,
+    /// Folders given that hold no crash file: mistyped, or not the fuzzer's output folder?
+    #[serde(serialize_with = "crate::files::paths_lossy")]
+    pub empty_roots: Vec<PathBuf>,
 }
 
 /// Triages the crash files below `roots`, taking `now` as the time of the run (history and
@@ -219,8 +222,8 @@ pub struct Triage {
 ///
 /// Errors (before anything is written) when the harness is missing, the folders cannot be read
 /// or the history is unreadable. Everything later (unreadable files, a harness that crashes,
-/// hangs or does not start on some file) is reported, not an error. Groups are minimized
-/// cheapest first, hangs last (see
+/// hangs or does not start on some file) is reported, not an error; so is a folder without
+/// crash files ([`Triage::empty_roots`]). Groups are minimized cheapest first, hangs last (see
 /// [`group::minimization_order`]). Interrupted through `options.cancel`, it still writes a
 /// partial report and keeps the history consistent.
 pub fn triage(
@@ -239,6 +242,12 @@ pub fn triage(
     let found = discover(roots, Some(&options.out))?;
     let total_files = found.files.len();
     progress(Progress::Found { files: total_files });
+    let empty_roots: Vec<PathBuf> = roots
+        .iter()
+        .zip(&found.per_root)
+        .filter(|(_, &n)| n == 0)
+        .map(|(root, _)| root.clone())
+        .collect();
     let rerun_options = RerunOptions {
         harness: options.harness.clone(),
         timeout: options.timeout,
@@ -299,6 +308,7 @@ pub fn triage(
         unseen,
         files: results,
         problems: found.problems,
+        empty_roots,
     };
     t.counts = count(&t);
     let write_err = |e: std::io::Error| format!("cannot write into {}: {e}", options.out.display());

@@ -13,6 +13,10 @@ use super::group::{Group, Label};
 use super::rerun::Status;
 use super::Triage;
 
+/// What a crash file is called, for messages about folders without any.
+pub const CRASH_FILE_NAMES: &str = "crash files are libFuzzer's crash-*, oom-*, timeout-*, leak-*, slow-unit-*, \
+     minimized-* and AFL's crashes/id:*, hangs/id:*, at any depth";
+
 /// At most this many files are listed per section of `report.md` (all are in `report.json`).
 const LISTED: usize = 50;
 
@@ -87,6 +91,15 @@ pub fn markdown(t: &Triage) -> String {
         c.does_not_reproduce,
         c.errors
     );
+    if !t.empty_roots.is_empty() {
+        let folders: Vec<String> = t.empty_roots.iter().map(|r| format!("`{}`", r.display())).collect();
+        let _ = writeln!(
+            md,
+            "**No crash files found under {}**: is the folder right? ({})\n",
+            folders.join(", "),
+            CRASH_FILE_NAMES.replace('*', "\\*")
+        );
+    }
     let _ = writeln!(
         md,
         "**{} new**, {} known, {} fixed ({} groups tonight).\n",
