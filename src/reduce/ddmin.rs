@@ -24,14 +24,17 @@ pub fn ddmin<T: Clone>(
     }
     let mut n = 2usize;
     while inp.len() >= 2 {
-        let complements = complements(&inp, n);
+        let chunks = chunk_bounds(inp.len(), n);
         let mut found = None;
         // Test the round's complements in groups of `jobs`, stopping at the first group with a
         // failing one; the first failing complement in order wins, as in the sequential loop.
-        for group in complements.chunks(tester.jobs()) {
-            let outcomes = tester.test_options(&group.iter().map(|c| build(c)).collect::<Vec<_>>());
+        // Complements are made a group at a time: all n of them at once would take memory
+        // quadratic in the list (10,000 characters: 10^8 items).
+        for group in chunks.chunks(tester.jobs()) {
+            let complements: Vec<Vec<T>> = group.iter().map(|&(a, b)| complement(&inp, a, b)).collect();
+            let outcomes = tester.test_options(&complements.iter().map(|c| build(c)).collect::<Vec<_>>());
             if let Some(k) = outcomes.iter().position(|&o| o == Outcome::Fail) {
-                found = Some(group[k].clone());
+                found = complements.into_iter().nth(k);
                 break;
             }
         }
@@ -54,20 +57,24 @@ pub fn ddmin<T: Clone>(
     inp
 }
 
-/// The complements of the `n` chunks of `inp`, chunk bounds as fuzzingbook computes them.
-fn complements<T: Clone>(inp: &[T], n: usize) -> Vec<Vec<T>> {
-    let len = inp.len();
+/// The bounds of the `n` chunks of a list of `len`, as fuzzingbook computes them.
+fn chunk_bounds(len: usize, n: usize) -> Vec<(usize, usize)> {
     let subset_length = len as f64 / n as f64;
     let mut out = Vec::new();
     let mut start = 0.0f64;
     while start < len as f64 {
-        let (a, b) = (start as usize, ((start + subset_length) as usize).min(len));
-        let mut c = inp[..a].to_vec();
-        c.extend_from_slice(&inp[b..]);
-        out.push(c);
+        out.push((start as usize, ((start + subset_length) as usize).min(len)));
         start += subset_length;
     }
     out
+}
+
+/// `inp` without `inp[a..b]`.
+fn complement<T: Clone>(inp: &[T], a: usize, b: usize) -> Vec<T> {
+    let mut c = Vec::with_capacity(inp.len() - (b - a));
+    c.extend_from_slice(&inp[..a]);
+    c.extend_from_slice(&inp[b..]);
+    c
 }
 
 /// The characters of `input` as byte chunks when it is UTF-8 (so ddmin never splits a
@@ -81,7 +88,24 @@ pub fn units(input: &[u8]) -> Vec<Vec<u8>> {
 
 /// ddmin over the characters (or bytes) of `input`. Precondition: `input` fails.
 pub fn ddmin_bytes(input: &[u8], tester: &Tester<'_>) -> Vec<u8> {
-    ddmin(units(input), tester, false, &|units: &[Vec<u8>]| Some(units.concat())).concat()
+    // Characters as (start, end) in `input`: 8 bytes each, not an allocation each.
+    let ranges: Vec<(u32, u32)> = match std::str::from_utf8(input) {
+        Ok(text) => text
+            .char_indices()
+            .map(|(i, c)| (i as u32, (i + c.len_utf8()) as u32))
+            .collect(),
+        Err(_) => (0..input.len() as u32).map(|i| (i, i + 1)).collect(),
+    };
+    let concat = |units: &[(u32, u32)]| -> Vec<u8> {
+        let mut out = Vec::with_capacity(units.iter().map(|&(a, b)| (b - a) as usize).sum());
+        for &(a, b) in units {
+            out.extend_from_slice(&input[a as usize..b as usize]);
+        }
+        out
+    };
+    concat(&ddmin(ranges, tester, false, &|units: &[(u32, u32)]| {
+        Some(concat(units))
+    }))
 }
 
 /// ddmin over the lines of `input` (each line with its newline). Precondition: `input` fails.

@@ -10,10 +10,15 @@ use super::templates::Template;
 use super::tester::Tester;
 use crate::oracle::Outcome;
 
-/// Algorithm 4: one top-down pass over the levels.
+/// The deepest level GTR visits. Each level costs at least a run or two, so a tree 400,000
+/// levels deep (JSON nested 100,000 deep) would take hours even when nothing below can be
+/// removed; what lies deeper is left to the character pass (ddmin), which cuts by halves.
+pub const MAX_LEVELS: usize = 1000;
+
+/// Algorithm 4: one top-down pass over the levels (at most [`MAX_LEVELS`]).
 pub fn gtr<T: ReducibleTree>(tree: &mut T, templates: &[&dyn Template<T>], tester: &Tester<'_>) {
     let mut depth = 0;
-    while !tester.exhausted() {
+    while !tester.exhausted() && depth < MAX_LEVELS {
         if tree.level(depth).is_empty() {
             break;
         }
@@ -93,6 +98,10 @@ fn not_kept<N: Copy>(changes: &[(N, Edit<N>)], kept: &[usize]) -> Vec<(N, Edit<N
     changes.iter().zip(keep).filter(|(_, k)| !k).map(|(c, _)| *c).collect()
 }
 
+/// Above this many smaller candidates for one node, [`reduce_level_nodes`] searches them by
+/// halves rather than one by one.
+const HALVING_FROM: usize = 32;
+
 /// Algorithm 5: backtracking search for the smallest replacement of each node of a level.
 fn reduce_level_nodes<T: ReducibleTree>(
     tree: &mut T,
@@ -130,7 +139,30 @@ fn reduce_level_nodes<T: ReducibleTree>(
                 continue;
             }
             let mut best = current;
-            if tester.jobs() == 1 {
+            if trial.len() > HALVING_FROM {
+                // A node with many smaller candidates (the top of a deep chain, a document
+                // of thousands of values): one run per candidate is one run per level of
+                // nesting. Search the candidates by halves instead, largest to smallest,
+                // for the smallest that still fails, as if failing were monotone in size
+                // (it is for "nested too deep" and "contains X" alike); only failing
+                // candidates are kept, so a non-monotone oracle costs minimality, never
+                // correctness. GTR* then repeats: once the node has few candidates left,
+                // they are tried one by one as Algorithm 5 does.
+                let mut trial = trial;
+                trial.sort_by_key(|&c| std::cmp::Reverse(edit_size(tree, level[i], Some(c))));
+                let (mut lo, mut hi) = (0, trial.len());
+                while lo < hi && !tester.exhausted() {
+                    let mid = lo + (hi - lo) / 2;
+                    let c = trial[mid];
+                    if tester.test(&tree.unparse_with(&edits_with(&conf, i, c))) == Outcome::Fail {
+                        conf[i] = Some(c);
+                        improved = true;
+                        lo = mid + 1;
+                    } else {
+                        hi = mid;
+                    }
+                }
+            } else if tester.jobs() == 1 {
                 // In order, each candidate only if smaller than the replacement found so far.
                 for c in trial {
                     let size = edit_size(tree, level[i], Some(c));

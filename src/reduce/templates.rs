@@ -7,7 +7,7 @@
 use super::corpus::CorpusFilter;
 use super::derivation::Derivation;
 use super::labeled::{Edit, Edits, ReducibleTree};
-use crate::grammar::{Body, Item};
+use crate::grammar::{Body, Item, SymbolId};
 use crate::tree::{NodeId, NodeKind};
 
 /// A transformation template.
@@ -162,8 +162,40 @@ impl<'g> Template<Derivation<'g>> for GrammarSubstitute<'_> {
     }
     fn candidates(&self, d: &mut Derivation<'g>, node: NodeId) -> Vec<Edit<NodeId>> {
         let Some(slot) = d.symbol(node) else { return Vec::new() };
-        let size = d.tree.len_of(node);
         let context = d.context(node);
+        let mut out = self.nearest(d, node, slot, &context);
+        // A chain (one fitting descendant, whose own nearest is one, and so on: a value nested
+        // in a value 100,000 deep) is offered whole, so that GTR can hoist far down in one
+        // step; it searches long candidate lists by halves.
+        if let [Edit::Replace(only)] = out[..] {
+            let mut at = only;
+            for _ in 0..MAX_CHAIN {
+                match self.nearest(d, at, slot, &context)[..] {
+                    [Edit::Replace(next)] => {
+                        out.push(Edit::Replace(next));
+                        at = next;
+                    }
+                    _ => break,
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The longest chain of nested fitting descendants [`GrammarSubstitute`] offers at once.
+const MAX_CHAIN: usize = 1 << 20;
+
+impl GrammarSubstitute<'_> {
+    /// The nearest descendants of `node` that fit `slot` and are smaller than `node`.
+    fn nearest(
+        &self,
+        d: &Derivation<'_>,
+        node: NodeId,
+        slot: SymbolId,
+        context: &Option<(String, String)>,
+    ) -> Vec<Edit<NodeId>> {
+        let size = d.tree.len_of(node);
         let mut out = Vec::new();
         // Depth-first, left to right; a smaller fitting descendant ends the search below it
         // (deeper ones become candidates in later GTR rounds, once this one is in place). One of
@@ -174,7 +206,7 @@ impl<'g> Template<Derivation<'g>> for GrammarSubstitute<'_> {
             match d.symbol(n) {
                 None => {} // a leaf: no symbol to fit, no children
                 Some(_) if d.tree.len_of(n) < size && d.fits_node(slot, n) => {
-                    let allowed = match (self.filter, &context) {
+                    let allowed = match (self.filter, context) {
                         (Some(f), Some(ctx)) => f.allows_context(&d.label(n), ctx),
                         _ => true,
                     };

@@ -270,6 +270,66 @@ fn parallel_reduction_gives_the_sequential_result() {
 }
 
 /// The oracles the property tests draw from: each a real condition on expressions.
+/// Fails when brackets nest at least `depth` deep (what a parser's stack overflow looks like).
+fn nested_at_least(depth: usize) -> impl Fn(&[u8]) -> Outcome + Sync {
+    move |s: &[u8]| {
+        let (mut d, mut max) = (0usize, 0usize);
+        for &b in s {
+            if b == b'[' {
+                d += 1;
+                max = max.max(d);
+            } else if b == b']' {
+                d = d.saturating_sub(1);
+            }
+        }
+        if max >= depth {
+            Outcome::Fail
+        } else {
+            Outcome::Pass
+        }
+    }
+}
+
+#[test]
+fn a_deep_chain_is_hoisted_by_halves_with_a_grammar() {
+    // JSON arrays 20,000 deep, failing from 300 deep: the nearest fitting descendant alone
+    // would be one hoist, and one oracle run, per level; the whole chain is offered and
+    // searched by halves, and GTR stops at MAX_LEVELS levels (the rest is left to ddmin).
+    let input = format!("{}{}", "[".repeat(20_000), "]".repeat(20_000));
+    let r = run(&input, "json", Algorithm::GtrStar, &nested_at_least(300));
+    assert_eq!(text(&r), format!("{}{}", "[".repeat(300), "]".repeat(300)));
+    assert!(r.oracle_calls < 1_000, "{} oracle calls", r.oracle_calls);
+}
+
+#[test]
+fn a_large_document_is_cut_by_halves_not_one_value_at_a_time() {
+    // 2,000 objects in one array with the culprit in one string: hoisting the top value has
+    // thousands of candidates (every nested value); tried one by one that was a run each.
+    let mut doc = String::from("[");
+    for i in 0..2_000 {
+        let name = if i == 1_234 {
+            "boom".to_string()
+        } else {
+            format!("item{i}")
+        };
+        doc.push_str(&format!(
+            "{}{{\"id\": {i}, \"name\": \"{name}\", \"v\": [1, 2.5]}}",
+            if i > 0 { ", " } else { "" }
+        ));
+    }
+    doc.push(']');
+    let oracle = |s: &[u8]| {
+        if s.windows(4).any(|w| w == b"boom") {
+            Outcome::Fail
+        } else {
+            Outcome::Pass
+        }
+    };
+    let r = run(&doc, "json", Algorithm::GtrStar, &oracle);
+    assert_eq!(text(&r), "\"boom\"");
+    assert!(r.oracle_calls < 400, "{} oracle calls", r.oracle_calls);
+}
+
 fn property_oracle(which: u8) -> impl Fn(&[u8]) -> Outcome + Sync {
     let parser = Parser::new(&Grammar::load("expr").unwrap());
     move |s: &[u8]| {
