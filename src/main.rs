@@ -276,7 +276,9 @@ struct SearchLimits {
     /// Candidates tested at once (the result is the same as with -j 1).
     #[arg(short = 'j', long, default_value_t = 1, value_parser = at_least_one, allow_negative_numbers = true)]
     jobs: usize,
-    /// Seconds before a run of the command is killed (and counts as unresolved).
+    /// Seconds before a run of the command is killed. reduce: a timed-out run is the failure when
+    /// the original timed out too, else unresolved; repair: not processed. A command that times
+    /// out on the input and on an empty input alike is refused.
     #[arg(long, default_value = "10", value_parser = positive_seconds, allow_negative_numbers = true)]
     timeout: Duration,
     /// Stop after testing this many candidates (the best input so far is kept).

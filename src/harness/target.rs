@@ -145,7 +145,17 @@ impl Settings {
             algorithm: algorithm.unwrap_or(Algorithm::GtrStar),
             jobs: number("HELLFUZZ_REDUCE_JOBS").map_or(1, |n| (n as usize).max(1)),
             budget: Budget {
-                max_tests: number("HELLFUZZ_REDUCE_TESTS").map(|n| n as u64),
+                max_tests: number("HELLFUZZ_REDUCE_TESTS").and_then(|n| {
+                    if n < 1.0 {
+                        // Not even the crash itself could be run: "does not fail" would be false.
+                        eprintln!(
+                            "hellfuzz: ignoring HELLFUZZ_REDUCE_TESTS={n}: expected at least 1 candidate (with 0 not even the crash is run)"
+                        );
+                        None
+                    } else {
+                        Some(n as u64)
+                    }
+                }),
                 max_time: Some(number("HELLFUZZ_REDUCE_TIME").map_or(default_time, Duration::from_secs_f64)),
                 cancel: None,
             },
@@ -193,5 +203,16 @@ mod tests {
         assert_eq!(s.options.budget.max_tests, Some(100));
         assert_eq!(s.options.jobs, 1);
         assert_eq!(s.options.algorithm, Algorithm::Hdd);
+    }
+
+    #[test]
+    fn a_budget_of_no_tests_is_ignored_not_obeyed() {
+        // With 0 not even the crash could be run, and "the input does not fail" would follow.
+        for zero in ["0", "0.5"] {
+            let s = Settings::from_vars(None, vars(&[("HELLFUZZ_REDUCE_TESTS", zero)]));
+            assert_eq!(s.options.budget.max_tests, None, "{zero}");
+        }
+        let s = Settings::from_vars(None, vars(&[("HELLFUZZ_REDUCE_TESTS", "1")]));
+        assert_eq!(s.options.budget.max_tests, Some(1));
     }
 }

@@ -237,7 +237,8 @@ pub fn reduce_with_progress(
         current = ddmin::ddmin_bytes(&current, &tester);
     }
     // Confirmed by the oracle itself, not the cache: a flaky oracle shows here.
-    let confirmed = oracle.test(&current) == Outcome::Fail;
+    let check = tester::confirm(oracle, &current, Outcome::Fail, tester::CONFIRM_RUNS);
+    let confirmed = check.held;
     let stats = cached.stats();
     if !confirmed {
         notes.push("the reduced input did not fail again when re-run: the oracle is flaky".to_string());
@@ -247,7 +248,7 @@ pub fn reduce_with_progress(
         input: current,
         algorithm: algorithm.name().to_string(),
         tests: tester.tests(),
-        oracle_calls: stats.calls + 1,
+        oracle_calls: stats.calls + check.runs,
         cache_hits: stats.cache_hits,
         time: started.elapsed(),
         budget_exhausted: tester.exhausted(),
