@@ -52,8 +52,9 @@ fn peak_rss() -> u64 {
     kb * 1024
 }
 
-/// Child mode: `--peak WHAT FILE` reads FILE, parses it with WHAT (`none`, `hellfuzz`,
-/// `serde_json`) and prints the peak resident memory in bytes.
+/// Child mode: `--peak WHAT FILE` reads FILE, parses it with WHAT (`none`, `hellfuzz` (the
+/// tree), `hellfuzz-recognize` (no tree), `serde_json`) and prints the peak resident memory in
+/// bytes.
 fn peak_child(what: &str, file: &str) {
     let input = std::fs::read(file).expect("the benchmark document");
     let grammar = Grammar::load("json").expect("built-in json grammar loads");
@@ -63,6 +64,7 @@ fn peak_child(what: &str, file: &str) {
             let tree = parser.parse(&input).expect("the document parses");
             std::hint::black_box(&tree);
         }
+        "hellfuzz-recognize" => parser.recognize(&input).expect("the document parses"),
         "serde_json" => {
             let v: serde_json::Value = serde_json::from_slice(&input).expect("valid JSON");
             std::hint::black_box(&v);
@@ -92,7 +94,7 @@ fn memory(seeds: &[&[u8]]) {
     };
     let base = peak("none");
     println!("json-20mb-bytes: {} bytes", doc.len());
-    for what in ["hellfuzz", "serde_json"] {
+    for what in ["hellfuzz", "hellfuzz-recognize", "serde_json"] {
         let used = peak(what) - base;
         println!("json-20mb-peak-{what}: {:.0} MB", used / 1e6);
         println!(

@@ -142,16 +142,24 @@ pub fn parse(name: &str, files: &[PathBuf], json: bool, quiet: bool) -> Result<E
     let mut out = stdout.lock();
     for path in files {
         let input = read_input(path)?;
-        match parser.parse(&input) {
-            Ok(tree) if quiet => drop(tree),
-            Ok(tree) => {
+        let parsed = if quiet {
+            // Validation only: no tree to build.
+            parser.recognize(&input).map(|()| None)
+        } else {
+            parser.parse(&input).map(Some)
+        };
+        match parsed {
+            Ok(None) => {}
+            Ok(Some(tree)) => {
+                // Streamed: a deep or large tree's text is far larger than the tree.
+                let mut buffered = std::io::BufWriter::new(&mut out);
                 let written = if json {
-                    out.write_all((tree.to_json(&g) + "\n").as_bytes())
+                    tree.write_json(&g, &mut buffered)
+                        .and_then(|()| buffered.write_all(b"\n"))
                 } else {
-                    // Streamed: a deep tree's text is far larger than the tree.
-                    let mut buffered = std::io::BufWriter::new(&mut out);
-                    tree.write_text(&g, &mut buffered).and_then(|()| buffered.flush())
-                };
+                    tree.write_text(&g, &mut buffered)
+                }
+                .and_then(|()| buffered.flush());
                 if let Err(e) = written {
                     super::common::stdout_failed(e);
                 }

@@ -481,7 +481,7 @@ pub(crate) fn recognize<'s>(
             }
             pending = BinaryHeap::from(kept);
             gc.rewait(waiting, &mut waiting_range);
-            collect_at = (2 * items.len()).max(COLLECT_MIN);
+            collect_at = (items.len() + items.len() / 2).max(COLLECT_MIN);
         }
     }
 

@@ -74,48 +74,51 @@ impl Tree {
     /// `text` is the matched bytes as a string (invalid UTF-8 replaced) and `start`/`end` are byte
     /// offsets into the unparsed input.
     pub fn to_json(&self, grammar: &Grammar) -> String {
+        let mut out = Vec::new();
+        self.write_json(grammar, &mut out)
+            .expect("writing to a Vec cannot fail");
+        String::from_utf8(out).expect("the JSON is UTF-8")
+    }
+
+    /// Writes [`Tree::to_json`]'s text to `out` as it goes (the JSON of a large tree is many
+    /// times the input: it is never held in memory whole). Buffer `out`: it gets small writes.
+    pub fn write_json(&self, grammar: &Grammar, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         enum Step {
             Open(NodeId, usize),
             Close,
         }
         // Offsets: a pre-order walk where each leaf advances the position.
-        let mut out = String::new();
         let mut pos = 0usize;
         let mut stack = vec![Step::Open(self.root(), 0)];
         while let Some(step) = stack.pop() {
             match step {
-                Step::Close => out.push_str("]}"),
+                Step::Close => out.write_all(b"]}")?,
                 Step::Open(node, index) => {
                     if index > 0 {
-                        out.push(',');
+                        out.write_all(b",")?;
                     }
                     let label = json_string(&self.label(grammar, node));
                     let start = pos;
-                    match self.kind(node) {
+                    let end = start + self.len_of(node);
+                    let kind = match self.kind(node) {
                         NodeKind::Leaf { .. } => {
                             let bytes = self.leaf_bytes(node);
                             pos += bytes.len();
                             let text = json_string(&String::from_utf8_lossy(bytes));
-                            let _ = write!(
+                            write!(
                                 out,
                                 "{{\"terminal\":{label},\"text\":{text},\"start\":{start},\"end\":{pos}}}"
-                            );
+                            )?;
                             continue;
                         }
-                        NodeKind::Rule { alt, .. } => {
-                            let _ = write!(out, "{{\"symbol\":{label},\"kind\":\"rule\",\"alt\":{alt},\"start\":{start},\"end\":{},\"children\":[", start + self.len_of(node));
-                        }
-                        NodeKind::Repeat { .. } => {
-                            let _ = write!(
-                                out,
-                                "{{\"symbol\":{label},\"kind\":\"repeat\",\"start\":{start},\"end\":{},\"children\":[",
-                                start + self.len_of(node)
-                            );
-                        }
-                        NodeKind::Optional { .. } => {
-                            let _ = write!(out, "{{\"symbol\":{label},\"kind\":\"optional\",\"start\":{start},\"end\":{},\"children\":[", start + self.len_of(node));
-                        }
-                    }
+                        NodeKind::Rule { alt, .. } => format!("\"rule\",\"alt\":{alt}"),
+                        NodeKind::Repeat { .. } => "\"repeat\"".to_string(),
+                        NodeKind::Optional { .. } => "\"optional\"".to_string(),
+                    };
+                    write!(
+                        out,
+                        "{{\"symbol\":{label},\"kind\":{kind},\"start\":{start},\"end\":{end},\"children\":["
+                    )?;
                     stack.push(Step::Close);
                     let children: Vec<NodeId> = self.children(node).collect();
                     for (i, &c) in children.iter().enumerate().rev() {
@@ -124,7 +127,7 @@ impl Tree {
                 }
             }
         }
-        out
+        Ok(())
     }
 }
 
