@@ -372,6 +372,52 @@ fn the_input_is_never_the_output() {
     }
 }
 
+/// An output that cannot be written is refused before the first run of the command (the report
+/// found `-o` errors only after the whole reduction): a folder, a missing folder, an unwritable one.
+#[test]
+fn an_unwritable_output_is_refused_before_any_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("crash.json");
+    std::fs::write(&input, "[[1, 2], 3]").unwrap();
+    let runs = dir.path().join("runs");
+    let cmd = format!("sh -c 'echo run >> {}; grep -q 3 \"$1\"' sh @@", runs.display());
+    let locked = dir.path().join("locked");
+    std::fs::create_dir(&locked).unwrap();
+    std::fs::set_permissions(&locked, std::os::unix::fs::PermissionsExt::from_mode(0o500)).unwrap();
+    // Root may write anywhere: the unwritable case is checked only where permissions hold.
+    let root = tempfile::tempfile_in(&locked).is_ok();
+    let cases = [
+        (dir.path().to_path_buf(), "is a folder"),
+        (dir.path().join("no/such/out"), "does not exist; create it first"),
+        (locked.join("out"), "Permission denied"),
+    ];
+    for (out, message) in cases.iter().filter(|(_, m)| !(root && m.contains("Permission"))) {
+        let out = out.to_str().unwrap();
+        for args in [
+            &[
+                "reduce",
+                input.to_str().unwrap(),
+                "--cmd",
+                &cmd,
+                "--exit-code",
+                "0",
+                "-o",
+                out,
+            ][..],
+            &["repair", input.to_str().unwrap(), "--cmd", &cmd, "-o", out],
+        ] {
+            let result = hellfuzz(args, None);
+            let stderr = text(&result.stderr);
+            assert_eq!(result.status.code(), Some(1), "{args:?}: {stderr}");
+            assert!(
+                stderr.contains(message) && !stderr.contains(".hellfuzz-check"),
+                "{stderr}"
+            );
+            assert!(!runs.exists(), "{args:?} ran the command before refusing");
+        }
+    }
+}
+
 #[test]
 fn deep_trees_print_in_linear_size_and_a_closed_pipe_ends_quietly() {
     let dir = tempfile::tempdir().unwrap();

@@ -44,12 +44,11 @@ pub fn stdout_failed(e: std::io::Error) -> ! {
     std::process::exit(1);
 }
 
-/// Refuses an output path that is the input file itself (the same file by canonical path,
-/// also through links): the input is never modified.
-pub fn refuse_overwriting(input: &Path, out: Option<&Path>) -> Result<(), String> {
-    let Some(out) = out else {
-        return Ok(());
-    };
+/// Checks, before any work, that the result can go to `out`: not the input file itself (the same
+/// file by canonical path, also through links: the input is never modified), not a folder, and in
+/// an existing folder where files can be made (a failed write after hours of reduction would
+/// lose them).
+pub fn check_output(input: &Path, out: &Path) -> Result<(), String> {
     let same = match (std::fs::canonicalize(input), std::fs::canonicalize(out)) {
         (Ok(a), Ok(b)) => a == b,
         _ => false,
@@ -60,7 +59,30 @@ pub fn refuse_overwriting(input: &Path, out: Option<&Path>) -> Result<(), String
             out.display()
         ));
     }
-    Ok(())
+    if out.is_dir() {
+        return Err(format!("--out {} is a folder: give a file path", out.display()));
+    }
+    let folder = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if !folder.is_dir() {
+        return Err(format!(
+            "cannot write {}: the folder {} does not exist; create it first",
+            out.display(),
+            folder.display()
+        ));
+    }
+    // The result is written atomically through a temporary file beside it: try making one.
+    tempfile::Builder::new()
+        .prefix(".hellfuzz-check-")
+        .tempfile_in(folder)
+        .map(drop)
+        .map_err(|e| {
+            // Without tempfile's note naming its temporary file: the user named `out`.
+            let e = e.raw_os_error().map_or(e, std::io::Error::from_raw_os_error);
+            format!("cannot write {}: {e}", out.display())
+        })
 }
 
 /// Prints one line per sample that could not be mined.

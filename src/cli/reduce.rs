@@ -9,7 +9,7 @@ use hellfuzz::mine::samples;
 use hellfuzz::oracle::Classify;
 use hellfuzz::reduce::Options;
 
-use super::common::{cancel_on_ctrl_c, load_grammar, read_input, refuse_overwriting, report_skipped, split_command};
+use super::common::{cancel_on_ctrl_c, check_output, load_grammar, read_input, report_skipped, split_command};
 
 /// `hellfuzz reduce`.
 #[allow(clippy::too_many_arguments)]
@@ -25,7 +25,7 @@ pub fn reduce_cmd(
     out: Option<PathBuf>,
     json: bool,
 ) -> Result<ExitCode, String> {
-    refuse_overwriting(path, out.as_deref())?;
+    check_output(path, &out.clone().unwrap_or_else(|| default_out(path)))?;
     let input = read_input(path)?;
     let argv = split_command(cmd)?;
     // Before the first run: a signal during calibration must kill the command too.
@@ -134,7 +134,7 @@ pub fn reduce_harness_cmd(
     out: Option<PathBuf>,
     json: bool,
 ) -> Result<ExitCode, String> {
-    refuse_overwriting(path, out.as_deref())?;
+    check_output(path, &out.clone().unwrap_or_else(|| default_out(path)))?;
     options.budget.cancel = Some(cancel_on_ctrl_c());
     let grammar = grammar.map(load_grammar).transpose()?;
     let out = out.unwrap_or_else(|| default_out(path));

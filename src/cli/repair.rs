@@ -1,7 +1,7 @@
 //! `hellfuzz repair`: ddmax against the user's command (Pass = exit status 0), the repaired file
 //! and the diagnosis (removed parts with their offsets), as lines or as a JSON record.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -9,7 +9,7 @@ use std::time::Duration;
 use hellfuzz::oracle::{Command, Exit, Oracle, Outcome, Processed};
 use hellfuzz::reduce::repair::{repair_with_progress, RepairOptions};
 
-use super::common::{cancel_on_ctrl_c, load_grammar, read_input, refuse_overwriting, split_command};
+use super::common::{cancel_on_ctrl_c, check_output, load_grammar, read_input, split_command};
 
 /// `hellfuzz repair`.
 pub fn repair_cmd(
@@ -21,7 +21,7 @@ pub fn repair_cmd(
     out: Option<PathBuf>,
     json: bool,
 ) -> Result<ExitCode, String> {
-    refuse_overwriting(path, out.as_deref())?;
+    check_output(path, &out.clone().unwrap_or_else(|| default_out(path)))?;
     let input = read_input(path)?;
     let argv = split_command(cmd)?;
     let command = Command::new(argv)
@@ -52,11 +52,7 @@ pub fn repair_cmd(
     let result = repair_with_progress(&input, grammar.as_ref(), &oracle, &options, &progress);
     bar.finish_and_clear();
     let interrupted = cancel.load(std::sync::atomic::Ordering::Relaxed);
-    let out = out.unwrap_or_else(|| {
-        let mut p = path.clone().into_os_string();
-        p.push(".repaired");
-        PathBuf::from(p)
-    });
+    let out = out.unwrap_or_else(|| default_out(path));
     if result.repaired {
         hellfuzz::files::write_atomically(&out, &result.input)
             .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
@@ -171,4 +167,11 @@ impl Oracle for CountingTimeouts {
         }
         Processed::outcome(&run.exit)
     }
+}
+
+/// Where a repaired input goes without `--out`: the input's path plus `.repaired`.
+fn default_out(path: &Path) -> PathBuf {
+    let mut p = path.as_os_str().to_owned();
+    p.push(".repaired");
+    PathBuf::from(p)
 }
