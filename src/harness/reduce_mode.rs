@@ -151,20 +151,12 @@ fn options_from_env() -> crate::reduce::Options {
     options_from_vars(|name| std::env::var(name).ok())
 }
 
-/// [`options_from_env`] with the variables looked up by `var`. A budget of 0 candidates is
-/// ignored with a warning: the reducer's first test is the crash itself, and with no test
-/// allowed it would report that the crash "does not fail", which is false.
+/// [`options_from_env`] with the variables looked up by `var` (a budget of 0 candidates is
+/// ignored with a warning by [`Settings::from_vars`]).
 fn options_from_vars(var: impl Fn(&str) -> Option<String>) -> crate::reduce::Options {
     let mut settings = Settings::from_vars(None, &var);
     if var("HELLFUZZ_REDUCE_TIME").is_none() {
         settings.options.budget.max_time = Some(std::time::Duration::from_secs(DEFAULT_TIME_SECS));
-    }
-    if settings.options.budget.max_tests == Some(0) {
-        eprintln!(
-            "hellfuzz: ignoring HELLFUZZ_REDUCE_TESTS={:?}: expected at least 1 candidate (with 0 not even the crash is run); reducing without a limit on candidates",
-            var("HELLFUZZ_REDUCE_TESTS").unwrap_or_default()
-        );
-        settings.options.budget.max_tests = None;
     }
     settings.options
 }

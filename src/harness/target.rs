@@ -149,7 +149,7 @@ impl Settings {
                     if n < 1.0 {
                         // Not even the crash itself could be run: "does not fail" would be false.
                         eprintln!(
-                            "hellfuzz: ignoring HELLFUZZ_REDUCE_TESTS={n}: expected at least 1 candidate (with 0 not even the crash is run)"
+                            "hellfuzz: ignoring HELLFUZZ_REDUCE_TESTS=\"{n}\": expected at least 1 candidate (with 0 not even the crash is run); reducing without a limit on candidates"
                         );
                         None
                     } else {
