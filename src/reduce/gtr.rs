@@ -100,7 +100,7 @@ fn not_kept<N: Copy>(changes: &[(N, Edit<N>)], kept: &[usize]) -> Vec<(N, Edit<N
 
 /// Above this many smaller candidates for one node, [`reduce_level_nodes`] searches them by
 /// halves rather than one by one.
-const HALVING_FROM: usize = 32;
+pub(crate) const HALVING_FROM: usize = 32;
 
 /// Algorithm 5: backtracking search for the smallest replacement of each node of a level.
 fn reduce_level_nodes<T: ReducibleTree>(

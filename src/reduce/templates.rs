@@ -164,9 +164,11 @@ impl<'g> Template<Derivation<'g>> for GrammarSubstitute<'_> {
         let Some(slot) = d.symbol(node) else { return Vec::new() };
         let context = d.context(node);
         let mut out = self.nearest(d, node, slot, &context);
-        // A chain (one fitting descendant, whose own nearest is one, and so on: a value nested
-        // in a value 100,000 deep) is offered whole, so that GTR can hoist far down in one
-        // step; it searches long candidate lists by halves.
+        // A long chain (one fitting descendant, whose own nearest is one, and so on: a value
+        // nested in a value 100,000 deep) is offered whole, so that GTR can hoist far down in
+        // one step: it searches long candidate lists by halves. A short one is not: GTR would
+        // try its links one by one, more runs than hoisting link by link in later rounds
+        // (measured: 2.2x the oracle calls on `+-+-+-0`-like chains of the calc crashes).
         if let [Edit::Replace(only)] = out[..] {
             let mut at = only;
             for _ in 0..MAX_CHAIN {
@@ -177,6 +179,9 @@ impl<'g> Template<Derivation<'g>> for GrammarSubstitute<'_> {
                     }
                     _ => break,
                 }
+            }
+            if out.len() <= super::gtr::HALVING_FROM {
+                out.truncate(1);
             }
         }
         out
