@@ -153,14 +153,14 @@ impl ReducibleTree for Derivation<'_> {
             edited.apply(edits);
             return edited.tree.unparse();
         }
-        let map: FxHashMap<NodeId, Edit<NodeId>> = edits.iter().copied().collect();
+        let map: FxHashMap<NodeId, Edit<NodeId>> = Edit::expand(edits);
         let mut out = Vec::with_capacity(self.tree.len());
         let mut stack = vec![self.tree.root()];
         while let Some(mut node) = stack.pop() {
             match map.get(&node) {
                 Some(Edit::Delete) => continue,
                 Some(Edit::Replace(r)) => node = *r,
-                None => {}
+                Some(Edit::Promote { .. }) | None => {} // expanded above
             }
             out.extend_from_slice(self.tree.leaf_bytes(node));
             let children: Vec<NodeId> = self.tree.children(node).collect();
@@ -176,6 +176,11 @@ impl ReducibleTree for Derivation<'_> {
                 Edit::Replace(r) => {
                     let fitted = self.fit(node, r);
                     self.tree.replace(node, fitted);
+                }
+                Edit::Promote { with, drop } => {
+                    let fitted = self.fit(node, with);
+                    self.tree.replace(node, fitted);
+                    self.tree.remove(drop);
                 }
             }
         }

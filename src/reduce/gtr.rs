@@ -53,7 +53,7 @@ fn edit_size<T: ReducibleTree>(tree: &T, node: T::Node, edit: Option<Edit<T::Nod
     match edit {
         None => tree.size(node),
         Some(Edit::Delete) => 0,
-        Some(Edit::Replace(r)) => tree.size(r),
+        Some(Edit::Replace(r)) | Some(Edit::Promote { with: r, .. }) => tree.size(r),
     }
 }
 

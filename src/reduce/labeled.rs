@@ -15,6 +15,35 @@ pub enum Edit<N> {
     Delete,
     /// The node's subtree is replaced by this node's subtree.
     Replace(N),
+    /// The head of a separated list (`x` in `x (sep x)*`) is deleted: the node is replaced by
+    /// `with`, the item of the list's next element `drop`, and `drop` (with its separator)
+    /// disappears, so the next item becomes the head.
+    Promote {
+        /// The next item, inside `drop`.
+        with: N,
+        /// The element after the head: separator and next item.
+        drop: N,
+    },
+}
+
+impl<N: Copy + Eq + Hash> Edit<N> {
+    /// The edits a set stands for with [`Edit::Promote`] split into a replacement and a
+    /// deletion, as one node → edit map (for unparsing with edits).
+    pub fn expand(edits: &Edits<N>) -> rustc_hash::FxHashMap<N, Edit<N>> {
+        let mut map = rustc_hash::FxHashMap::default();
+        for &(node, edit) in edits {
+            match edit {
+                Edit::Promote { with, drop } => {
+                    map.insert(node, Edit::Replace(with));
+                    map.insert(drop, Edit::Delete);
+                }
+                other => {
+                    map.insert(node, other);
+                }
+            }
+        }
+        map
+    }
 }
 
 /// A set of edits to apply together: at most one per node, on nodes none of which lies inside

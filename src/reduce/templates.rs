@@ -98,7 +98,8 @@ impl<'g> Template<Derivation<'g>> for GrammarDeletion<'_> {
         }
         if let Some(f) = self.filter {
             if d.context(node).is_some_and(|(p, e)| f.mandatory(&p, &e)) {
-                return Vec::new();
+                // A mandatory edge stays filled when the head of a list is deleted.
+                return promote(d, node).into_iter().collect();
             }
         }
         let parent_kind = d.tree.parent(node).map(|p| d.tree.kind(p));
@@ -123,17 +124,21 @@ impl<'g> Template<Derivation<'g>> for GrammarDeletion<'_> {
                     .expect("nullable symbols are productive");
                 vec![Edit::Replace(empty)]
             }
-            _ => Vec::new(),
+            _ => promote(d, node).into_iter().collect(),
         }
     }
     fn compatible(&self, d: &Derivation<'g>, edits: &Edits<NodeId>) -> bool {
-        // Deleting several elements of one list must leave it its minimum.
+        // Deleting several elements of one list must leave it its minimum (a promoted head
+        // takes one element of the list that follows it).
         let mut deleted: rustc_hash::FxHashMap<NodeId, usize> = Default::default();
         for &(node, edit) in edits {
-            if edit == Edit::Delete {
-                if let Some(p) = d.tree.parent(node) {
-                    *deleted.entry(p).or_default() += 1;
-                }
+            let gone = match edit {
+                Edit::Delete => node,
+                Edit::Promote { drop, .. } => drop,
+                Edit::Replace(_) => continue,
+            };
+            if let Some(p) = d.tree.parent(gone) {
+                *deleted.entry(p).or_default() += 1;
             }
         }
         deleted.into_iter().all(|(list, n)| match d.tree.kind(list) {
@@ -144,6 +149,55 @@ impl<'g> Template<Derivation<'g>> for GrammarDeletion<'_> {
             _ => true,
         })
     }
+}
+
+/// Deleting the head of a separated list: `x (sep x)*` (JSON's arrays and objects, argument
+/// lists) keeps its first item in a slot of its own, which deletion cannot empty; the edit puts
+/// the next element's item there instead and drops that element with its separator
+/// (`[0,42]` → `[42]`). Likewise the last item of `(x sep)* x`. `None` if `node` is not such a
+/// head or tail, or the list is empty (or at its minimum).
+fn promote(d: &Derivation<'_>, node: NodeId) -> Option<Edit<NodeId>> {
+    let slot = d.symbol(node)?;
+    let parent = d.tree.parent(node)?;
+    if !matches!(d.tree.kind(parent), NodeKind::Rule { .. }) {
+        return None;
+    }
+    let siblings: Vec<NodeId> = d.tree.children(parent).collect();
+    let at = siblings.iter().position(|&c| c == node)?;
+    // The list after the head, its first element and that element's last child; or the list
+    // before the tail, its last element and that element's first child.
+    let candidates = [
+        siblings.get(at + 1).map(|&list| (list, true)),
+        at.checked_sub(1).map(|k| (siblings[k], false)),
+    ];
+    for (list, after) in candidates.into_iter().flatten() {
+        let NodeKind::Repeat { symbol } = d.tree.kind(list) else {
+            continue;
+        };
+        let Body::Repeat { min, .. } = d.grammar.symbol(symbol).body else {
+            continue;
+        };
+        let elements: Vec<NodeId> = d.tree.children(list).collect();
+        if elements.len() <= min as usize {
+            continue;
+        }
+        let element = if after {
+            elements[0]
+        } else {
+            elements[elements.len() - 1]
+        };
+        let parts: Vec<NodeId> = d.tree.children(element).collect();
+        let item = if after { parts.last() } else { parts.first() };
+        if let Some(&item) = item.filter(|_| parts.len() > 1) {
+            if d.symbol(item).is_some() && d.fits_node(slot, item) {
+                return Some(Edit::Promote {
+                    with: item,
+                    drop: element,
+                });
+            }
+        }
+    }
+    None
 }
 
 /// Grammar-aware substitute-by-child: the nearest descendants whose symbol fits the node's slot

@@ -270,6 +270,33 @@ fn parallel_reduction_gives_the_sequential_result() {
 }
 
 /// The oracles the property tests draw from: each a real condition on expressions.
+#[test]
+fn the_head_of_a_separated_list_can_be_deleted() {
+    // `array = "[" ws ( value ( ws "," ws value )* ws )? "]"`: the first value has a slot of
+    // its own. Deleting it promotes the next one (with its comma gone), so the reduction no
+    // longer stops at `{"k":[0,42]}`.
+    let json = Parser::new(&Grammar::load("json").unwrap());
+    let oracle = move |s: &[u8]| {
+        let tree_has_42 = json.parse(s).is_ok() && s.windows(2).any(|w| w == b"42");
+        if tree_has_42 && s.contains(&b'[') {
+            Outcome::Fail
+        } else {
+            Outcome::Pass
+        }
+    };
+    let r = run(
+        r#"{"k": [0, 7, 42, 3], "z": [1, 2]}"#,
+        "json",
+        Algorithm::GtrStar,
+        &oracle,
+    );
+    assert_eq!(text(&r), "[42]");
+    // In JavaScript: an argument list's head goes too.
+    let oracle = js_oracle(|s| s.contains("crash(") && s.contains("b)"));
+    let r = run("crash(a, b);", "js", Algorithm::GtrStar, &oracle);
+    assert_eq!(text(&r), "crash(b);");
+}
+
 /// Fails when brackets nest at least `depth` deep (what a parser's stack overflow looks like).
 fn nested_at_least(depth: usize) -> impl Fn(&[u8]) -> Outcome + Sync {
     move |s: &[u8]| {

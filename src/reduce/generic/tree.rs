@@ -250,14 +250,14 @@ impl ReducibleTree for GenericTree {
     }
 
     fn unparse_with(&self, edits: &Edits<GNode>) -> Vec<u8> {
-        let map: FxHashMap<GNode, Edit<GNode>> = edits.iter().copied().collect();
+        let map: FxHashMap<GNode, Edit<GNode>> = Edit::expand(edits);
         let mut out = Vec::with_capacity(self.size(self.root));
         let mut stack = vec![self.root];
         while let Some(mut node) = stack.pop() {
             match map.get(&node) {
                 Some(Edit::Delete) => continue,
                 Some(Edit::Replace(r)) => node = *r,
-                None => {}
+                Some(Edit::Promote { .. }) | None => {} // expanded above
             }
             let n = &self.nodes[node.0 as usize];
             out.extend_from_slice(&n.bytes);
@@ -267,7 +267,12 @@ impl ReducibleTree for GenericTree {
     }
 
     fn apply(&mut self, edits: &Edits<GNode>) {
-        for &(node, edit) in edits {
+        let expanded: Edits<GNode> = Edit::expand(edits).into_iter().collect();
+        // Replacements before deletions: a promoted item leaves the element it is dropped with.
+        let (mut first, then): (Edits<GNode>, Edits<GNode>) =
+            expanded.into_iter().partition(|(_, e)| matches!(e, Edit::Replace(_)));
+        first.extend(then);
+        for &(node, edit) in &first {
             let Some(parent) = self.parent(node) else {
                 continue; // the root is never edited
             };
@@ -281,6 +286,7 @@ impl ReducibleTree for GenericTree {
                     siblings.remove(pos);
                     0
                 }
+                Edit::Promote { .. } => continue, // expanded above
                 Edit::Replace(r) => {
                     siblings[pos] = r;
                     // `r` may have been a descendant of `node`; that subtree is gone anyway.
