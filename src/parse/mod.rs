@@ -101,11 +101,7 @@ impl Parser {
             return Err(self.error(input, 0, vec!["an input smaller than 4 GiB".into()]));
         }
         let mut lexer = lexical::Lexer::new(&self.grammar, input);
-        let mut scratch = self
-            .scratch
-            .try_lock()
-            .map(|mut s| std::mem::take(&mut *s))
-            .unwrap_or_default();
+        let mut scratch = self.take_scratch();
         let fast = match earley::recognize(&self.compiled, &self.grammar, input, &mut lexer, &mut scratch) {
             Ok(chart) => Some(forest::build(&self.compiled, &self.grammar, input, &chart, &mut lexer)),
             Err(_) => None,
@@ -131,11 +127,7 @@ impl Parser {
                 }
             }
         };
-        if scratch.worth_keeping() {
-            if let Ok(mut kept) = self.scratch.try_lock() {
-                *kept = scratch;
-            }
-        }
+        self.keep_scratch(scratch);
         result
     }
 
@@ -146,12 +138,31 @@ impl Parser {
             return Err(self.error(input, 0, vec!["an input smaller than 4 GiB".into()]));
         }
         let mut lexer = lexical::Lexer::new(&self.grammar, input);
-        let mut scratch = earley::Scratch::default();
-        if earley::recognize(&self.compiled, &self.grammar, input, &mut lexer, &mut scratch).is_ok() {
+        let mut scratch = self.take_scratch();
+        let ok = earley::recognize(&self.compiled, &self.grammar, input, &mut lexer, &mut scratch).is_ok();
+        self.keep_scratch(scratch);
+        if ok {
             return Ok(());
         }
         // The error needs the run that tries every symbol (see `parse`).
         self.parse(input).map(drop)
+    }
+
+    /// The kept chart buffers, or fresh ones if another parse is using them.
+    fn take_scratch(&self) -> earley::Scratch {
+        self.scratch
+            .try_lock()
+            .map(|mut s| std::mem::take(&mut *s))
+            .unwrap_or_default()
+    }
+
+    /// Keeps chart buffers for the next parse, unless they are too large to hold on to.
+    fn keep_scratch(&self, scratch: earley::Scratch) {
+        if scratch.worth_keeping() {
+            if let Ok(mut kept) = self.scratch.try_lock() {
+                *kept = scratch;
+            }
+        }
     }
 
     fn error(&self, input: &[u8], offset: usize, expected: Vec<String>) -> ParseError {
