@@ -105,6 +105,8 @@ pub(super) fn reduce_in_processes(
         .timeout(timeout)
         .env("RUST_BACKTRACE", "0")
         .env("HELLFUZZ_MINIMIZE", "0")
+        // Each candidate's death would print a symbolized backtrace: time, and no use here.
+        .env("HELLFUZZ_BACKTRACE", "0")
         .classify(Classify::SameCrash)
         .calibrate(input)
         .map_err(|e| e.to_string())?;

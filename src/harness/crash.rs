@@ -145,6 +145,88 @@ impl<'t> CrashHandler<'t> {
     }
 }
 
+/// Handles a crash from inside the panic hook of the fuzzed input's panic ([`catch_panic_fatal`]),
+/// which then aborts: [`CrashHandler::handle`] runs on a thread of its own, because a candidate
+/// that panics on the panicking thread, inside the hook, would abort the process at once. Waits
+/// for it at most twice the reduction's time plus 5 s: a candidate that hangs, or that waits for
+/// a lock the crashing input still holds (its frames have not unwound), must not keep the
+/// process from dying; the original is saved first and the best candidate so far is in
+/// `minimized-partial-<hash>`.
+///
+/// [`catch_panic_fatal`]: crate::oracle::catch_panic_fatal
+#[cfg(feature = "libfuzzer")]
+pub(super) fn handle_in_hook(
+    target: &'static Target,
+    prefix: &str,
+    settings: Settings,
+    input: &[u8],
+    signature: &Signature,
+    run: fn(&[u8]),
+) {
+    let limit = settings
+        .options
+        .budget
+        .max_time
+        .map(|t| t.saturating_mul(2).saturating_add(Duration::from_secs(5)));
+    let (done, finished) = std::sync::mpsc::channel();
+    let (owned_input, owned_signature, owned_prefix) = (input.to_vec(), signature.clone(), prefix.to_string());
+    let owned_settings = settings.clone();
+    let worker = std::thread::Builder::new()
+        .name("hellfuzz-reduce".to_string())
+        .stack_size(main_stack_size())
+        .spawn(move || {
+            #[cfg(all(unix, feature = "libfuzzer"))]
+            super::deadly::prepare_thread();
+            CrashHandler::new(target, owned_prefix, true, owned_settings).handle(&owned_input, &owned_signature, run);
+            let _ = done.send(());
+        });
+    if let Err(e) = worker {
+        eprintln!("hellfuzz: cannot start a thread to minimize the crash: {e}");
+        let save_only = Settings {
+            enabled: false,
+            ..settings
+        };
+        CrashHandler::new(target, prefix, true, save_only).handle(input, signature, run);
+        return;
+    }
+    let waited = match limit {
+        Some(limit) => finished.recv_timeout(limit).map_err(|e| e.to_string()),
+        None => finished.recv().map_err(|e| e.to_string()),
+    };
+    match waited {
+        Ok(()) => {}
+        Err(_) if limit.is_none() => eprintln!("hellfuzz: the minimizing thread failed"),
+        Err(_) => eprintln!(
+            "hellfuzz: minimizing did not finish in {:.0} s (a candidate hangs, or waits for a lock held by the crashing input); the best so far is in {}minimized-partial-{}",
+            limit.unwrap_or_default().as_secs_f64(),
+            prefix,
+            signature_hash(signature)
+        ),
+    }
+}
+
+/// The stack size for the thread that runs candidates: the main thread's (`ulimit -s`, 8 MiB
+/// when unlimited or unknown), where libFuzzer ran the crash, so that a candidate recursing as
+/// deep as the crash did does not overflow a smaller thread stack instead.
+#[cfg(feature = "libfuzzer")]
+fn main_stack_size() -> usize {
+    const DEFAULT: usize = 8 << 20;
+    #[cfg(unix)]
+    {
+        // SAFETY: getrlimit writes into the struct we pass.
+        let mut limit: libc::rlimit = unsafe { std::mem::zeroed() };
+        if unsafe { libc::getrlimit(libc::RLIMIT_STACK, &mut limit) } == 0
+            && limit.rlim_cur != libc::RLIM_INFINITY
+            && limit.rlim_cur > 0
+        {
+            return usize::try_from(limit.rlim_cur)
+                .unwrap_or(DEFAULT)
+                .clamp(DEFAULT, 1 << 30);
+        }
+    }
+    DEFAULT
+}
+
 /// Reduces `input` in-process with `run` as the oracle (Fail = a panic matching `signature`).
 /// The smallest failing candidate so far is written to `partial` as it improves (at most every
 /// half second), so a reduction killed by a hanging or crashing candidate leaves its best.

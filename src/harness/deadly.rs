@@ -1,5 +1,6 @@
 //! Deadly signals in a libFuzzer campaign: the input that kills the process is saved, and
-//! minimized by a child process, before the process dies.
+//! minimized by a child process, and the dying thread's backtrace is printed, before the process
+//! dies.
 //!
 //! Under `cargo fuzz run -s none` nothing else saves it. libFuzzer's SIGSEGV handler hands the
 //! signal to the one Rust's runtime installed first, and returns when that one does; and neither
@@ -9,6 +10,12 @@
 //! with async-signal-safe calls only, runs the harness binary itself in reduce mode on that file
 //! (one process per candidate: see `reduce_mode`), waits for it, and passes the signal on to the
 //! handler it replaced (a sanitizer's report still comes), so the process dies of it as before.
+//!
+//! SIGABRT, SIGILL and SIGFPE are handled the same way, and when the harness runs given files
+//! (reproducing, triage) the handler is installed too but saves nothing. Before passing the signal
+//! on, it prints the faulting thread's symbolized backtrace (a `stack backtrace:` section as Rust
+//! prints one), so that aborts and stack overflows have a location for people and for triage,
+//! also without a sanitizer: see [`print_backtrace`].
 
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
@@ -19,11 +26,16 @@ use std::sync::OnceLock;
 use super::reduce_mode::{REDUCE_ENV, REDUCE_SUBPROCESS_ENV};
 use super::target::Settings;
 
-/// The signals a stack overflow or a wild pointer raises.
-const SIGNALS: [libc::c_int; 2] = [libc::SIGSEGV, libc::SIGBUS];
+/// The signals a stack overflow, a wild pointer, an `abort()` (also the one after a panic), a trap
+/// instruction or an arithmetic fault raise.
+const SIGNALS: [libc::c_int; 5] = [libc::SIGSEGV, libc::SIGBUS, libc::SIGABRT, libc::SIGILL, libc::SIGFPE];
 
-/// Room for the handler, and for the handlers it passes the signal on to (a sanitizer's report).
-const ALT_STACK_SIZE: usize = 1 << 20;
+/// At most this many frames of a backtrace are printed (a stack overflow has tens of thousands).
+const MAX_FRAMES: usize = 200;
+
+/// Room for the handler, its backtrace (symbolizing reads debug info), and for the handlers it
+/// passes the signal on to (a sanitizer's report).
+const ALT_STACK_SIZE: usize = 4 << 20;
 
 /// The longest crash path the handler writes (longer artifact prefixes: no file, a message).
 const PATH_MAX: usize = 4096;
@@ -36,6 +48,9 @@ static INPUT_LEN: AtomicUsize = AtomicUsize::new(0);
 /// falls through to the default action.
 static HANDLING: AtomicBool = AtomicBool::new(false);
 
+/// Set by [`panic_abort_follows`]: the coming SIGABRT is the panic hook's, whose crash is handled.
+static PANIC_ABORT: AtomicBool = AtomicBool::new(false);
+
 /// Everything the handler needs, prepared at install time (no allocation in the handler).
 struct Prepared {
     /// The artifact prefix as bytes (`"./"`, `"fuzz/artifacts/t/"`).
@@ -47,6 +62,11 @@ struct Prepared {
     env: Vec<CString>,
     /// Whether to minimize at all (`HELLFUZZ_MINIMIZE=0` turns it off).
     minimize: bool,
+    /// Whether to print the dying thread's backtrace: not with `HELLFUZZ_BACKTRACE=0`, nor with a
+    /// sanitizer linked in (libFuzzer has it print a better one for every deadly signal).
+    backtrace: bool,
+    /// `RUST_BACKTRACE` is on: the panic hook printed the backtrace of a panic already.
+    panic_backtrace: bool,
     /// The handlers replaced, per entry of [`SIGNALS`].
     previous: [libc::sigaction; SIGNALS.len()],
 }
@@ -91,11 +111,17 @@ impl Drop for RunningGuard {
     }
 }
 
-/// Installs the handler (once per process) with `prefix` as libFuzzer's artifact prefix and
-/// the reduce-on-crash `settings` (asked once: whether to minimize, and for how long), and
-/// gives the calling thread an alternate signal stack (once per thread). Call it on the thread
-/// that runs the target, after libFuzzer has set up its own handlers.
-pub(super) fn install(prefix: &str, settings: impl FnOnce() -> Settings) {
+/// Marks the SIGABRT that follows as the panic hook's: the crash is saved (and minimized)
+/// already, so the handler only prints the backtrace, and not even that when the hook printed one.
+pub(super) fn panic_abort_follows() {
+    INPUT.store(ptr::null_mut(), Ordering::Release);
+    PANIC_ABORT.store(true, Ordering::Release);
+}
+
+/// Gives the calling thread an alternate signal stack of [`ALT_STACK_SIZE`], once per thread: a
+/// stack overflow on it can then still be handled (and a thread started by Rust has only a small
+/// one, too small for the handler).
+pub(super) fn prepare_thread() {
     thread_local! {
         static ALT_STACK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     }
@@ -103,6 +129,14 @@ pub(super) fn install(prefix: &str, settings: impl FnOnce() -> Settings) {
         ALT_STACK.set(true);
         alternate_stack();
     }
+}
+
+/// Installs the handler (once per process) with `prefix` as libFuzzer's artifact prefix and
+/// the reduce-on-crash `settings` (asked once: whether to minimize, and for how long), and
+/// gives the calling thread an alternate signal stack (once per thread). Call it on the thread
+/// that runs the target, after libFuzzer has set up its own handlers.
+pub(super) fn install(prefix: &str, settings: impl FnOnce() -> Settings) {
+    prepare_thread();
     // Called before every execution: after the first, one look at PREPARED is all it costs.
     if PREPARED.get().is_some() {
         return;
@@ -139,18 +173,24 @@ pub(super) fn install(prefix: &str, settings: impl FnOnce() -> Settings) {
                 libc::sigaction(signal, ptr::null(), &mut previous[i]);
             }
         }
+        // SAFETY: dlsym with a NUL-terminated name; only the null-ness of the result is used.
+        let sanitizer =
+            !unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"__sanitizer_print_stack_trace".as_ptr()) }.is_null();
+        let off = |name: &str| std::env::var(name).map_or(true, |v| v.trim() == "0");
         Prepared {
             prefix: prefix.as_bytes().to_vec(),
             exe,
             env,
             minimize: settings.enabled,
+            backtrace: !sanitizer && std::env::var("HELLFUZZ_BACKTRACE").map_or(true, |v| v.trim() != "0"),
+            panic_backtrace: !off("RUST_BACKTRACE"),
             previous,
         }
     });
     activate();
 }
 
-/// Points SIGSEGV and SIGBUS at [`handler`] (once PREPARED is set).
+/// Points the [`SIGNALS`] at [`handler`] (once PREPARED is set).
 fn activate() {
     static ACTIVE: AtomicBool = AtomicBool::new(false);
     if ACTIVE.swap(true, Ordering::AcqRel) {
@@ -204,8 +244,9 @@ fn say(parts: &[&[u8]]) {
     }
 }
 
-/// The signal handler: save, minimize in a child, pass the signal on. Async-signal-safe calls
-/// only (open, write, fsync, rename, fork, execve, waitpid, sigaction).
+/// The signal handler: save, minimize in a child, print the backtrace, pass the signal on.
+/// Async-signal-safe calls only (open, write, fsync, rename, fork, execve, waitpid, sigaction),
+/// except for the backtrace, which comes after the crash file is safe (see [`print_backtrace`]).
 extern "C" fn handler(signal: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
     let Some(prepared) = PREPARED.get() else {
         return fall_through(signal);
@@ -223,7 +264,96 @@ extern "C" fn handler(signal: libc::c_int, info: *mut libc::siginfo_t, context: 
         let buffers = unsafe { &mut *BUFFERS.0.get() };
         save_and_minimize(prepared, input, signal, buffers);
     }
+    let panic_reported = signal == libc::SIGABRT && PANIC_ABORT.load(Ordering::Acquire) && prepared.panic_backtrace;
+    if prepared.backtrace && !panic_reported {
+        print_backtrace(signal_name(signal));
+    }
     pass_on(&prepared.previous[index], signal, info, context)
+}
+
+/// The name of one of the [`SIGNALS`].
+fn signal_name(signal: libc::c_int) -> &'static [u8] {
+    match signal {
+        libc::SIGBUS => b"SIGBUS",
+        libc::SIGABRT => b"SIGABRT",
+        libc::SIGILL => b"SIGILL",
+        libc::SIGFPE => b"SIGFPE",
+        _ => b"SIGSEGV",
+    }
+}
+
+/// What a signal usually means, for the message.
+fn signal_meaning(signal: libc::c_int) -> &'static [u8] {
+    match signal {
+        libc::SIGABRT => b" (an abort)",
+        libc::SIGILL => b" (a trap instruction)",
+        libc::SIGFPE => b" (an arithmetic fault)",
+        _ => b" (a stack overflow or a bad pointer)",
+    }
+}
+
+/// Prints the backtrace of this thread, from the frame the signal interrupted down, symbolized
+/// (function, then `at file:line:column`), as a `stack backtrace:` section like Rust's, at most
+/// [`MAX_FRAMES`] frames.
+///
+/// Not async-signal-safe (it allocates and reads debug info), but the process is dying anyway,
+/// as libFuzzer and the sanitizers assume too, and it runs after the crash file is written. A
+/// second fault while printing does not loop: [`HANDLING`] sends it straight to the previous
+/// handler (or the default action). It can hang if the signal interrupted the allocator holding
+/// its lock; libFuzzer's `-timeout` then ends the process, with the crash file saved.
+fn print_backtrace(name: &[u8]) {
+    let text = std::backtrace::Backtrace::force_capture().to_string();
+    let mut out = String::with_capacity(text.len().min(1 << 16) + 256);
+    out.push_str("\nhellfuzz: backtrace of the thread that received ");
+    out.push_str(std::str::from_utf8(name).unwrap_or("the signal"));
+    out.push_str(" (HELLFUZZ_BACKTRACE=0 turns it off):\nstack backtrace:\n");
+    let frames = trim_to_interrupted(&text);
+    for (number, frame) in frames.iter().take(MAX_FRAMES).enumerate() {
+        out.push_str(&format!("{number:>4}: {}\n", frame.0));
+        for location in &frame.1 {
+            out.push_str(location);
+            out.push('\n');
+        }
+    }
+    if frames.len() > MAX_FRAMES {
+        out.push_str(&format!("      ... {} more frames\n", frames.len() - MAX_FRAMES));
+    }
+    say(&[out.as_bytes()]);
+}
+
+/// The frames of a printed `std::backtrace::Backtrace` (`  N: function` lines, each followed by
+/// its `at file:line` lines) below this handler's own: the first is the signal trampoline, then
+/// the frame the signal interrupted (`abort`, the faulting function).
+fn trim_to_interrupted(text: &str) -> Vec<(&str, Vec<&str>)> {
+    let mut frames: Vec<(&str, Vec<&str>)> = Vec::new();
+    for line in text.lines() {
+        let frame = line
+            .trim_start()
+            .split_once(": ")
+            .filter(|(number, _)| !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()));
+        match (frame, frames.last_mut()) {
+            (Some((_, function)), _) => frames.push((function, Vec::new())),
+            (None, Some(last)) => last.1.push(line),
+            (None, None) => {}
+        }
+    }
+    // Capturing, formatting and this handler: the last frame of this module among the first few
+    // (inlined frames are named without their module path, so their file tells).
+    let ours = frames.iter().take(32).rposition(|(function, locations)| {
+        function.contains("harness::deadly::") || locations.iter().any(|l| l.contains("harness/deadly.rs:"))
+    });
+    let mut frames = match ours {
+        Some(i) => frames.split_off(i + 1),
+        None => frames,
+    };
+    // The signal trampoline (`__restore_rt`, usually unsymbolized) says nothing about the crash.
+    if frames
+        .first()
+        .is_some_and(|(function, _)| *function == "<unknown>" || function.contains("__restore_rt"))
+    {
+        frames.remove(0);
+    }
+    frames
 }
 
 fn save_and_minimize(prepared: &Prepared, input: &[u8], signal: libc::c_int, b: &mut Buffers) {
@@ -239,7 +369,7 @@ fn save_and_minimize(prepared: &Prepared, input: &[u8], signal: libc::c_int, b: 
         && push(&mut b.path, &mut n, &hex)
         && push(&mut b.temp, &mut t, &b.path[..n])
         && push(&mut b.temp, &mut t, b".hellfuzz-partial");
-    let signal_name: &[u8] = if signal == libc::SIGBUS { b"SIGBUS" } else { b"SIGSEGV" };
+    let signal_name = signal_name(signal);
     if !fits {
         say(&[
             b"hellfuzz: deadly ",
@@ -258,7 +388,8 @@ fn save_and_minimize(prepared: &Prepared, input: &[u8], signal: libc::c_int, b: 
     say(&[
         b"\nhellfuzz: deadly ",
         signal_name,
-        b" (a stack overflow or a bad pointer): input saved to ",
+        signal_meaning(signal),
+        b": input saved to ",
         path,
         b"\n",
     ]);

@@ -1,15 +1,16 @@
 //! The libFuzzer runtime (feature `libfuzzer`): what `fuzz_target!` expands to under cargo-fuzz.
 //!
 //! Map: [`initialize`] (flags from libFuzzer's argv, our panic hook, reduce mode) · [`test_input`]
-//! (one execution: catch the panic, reduce, abort so libFuzzer saves the crash as always).
+//! (one execution: on a panic, reduce from the panic hook and abort there, so libFuzzer saves the
+//! crash as always and the stack at death is the panic's).
 
 use std::ffi::CStr;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use super::crash::CrashHandler;
+use super::crash::handle_in_hook;
 use super::target::{Settings, Target};
-use crate::oracle::{catch_panic_reported, install_panic_hook};
+use crate::oracle::{catch_panic_fatal, install_panic_hook, Signature};
 
 /// The flags of this process that matter for reduction.
 struct Flags {
@@ -24,8 +25,9 @@ struct Flags {
 static FLAGS: OnceLock<Flags> = OnceLock::new();
 
 /// Called from `LLVMFuzzerInitialize`: reads `-artifact_prefix=` and `-timeout=` from the command
-/// line, installs hellfuzz's panic hook (not libfuzzer-sys's aborting one: the wrapper must unwind
-/// to reduce), and runs reduce mode when asked.
+/// line, installs hellfuzz's panic hook (not libfuzzer-sys's aborting one: ours tells the fuzzed
+/// input's panic, which it reduces and then aborts on, from candidates' panics, which unwind), and
+/// runs reduce mode when asked.
 ///
 /// # Safety
 /// `argc` and `argv` must be what libFuzzer passes to `LLVMFuzzerInitialize` (`int *argc`,
@@ -78,28 +80,38 @@ fn parse_flags(args: &[String]) -> Flags {
 
 /// Called from `rust_fuzzer_test_input` for every execution. On a panic: the panic is printed as
 /// usual, the crash is reduced and its artifacts written, then the process aborts, so libFuzzer
-/// reports the crash and saves the input exactly as without hellfuzz.
-pub fn test_input(target: &Target, data: &[u8], run: fn(&[u8])) -> i32 {
+/// reports the crash and saves the input exactly as without hellfuzz. All of that happens inside
+/// the panic hook (see [`catch_panic_fatal`]): the process dies with the panic's frames on the
+/// stack, so the stack a sanitizer or libFuzzer prints names the function that panicked.
+pub fn test_input(target: &'static Target, data: &[u8], run: fn(&[u8])) -> i32 {
     if let Some(path) = libfuzzer_sys::rust_libfuzzer_debug_path() {
         // `cargo fuzz fmt` asks for the input's Debug form; keep that working.
         let _ = std::fs::write(path, format!("{data:?}\n"));
         return 0;
     }
     let flags = FLAGS.get_or_init(|| parse_flags(&[]));
-    // A campaign (not a run of given files): a deadly signal must not lose the input. Installed
-    // here rather than in `initialize`, as libFuzzer sets its own handlers after that.
+    // Installed here rather than in `initialize`, as libFuzzer sets its own handlers after that.
+    // Also when running given files: nothing is saved then, but a deadly signal's backtrace is
+    // printed, which is what a rerun (triage, a person reproducing) needs.
     #[cfg(unix)]
-    let _running = (!flags.running_files).then(|| {
-        super::deadly::install(&flags.artifact_prefix, || Settings::from_env(flags.timeout));
-        super::deadly::running(data)
-    });
-    match catch_panic_reported(|| run(data)) {
+    super::deadly::install(&flags.artifact_prefix, || Settings::from_env(flags.timeout));
+    // A campaign (not a run of given files): a deadly signal must not lose the input.
+    #[cfg(unix)]
+    let _running = (!flags.running_files).then(|| super::deadly::running(data));
+    let before_abort = |signature: &Signature| {
+        if !flags.running_files {
+            let settings = Settings::from_env(flags.timeout);
+            handle_in_hook(target, &flags.artifact_prefix, settings, data, signature, run);
+        }
+        #[cfg(unix)]
+        super::deadly::panic_abort_follows();
+    };
+    match catch_panic_fatal(|| run(data), &before_abort) {
         Ok(()) => 0,
         Err(signature) => {
-            if !flags.running_files {
-                let settings = Settings::from_env(flags.timeout);
-                CrashHandler::new(target, flags.artifact_prefix.clone(), true, settings).handle(data, &signature, run);
-            }
+            // The hook did not see this panic (replaced by the target, or `resume_unwind`): the
+            // same handling after unwinding; the stack at death is then the wrapper's.
+            before_abort(&signature);
             std::process::abort()
         }
     }

@@ -1,8 +1,9 @@
 //! The plain runtime (no fuzzer feature): the harness binary runs each file named on its
 //! command line once (standard input without arguments), like a libFuzzer binary given file paths, and honours reduce mode.
 //!
-//! A panic is printed as usual and the process aborts (as under libFuzzer), so subprocess
-//! oracles and triage see the same crash either way. Useful to reproduce and in tests.
+//! A panic is printed as usual and the process aborts (as under libFuzzer) from the panic hook,
+//! with the panic's frames on the stack, so subprocess oracles, debuggers and triage see the same
+//! crash either way. Useful to reproduce and in tests.
 
 use super::target::Target;
 
@@ -17,17 +18,13 @@ pub fn main(target: &Target, run: fn(&[u8])) {
             eprintln!("cannot read standard input: {e}");
             std::process::exit(2);
         }
-        if crate::oracle::catch_panic_reported(|| run(&data)).is_err() {
-            std::process::abort();
-        }
+        run_or_abort(run, &data);
     }
     for path in paths {
         match std::fs::read(&path) {
             Ok(data) => {
                 eprintln!("Running: {}", path.to_string_lossy());
-                if crate::oracle::catch_panic_reported(|| run(&data)).is_err() {
-                    std::process::abort();
-                }
+                run_or_abort(run, &data);
             }
             Err(e) => {
                 eprintln!("cannot read {}: {e}", path.to_string_lossy());
@@ -36,4 +33,13 @@ pub fn main(target: &Target, run: fn(&[u8])) {
         }
     }
     std::process::exit(status);
+}
+
+/// Runs one input; a panic aborts the process from the panic hook (see
+/// [`catch_panic_fatal`](crate::oracle::catch_panic_fatal)), or after unwinding if the hook
+/// was replaced.
+fn run_or_abort(run: fn(&[u8]), data: &[u8]) {
+    if crate::oracle::catch_panic_fatal(|| run(data), &|_| {}).is_err() {
+        std::process::abort();
+    }
 }

@@ -4,11 +4,15 @@
 //! Panics are captured by one process-wide panic hook ([`install_panic_hook`]) that is quiet only on
 //! threads currently running a candidate ([`catch_panic`]) and hands every other panic to the hook
 //! that was installed before it, so the rest of the program (and other threads) behave as usual.
+//!
+//! A fuzz target's own input runs under [`catch_panic_fatal`] instead: its panic is handled *inside*
+//! the hook, while the panicking frames are still on the stack, and the process aborts from there,
+//! so the stack that sanitizers, libFuzzer, gdb and crash-triage tools see at death is the bug's.
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};
-use std::panic::{self, AssertUnwindSafe};
-use std::sync::Once;
+use std::panic::{self, AssertUnwindSafe, PanicHookInfo};
+use std::sync::{Once, OnceLock};
 
 use super::error::OracleError;
 use super::signature::Signature;
@@ -22,9 +26,23 @@ thread_local! {
     static CAPTURED: RefCell<Option<Signature>> = const { RefCell::new(None) };
     // Set by `catch_panic_reported`: record the panic *and* let the previous hook print it.
     static REPORT: Cell<bool> = const { Cell::new(false) };
+    // Set by `catch_panic_fatal` on the thread running a fuzzer's input: the capture depth at which
+    // a panic is fatal (a deeper `catch_panic` inside the target still catches its own), and what
+    // to run before aborting. A raw pointer because the callback borrows from the caller's frame;
+    // it is only called while that frame is alive (from the hook of a panic inside it).
+    static FATAL: Cell<Option<(u32, *const FatalCallback<'static>)>> = const { Cell::new(None) };
 }
 
+/// What [`catch_panic_fatal`] runs in the panic hook before the process aborts.
+pub type FatalCallback<'a> = dyn Fn(&Signature) + 'a;
+
 static INSTALL: Once = Once::new();
+
+/// The hook that was current when ours was installed (the default hook, which prints the panic).
+static PREVIOUS: OnceLock<PanicHook> = OnceLock::new();
+
+/// What `std::panic::take_hook` returns.
+type PanicHook = Box<dyn Fn(&PanicHookInfo<'_>) + Sync + Send>;
 
 /// Installs hellfuzz's panic hook, once per process (later calls do nothing).
 ///
@@ -41,28 +59,57 @@ pub fn install_panic_hook() {
         return;
     }
     INSTALL.call_once(|| {
-        let previous = panic::take_hook();
-        panic::set_hook(Box::new(move |info| {
-            // `try_with`: a panic during thread teardown may find the thread-locals gone.
-            let capturing = CAPTURE_DEPTH.try_with(|d| d.get() > 0).unwrap_or(false);
-            if capturing {
-                let location = info.location().map(|l| l.to_string());
-                let signature = Signature::panic(location, payload_message(info.payload()));
-                let stored = CAPTURED.try_with(|slot| match slot.try_borrow_mut() {
-                    Ok(mut slot) => {
-                        *slot = Some(signature);
-                        true
-                    }
-                    Err(_) => false,
-                });
-                let report = REPORT.try_with(Cell::get).unwrap_or(false);
-                if stored == Ok(true) && !report {
-                    return;
-                }
-            }
-            previous(info);
-        }));
+        let _ = PREVIOUS.set(panic::take_hook());
+        // A plain function, not a closure: its frame is on the stack when a fatal panic aborts.
+        panic::set_hook(Box::new(rust_panic_hook_hellfuzz));
     });
+}
+
+/// hellfuzz's panic hook (see [`install_panic_hook`] and [`catch_panic_fatal`]).
+///
+/// Unmangled, with a name that begins with `rust_panic`, because a fatal panic aborts from this
+/// frame: stack-based crash tools (CASR, ClusterFuzz) skip frames named `^rust_panic` as panic
+/// machinery, so the top frame they keep is the function that panicked, as with libfuzzer-sys,
+/// whose hook aborts from `libfuzzer_sys::initialize::{{closure}}`, a frame they skip too. A closure
+/// here would be named `hellfuzz::oracle::…::{{closure}}` and would top every crash's stack.
+#[no_mangle]
+#[inline(never)]
+fn rust_panic_hook_hellfuzz(info: &PanicHookInfo<'_>) {
+    // `try_with`: a panic during thread teardown may find the thread-locals gone.
+    let depth = CAPTURE_DEPTH.try_with(Cell::get).unwrap_or(0);
+    let previous = |info: &PanicHookInfo<'_>| {
+        if let Some(previous) = PREVIOUS.get() {
+            previous(info);
+        }
+    };
+    if depth == 0 {
+        return previous(info);
+    }
+    let location = info.location().map(|l| l.to_string());
+    let signature = Signature::panic(location, payload_message(info.payload()));
+    let fatal = FATAL.try_with(Cell::get).ok().flatten().filter(|&(at, _)| at == depth);
+    if let Some((_, callback)) = fatal {
+        // Once: a panic inside the callback (a bug of ours) must not come back here.
+        let _ = FATAL.try_with(|f| f.set(None));
+        previous(info);
+        // SAFETY: set by `catch_panic_fatal` for the extent of its closure, and this panic is
+        // raised inside that closure and has not unwound yet, so the callback's frame is alive.
+        unsafe { (*callback)(&signature) };
+        // Directly here, so that the frames under it are the panic's and the user's.
+        std::process::abort();
+    }
+    let stored = CAPTURED.try_with(|slot| match slot.try_borrow_mut() {
+        Ok(mut slot) => {
+            *slot = Some(signature);
+            true
+        }
+        Err(_) => false,
+    });
+    let report = REPORT.try_with(Cell::get).unwrap_or(false);
+    if stored == Ok(true) && !report {
+        return;
+    }
+    previous(info);
 }
 
 /// The text of a panic payload, as the default hook prints it.
@@ -82,13 +129,21 @@ fn payload_message(payload: &(dyn Any + Send)) -> String {
 /// Only panics that unwind can be caught: a stack overflow, an `abort`, or a build with
 /// `panic = "abort"` still ends the process.
 pub fn catch_panic<R>(f: impl FnOnce() -> R) -> Result<R, Signature> {
+    // Quiet even inside `catch_panic_reported`: that one reports only what escapes to it.
+    capture(f, false)
+}
+
+/// [`catch_panic`], with the panic printed by the previous hook when `report` is set.
+fn capture<R>(f: impl FnOnce() -> R, report: bool) -> Result<R, Signature> {
     install_panic_hook();
+    let outer_report = REPORT.with(|r| r.replace(report));
     // A panic caught inside `f` by `f` itself may have left a record; only the one that escapes
     // counts, and it is the last one the hook saw.
     let _ = CAPTURED.try_with(|slot| slot.borrow_mut().take());
     CAPTURE_DEPTH.with(|d| d.set(d.get() + 1));
     let result = panic::catch_unwind(AssertUnwindSafe(f));
     CAPTURE_DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+    REPORT.with(|r| r.set(outer_report));
     let recorded = CAPTURED.try_with(|slot| slot.borrow_mut().take()).ok().flatten();
     match result {
         Ok(value) => Ok(value),
@@ -103,9 +158,30 @@ pub fn catch_panic<R>(f: impl FnOnce() -> R) -> Result<R, Signature> {
 /// the backtrace, taken before unwinding). Fuzz-target wrappers use it for the real input, whose
 /// crash log people and triage read; candidates during a reduction use the quiet [`catch_panic`].
 pub fn catch_panic_reported<R>(f: impl FnOnce() -> R) -> Result<R, Signature> {
-    let before = REPORT.with(|r| r.replace(true));
-    let result = catch_panic(f);
-    REPORT.with(|r| r.set(before));
+    capture(f, true)
+}
+
+/// Runs `f` for a fuzzer: a panic escaping it is fatal. The hook prints it as usual (the hook
+/// installed before ours), calls `before_abort` with its signature *on the panicking thread,
+/// before unwinding*, and aborts the process from the hook. So the stack at death is the panic's
+/// own (the user's function under `core::panicking` and the hook), as with libfuzzer-sys, and not
+/// the wrapper's; `before_abort` can still reduce the crash, provided it runs candidates on
+/// another thread (a panic on this thread, inside the hook, would abort at once).
+///
+/// A panic that `f` catches itself with [`catch_panic`] is not fatal; one it catches with
+/// `std::panic::catch_unwind` is (the hook cannot know it will be caught), as under libfuzzer-sys.
+/// `Err` only when the hook did not see the panic (another hook replaced ours, or
+/// `resume_unwind`): the caller then decides, after unwinding.
+pub fn catch_panic_fatal<R>(f: impl FnOnce() -> R, before_abort: &FatalCallback<'_>) -> Result<R, Signature> {
+    install_panic_hook();
+    let depth = CAPTURE_DEPTH.with(Cell::get) + 1;
+    // SAFETY (lifetime erasure): the pointer is only dereferenced by the hook of a panic raised
+    // inside `f`, before that panic unwinds out of this function, and is unset before we return.
+    let callback: *const FatalCallback<'static> =
+        unsafe { std::mem::transmute::<*const FatalCallback<'_>, *const FatalCallback<'static>>(before_abort) };
+    let outer = FATAL.with(|fatal| fatal.replace(Some((depth, callback))));
+    let result = catch_panic_reported(f);
+    FATAL.with(|fatal| fatal.set(outer));
     result
 }
 
@@ -306,6 +382,74 @@ mod tests {
         }
         // Outside a capture, panics still reach the previous (default) hook.
         let _ = std::thread::spawn(|| panic!("uncaptured panic marker")).join();
+    }
+
+    /// A fuzz target's function that panics, as a user would write it.
+    #[inline(never)]
+    fn user_function_that_panics(data: &[u8]) {
+        if data.first() == Some(&b'!') {
+            panic!("fatal marker {}", data.len());
+        }
+    }
+
+    /// Run by `fatal_panic_is_handled_on_the_panicking_stack_then_aborts` in a child process.
+    #[test]
+    #[ignore = "helper: runs in a child process"]
+    fn fatal_panic_child() {
+        if std::env::var_os("HELLFUZZ_FATAL_CHILD").is_none() {
+            return;
+        }
+        // A panic the target catches itself with `catch_panic` is not fatal.
+        let inner = catch_panic_fatal(
+            || catch_panic(|| user_function_that_panics(b"!inner")).is_err(),
+            &|_| println!("wrongly fatal"),
+        );
+        println!("inner caught: {inner:?}");
+        let before_abort = |signature: &Signature| {
+            // The panicking frames are still there while the callback runs.
+            let stack = std::backtrace::Backtrace::force_capture().to_string();
+            println!("on stack: {}", stack.contains("user_function_that_panics"));
+            println!("signature: {}", signature.message);
+            // Candidates run on another thread: their panics are caught, quietly.
+            let oracle = InProcess::with_signature(user_function_that_panics, signature.clone());
+            let outcomes = std::thread::scope(|s| s.spawn(|| (oracle.test(b"!"), oracle.test(b"ok"))).join().unwrap());
+            println!("candidates: {outcomes:?}");
+        };
+        let _ = catch_panic_fatal(|| user_function_that_panics(b"!fatal"), &before_abort);
+        println!("not reached");
+    }
+
+    #[test]
+    fn fatal_panic_is_handled_on_the_panicking_stack_then_aborts() {
+        let exe = std::env::current_exe().unwrap();
+        let out = std::process::Command::new(exe)
+            .args([
+                "oracle::inprocess::tests::fatal_panic_child",
+                "--exact",
+                "--ignored",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("HELLFUZZ_FATAL_CHILD", "1")
+            .env("RUST_BACKTRACE", "0")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::ExitStatusExt;
+            assert_eq!(out.status.signal(), Some(6), "SIGABRT\n{stdout}\n{stderr}");
+        }
+        assert!(stdout.contains("inner caught: Ok(true)"), "{stdout}");
+        assert!(!stdout.contains("wrongly fatal"), "{stdout}");
+        assert!(stdout.contains("on stack: true"), "{stdout}");
+        assert!(stdout.contains("signature: fatal marker 6"), "{stdout}");
+        assert!(stdout.contains("candidates: (Fail, Pass)"), "{stdout}");
+        assert!(!stdout.contains("not reached"), "{stdout}");
+        // The fatal panic is printed as usual, once; the caught ones are quiet.
+        assert_eq!(stderr.matches("panicked at").count(), 1, "{stderr}");
+        assert!(stderr.contains("fatal marker 6"), "{stderr}");
     }
 
     #[test]

@@ -34,7 +34,9 @@ pub use backtrace::{backtrace_frames, crash_frames, is_machinery_frame, CrashHas
 pub use cache::{Cached, Stats};
 pub use error::OracleError;
 pub use filter::{keep_if, KeepIfError, KeepIfOptions, KeepIfStats, Rejection, Shortfall, DEFAULT_TRIES_PER_INPUT};
-pub use inprocess::{catch_panic, catch_panic_reported, install_panic_hook, InProcess};
+pub use inprocess::{
+    catch_panic, catch_panic_fatal, catch_panic_reported, install_panic_hook, FatalCallback, InProcess,
+};
 pub use processed::Processed;
 pub use signature::{crash_summary, normalize_message, parse_panic, parse_panics, CrashKind, Signature};
 pub use subprocess::{kill_running, Classify, Command, Exit, Run, DEFAULT_TIMEOUT, KEPT_OUTPUT};
