@@ -426,3 +426,46 @@ fn samples_larger_than_max_size_are_followed_not_redrawn() {
         assert!(serde_accepts(&input), "{}", String::from_utf8_lossy(&input));
     }
 }
+
+/// Every node's byte count is the sum of its children's (a leaf's, its bytes): what the
+/// generator's bulk linking of a drawn tree must leave, as edits one by one do.
+fn sizes_add_up(tree: &hellfuzz::tree::Tree) -> bool {
+    let mut ok = true;
+    tree.pre_order(tree.root(), |n| {
+        if tree.child_count(n) > 0 {
+            ok &= tree.len_of(n) == tree.children(n).map(|c| tree.len_of(c)).sum::<usize>();
+        } else {
+            ok &= tree.len_of(n) == tree.leaf_bytes(n).len();
+        }
+    });
+    ok
+}
+
+#[test]
+fn large_deep_inputs_keep_to_the_limit_and_parse_back() {
+    // Inverted json nests as deep as the input is long: the case whose tree edits cost its depth
+    // each (generation was quadratic; the time is measured by scripts/bench-gen-size).
+    for (name, mode) in [
+        ("json", Mode::Inverted),
+        ("expr", Mode::Uniform),
+        ("sql", Mode::Uniform),
+    ] {
+        let (g, model) = builtin(name);
+        let probs = Probabilities::new(&g, Some(&model), mode);
+        let mut generator = Generator::new(&g, &probs, Limits::up_to(200_000), 3);
+        let parser = Parser::new(&g);
+        for _ in 0..2 {
+            let tree = generator.tree();
+            let input = tree.unparse();
+            assert_eq!(tree.len(), input.len(), "{name}");
+            assert!(sizes_add_up(&tree), "{name}: node sizes");
+            assert!(
+                (50_000..=200_000).contains(&input.len()),
+                "{name}: {} bytes",
+                input.len()
+            );
+            // (Not serde_json: it recurses as deep as the input nests.)
+            assert!(parser.parse(&input).is_ok(), "{name}: does not parse back");
+        }
+    }
+}

@@ -94,6 +94,16 @@ pub const REDRAW_BUDGET: usize = 3;
 /// old subtree's size (the last one is taken regardless).
 const REDRAW_TRIES: usize = 8;
 
+/// [`Generator::tree_of`] trims layout to make room for separators only while the tree's bytes
+/// times the bytes over stay below this (each byte trimmed copies the tree once); above it, and
+/// where trimming is not enough, the input is drawn again with a smaller budget. Inputs of up to
+/// a kilobyte are always trimmed first (up to a sixth of an input is separators: sql).
+const TRIM_WORK: usize = 1 << 20;
+
+/// Draws again after too many separators with the overshoot taken off the budget, before the
+/// budget is halved instead (so that [`Generator::tree_of`] always ends within its limit).
+const REDRAWS_OVER: usize = 8;
+
 /// How much the whole model's probabilities weigh beside one sample's counts in a [`Target`]:
 /// as many observations of each choice point. A fifth of one: with a whole one, a choice a
 /// sample made a few times and never the other way still took the other way often enough to
@@ -175,6 +185,49 @@ struct Open {
     sym: SymbolId,
     /// For repetitions already started: iterations so far (`None`: not expanded yet).
     iterations: Option<u32>,
+    /// Its entry in [`Draft::links`] ([`ROOT`] for the root, which has none).
+    link: u32,
+}
+
+/// [`Open::link`] of the root.
+const ROOT: u32 = u32::MAX;
+
+/// A tree being drawn: nodes made in the tree's arena but not linked yet. Linking a child adds
+/// its bytes to every ancestor, so linking each child as it is made costs the tree's depth per
+/// node, quadratic in the input for deep inputs (a 300 KB inverted json took 54 s). The links
+/// are kept in the order the children were made and made at the end, last first: a node's
+/// children are all made after it, so each is linked while its parent is still detached, and
+/// linking costs one step.
+struct Draft {
+    tree: Tree,
+    /// (child, parent) in the order the children were made, which is each parent's child order.
+    links: Vec<(NodeId, NodeId)>,
+}
+
+impl Draft {
+    /// Adds `child` as the next child of `parent`; returns its link's index.
+    fn add(&mut self, parent: NodeId, child: NodeId) -> u32 {
+        self.links.push((child, parent));
+        (self.links.len() - 1) as u32
+    }
+
+    /// Puts `closed` (a detached subtree) where the open node of `link` was.
+    fn close(&mut self, link: u32, closed: NodeId) {
+        if link == ROOT {
+            self.tree.replace(self.tree.root(), closed);
+        } else {
+            self.links[link as usize].0 = closed;
+        }
+    }
+
+    /// The finished tree: every link made, children before parents.
+    fn link(self) -> Tree {
+        let Draft { mut tree, links } = self;
+        for &(child, parent) in links.iter().rev() {
+            tree.prepend_child(parent, child);
+        }
+        tree
+    }
 }
 
 impl<'a> Generator<'a> {
@@ -325,7 +378,8 @@ impl<'a> Generator<'a> {
         self.tree().unparse()
     }
 
-    /// One derivation tree of `sym`.
+    /// One derivation tree of `sym`, at most `max_size` bytes (or `sym`'s cheapest derivation,
+    /// if that is longer).
     pub fn tree_of(&mut self, sym: SymbolId) -> Tree {
         // Separators put between tokens that would run together are not in the size estimate.
         // Where they push the tree past `max_size`, layout (whitespace, comments) makes room
@@ -333,15 +387,31 @@ impl<'a> Generator<'a> {
         let limit = self.limits.max_size.max(self.grammar.cheapest_len(sym) as usize);
         let full = self.limits;
         let mut tree = self.draw(sym);
-        for _ in 0..8 {
-            if tree.len() > limit {
+        for attempt in 0.. {
+            let over = tree.len().saturating_sub(limit);
+            // Trimming tries one layout lexeme at a time on a copy of the whole tree, so it
+            // costs the tree's size per byte over: quadratic when the overshoot grows with the
+            // tree (a 100 KB sql input is some 7 KB of separators over; trimming took 13 s).
+            // Large overshoots are drawn again instead, with a margin.
+            let trim = over > 0 && over.saturating_mul(tree.len()) <= TRIM_WORK;
+            if trim {
                 crate::tree::trim_layout(self.grammar, &mut tree, limit);
             }
             if tree.len() <= limit || self.limits.max_size == 0 {
                 break;
             }
             let over = tree.len() - limit;
-            self.limits.max_size = self.limits.max_size.saturating_sub(over.max(8));
+            self.limits.max_size = if attempt >= REDRAWS_OVER {
+                // Halving ends the loop after a few more draws, which together cost no more than
+                // one more draw of the full size; a draw of budget 0 is the cheapest derivation.
+                self.limits.max_size / 2
+            } else if trim {
+                self.limits.max_size.saturating_sub(over.max(8))
+            } else {
+                // The next draw has about as many separators per byte: a quarter more than this
+                // overshoot lands it below the limit without trimming.
+                self.limits.max_size.saturating_sub(over + over / 4)
+            };
             self.limits.min_size = self.limits.min_size.min(self.limits.max_size / 2);
             tree = self.draw(sym);
         }
@@ -350,27 +420,40 @@ impl<'a> Generator<'a> {
     }
 
     /// One derivation tree of `sym`, token boundaries fixed.
+    ///
+    /// Every step costs the same whatever the tree's size or depth (no walk over the tree or
+    /// the open nodes), so drawing is linear in the tree; the tree's nodes are linked at the end
+    /// (see [`Draft`]).
     fn draw(&mut self, sym: SymbolId) -> Tree {
         let g = self.grammar;
-        let mut tree = Tree::new(crate::tree::node_kind(g, sym, 0));
-        let mut open = vec![Open {
-            node: tree.root(),
-            sym,
-            iterations: None,
-        }];
+        // The cheapest derivation always fits: over a limit it would still be drawn, but no
+        // choice would fit and `pick` would fall back to the first alternative, not the cheapest.
+        let max_size = self.limits.max_size.max(g.cheapest_len(sym) as usize);
+        let mut draft = Draft {
+            tree: Tree::new(crate::tree::node_kind(g, sym, 0)),
+            links: Vec::new(),
+        };
+        let mut open = Frontier::default();
+        open.push(
+            self.grows,
+            Open {
+                node: draft.tree.root(),
+                sym,
+                iterations: None,
+                link: ROOT,
+            },
+        );
         // Bytes of the input if every open node were closed now (exact lower bound of the result).
         let mut estimate = g.cheapest_len(sym) as usize;
         let mut expansions = 0;
         self.clipped = false;
         while !open.is_empty() && expansions < self.limits.max_expansions {
-            let o = open.swap_remove(self.rng.random_range(0..open.len()));
-            let grow = estimate < self.limits.min_size
-                && self.grows[o.sym.index()]
-                && !open.iter().any(|n| self.grows[n.sym.index()]);
+            let o = open.take(self.grows, self.rng.random_range(0..open.len()));
+            let grow = estimate < self.limits.min_size && self.grows[o.sym.index()] && open.growing == 0;
             expansions += 1;
             match &g.symbol(o.sym).body {
                 Body::Choice(alts) => {
-                    let base = estimate - g.cheapest_len(o.sym) as usize;
+                    let base = estimate.saturating_sub(g.cheapest_len(o.sym) as usize);
                     let options: Vec<(f64, bool, bool)> = alts
                         .iter()
                         .enumerate()
@@ -379,30 +462,27 @@ impl<'a> Generator<'a> {
                             let p = self.probs.of(o.sym).get(k).copied().unwrap_or(1.0);
                             (
                                 p,
-                                base + cost as usize <= self.limits.max_size,
+                                base + cost as usize <= max_size,
                                 a.items.iter().any(|it| self.item_grows(*it)),
                             )
                         })
                         .collect();
                     let alt = self.pick(&options, grow);
-                    tree.set_kind(
+                    draft.tree.set_kind(
                         o.node,
                         NodeKind::Rule {
                             symbol: o.sym,
                             alt: alt as u32,
                         },
                     );
+                    let items = &alts[alt].items;
                     // Every item's cheapest cost is in the estimate while earlier items are added,
                     // so a character drawn for one of them cannot crowd out the later ones.
-                    estimate = base
-                        + alts[alt]
-                            .items
-                            .iter()
-                            .map(|&it| g.item_cheapest_len(it) as usize)
-                            .sum::<usize>();
-                    for &item in &alts[alt].items {
+                    estimate = base + items.iter().map(|&it| g.item_cheapest_len(it) as usize).sum::<usize>();
+                    for &item in items {
                         estimate -= g.item_cheapest_len(item) as usize;
-                        estimate += self.add_child(&mut tree, o.node, item, estimate, &mut open);
+                        estimate +=
+                            self.add_child(&mut draft, &mut open, o.node, item, max_size.saturating_sub(estimate));
                     }
                 }
                 Body::Optional(item) => {
@@ -410,10 +490,11 @@ impl<'a> Generator<'a> {
                     let p = self.probs.of(o.sym);
                     let options = [
                         (p[0], true, false),
-                        (p[1], estimate + cost <= self.limits.max_size, self.item_grows(*item)),
+                        (p[1], estimate + cost <= max_size, self.item_grows(*item)),
                     ];
                     if self.pick(&options, grow) == 1 {
-                        estimate += self.add_child(&mut tree, o.node, *item, estimate, &mut open);
+                        estimate +=
+                            self.add_child(&mut draft, &mut open, o.node, *item, max_size.saturating_sub(estimate));
                     }
                 }
                 Body::Repeat { item, min, max } => {
@@ -422,7 +503,8 @@ impl<'a> Generator<'a> {
                         // The minimum is not a choice; their cost is already in the estimate.
                         for _ in 0..*min {
                             estimate -= g.item_cheapest_len(*item) as usize;
-                            estimate += self.add_child(&mut tree, o.node, *item, estimate, &mut open);
+                            estimate +=
+                                self.add_child(&mut draft, &mut open, o.node, *item, max_size.saturating_sub(estimate));
                         }
                         done = *min;
                     }
@@ -434,28 +516,34 @@ impl<'a> Generator<'a> {
                     let (stop, more) = if p.len() == 2 { (p[0], p[1]) } else { (0.5, 0.5) };
                     let options = [
                         (stop, true, false),
-                        (more, estimate + cost <= self.limits.max_size, self.item_grows(*item)),
+                        (more, estimate + cost <= max_size, self.item_grows(*item)),
                     ];
                     if self.pick(&options, grow) == 1 {
-                        estimate += self.add_child(&mut tree, o.node, *item, estimate, &mut open);
-                        open.push(Open {
-                            iterations: Some(done + 1),
-                            ..o
-                        });
+                        estimate +=
+                            self.add_child(&mut draft, &mut open, o.node, *item, max_size.saturating_sub(estimate));
+                        open.push(
+                            self.grows,
+                            Open {
+                                iterations: Some(done + 1),
+                                ..o
+                            },
+                        );
                     }
                 }
             }
         }
         // Budget spent: close what is still open by its cheapest derivation.
-        self.clipped |= open.iter().any(|o| o.iterations.is_none());
-        for o in open {
+        self.clipped |= open.open.iter().any(|o| o.iterations.is_none());
+        for o in open.open {
             if o.iterations.is_none() {
-                let closed = tree
+                let closed = draft
+                    .tree
                     .add_cheapest(g, Item::Symbol(o.sym))
                     .expect("loaded grammars are productive");
-                tree.replace(o.node, closed);
+                draft.close(o.link, closed);
             }
         }
+        let mut tree = draft.link();
         self.finish(&mut tree);
         tree
     }
@@ -505,46 +593,76 @@ impl<'a> Generator<'a> {
         *allowed.last().expect("not empty")
     }
 
-    /// Appends a child for `item` under `parent`: terminals get their bytes now, symbols become
-    /// open nodes. `estimate` covers everything but this item. Returns the bytes it adds.
-    fn add_child(
-        &mut self,
-        tree: &mut Tree,
-        parent: NodeId,
-        item: Item,
-        estimate: usize,
-        open: &mut Vec<Open>,
-    ) -> usize {
+    /// Adds a child for `item` as the next child of `parent`: terminals get their bytes now,
+    /// symbols become open nodes. `room` is what the limit leaves beside the estimate of
+    /// everything but this item. Returns the bytes it adds (a symbol's cheapest derivation's).
+    fn add_child(&mut self, draft: &mut Draft, open: &mut Frontier, parent: NodeId, item: Item, room: usize) -> usize {
         match item {
             Item::Terminal(t) => {
-                let bytes = match self.grammar.terminal(t) {
-                    Terminal::Literal(b) => b.clone(),
+                let mut buf = [0; 4];
+                let bytes: &[u8] = match self.grammar.terminal(t) {
+                    Terminal::Literal(b) => b,
                     Terminal::Class { class, .. } => {
                         let c = sample_class(class, self.ascii_share, &mut self.rng);
                         // A multi-byte character must not break the size limit.
-                        let c = if estimate + c.len_utf8() > self.limits.max_size {
+                        let c = if c.len_utf8() > room {
                             class.representative().unwrap_or(c)
                         } else {
                             c
                         };
-                        c.to_string().into_bytes()
+                        c.encode_utf8(&mut buf).as_bytes()
                     }
                 };
-                let leaf = tree.new_leaf(t, &bytes);
-                tree.append_child(parent, leaf);
+                let leaf = draft.tree.new_leaf(t, bytes);
+                draft.add(parent, leaf);
                 bytes.len()
             }
             Item::Symbol(s) => {
-                let node = tree.new_node(crate::tree::node_kind(self.grammar, s, 0));
-                tree.append_child(parent, node);
-                open.push(Open {
-                    node,
-                    sym: s,
-                    iterations: None,
-                });
+                let node = draft.tree.new_node(crate::tree::node_kind(self.grammar, s, 0));
+                let link = draft.add(parent, node);
+                open.push(
+                    self.grows,
+                    Open {
+                        node,
+                        sym: s,
+                        iterations: None,
+                        link,
+                    },
+                );
                 self.grammar.cheapest_len(s) as usize
             }
         }
+    }
+}
+
+/// The open nodes of a tree being drawn, and how many of them can grow (have a symbol that
+/// reaches a recursive one): the grow phase asks for that count at every step, and counting
+/// them there would cost a walk over the open nodes per step.
+#[derive(Default)]
+struct Frontier {
+    open: Vec<Open>,
+    growing: usize,
+}
+
+impl Frontier {
+    fn push(&mut self, grows: &[bool], o: Open) {
+        self.growing += usize::from(grows[o.sym.index()]);
+        self.open.push(o);
+    }
+
+    /// Removes and returns the open node at `index` (the last one takes its place).
+    fn take(&mut self, grows: &[bool], index: usize) -> Open {
+        let o = self.open.swap_remove(index);
+        self.growing -= usize::from(grows[o.sym.index()]);
+        o
+    }
+
+    fn len(&self) -> usize {
+        self.open.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.open.is_empty()
     }
 }
 
