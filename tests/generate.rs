@@ -427,6 +427,20 @@ fn samples_larger_than_max_size_are_followed_not_redrawn() {
     }
 }
 
+/// A grammar of the test's own, and a model of it mined from `samples`.
+fn grammar_and_model(text: &str, samples: &[&str]) -> (Grammar, Model) {
+    let g = Grammar::from_text(text, "test.grammar").unwrap();
+    let (model, skipped) = samples::mine(
+        &g,
+        samples
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (format!("sample-{i}"), std::borrow::Cow::Borrowed(s.as_bytes()))),
+    );
+    assert!(skipped.is_empty(), "the samples parse");
+    (g, model)
+}
+
 /// Every node's byte count is the sum of its children's (a leaf's, its bytes): what the
 /// generator's bulk linking of a drawn tree must leave, as edits one by one do.
 fn sizes_add_up(tree: &hellfuzz::tree::Tree) -> bool {
@@ -466,6 +480,77 @@ fn large_deep_inputs_keep_to_the_limit_and_parse_back() {
             );
             // (Not serde_json: it recurses as deep as the input nests.)
             assert!(parser.parse(&input).is_ok(), "{name}: does not parse back");
+        }
+    }
+}
+
+#[test]
+fn repetitions_of_empty_items_keep_the_tree_in_proportion_to_max_size() {
+    // Iterations that derive nothing cost no bytes, so the byte budget never stops them; nested
+    // bounds multiply. Inverted from a sample that never repeats, "more" is the only choice.
+    let budget = Limits::up_to(10).max_nodes;
+    assert_eq!(
+        budget,
+        10 * hellfuzz::generate::NODES_PER_BYTE + hellfuzz::generate::NODES_FLOOR
+    );
+    for (text, sample) in [
+        ("start = (\"\"{0,10000}){0,10000} \"a\" ;\n", "a"),
+        ("start = ((\"a\"?){0,10000}){0,10000} ;\n", ""),
+        (
+            "start = (inner ? \"\"){0,10000}{0,10000} \"a\" ; inner = \"\"{0,10000} ;\n",
+            "a",
+        ),
+        ("start = (e{0,10000}){0,10000} \"a\" ; e = \"b\"? ;\n", "a"),
+        // Every iteration of `start`'s repetition is a million empty nodes (within the loader's
+        // limit on the smallest derivation): a 10-byte input took 125 MB.
+        ("start = x{0,10000} \"a\" ; x = (e{1000}){1000} ; e = \"b\"? ;\n", "a"),
+    ] {
+        let (g, model) = grammar_and_model(text, &[sample]);
+        let parser = Parser::new(&g);
+        for mode in MODES {
+            let probs = Probabilities::new(&g, Some(&model), mode);
+            let mut generator = Generator::new(&g, &probs, Limits::up_to(10), 1);
+            for _ in 0..20 {
+                let tree = generator.tree();
+                let input = tree.unparse();
+                assert!(input.len() <= 10, "{text} {mode:?}: {} bytes", input.len());
+                assert!(parser.parse(&input).is_ok(), "{text} {mode:?}: does not parse back");
+                assert!(
+                    tree.count() <= budget,
+                    "{text} {mode:?}: {} nodes for at most 10 bytes",
+                    tree.count()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_node_budget_leaves_the_built_in_grammars_inputs_as_they_were() {
+    // The budget bounds degenerate grammars; real ones have far fewer nodes per byte.
+    for (name, count) in [
+        ("json", 200),
+        ("expr", 200),
+        ("js", 60),
+        ("toml", 60),
+        ("css", 60),
+        ("sql", 60),
+        ("glsl", 30),
+    ] {
+        let (g, model) = builtin(name);
+        for mode in MODES {
+            for max_size in [50, 1000] {
+                let probs = Probabilities::new(&g, Some(&model), mode);
+                let unbounded = Limits {
+                    max_nodes: usize::MAX,
+                    ..Limits::up_to(max_size)
+                };
+                let mut with = Generator::new(&g, &probs, Limits::up_to(max_size), 2);
+                let mut without = Generator::new(&g, &probs, unbounded, 2);
+                for _ in 0..count {
+                    assert_eq!(with.input(), without.input(), "{name} {mode:?} {max_size}");
+                }
+            }
         }
     }
 }

@@ -46,7 +46,23 @@ pub struct Limits {
     pub min_size: usize,
     /// Expansions (choices made by probability) before everything is closed.
     pub max_expansions: usize,
+    /// Never build a derivation tree of more nodes than this (unless the symbol's cheapest
+    /// derivation has more). Bytes alone do not bound a tree: iterations of a repetition that
+    /// derive nothing (`(""{0,10000}){0,10000}`) cost no bytes but nodes, and nested bounds
+    /// multiply.
+    pub max_nodes: usize,
 }
+
+/// Tree nodes per byte of `max_size` in [`Limits::up_to`]'s node budget. The built-in grammars'
+/// generated trees have at most about 5 nodes per byte of `max_size` from 1000 bytes up and 8
+/// for 50 bytes (js: an identifier is a dozen levels of expression rules deep); a budget of 16
+/// leaves their inputs as they were (a test checks it) and bounds a tree of any grammar to
+/// about a kilobyte of memory per byte of `max_size`.
+pub const NODES_PER_BYTE: usize = 16;
+
+/// Tree nodes [`Limits::up_to`] allows beyond [`NODES_PER_BYTE`] per byte: room for the
+/// structure of very small inputs (`{}` is 2 bytes and 5 nodes in json).
+pub const NODES_FLOOR: usize = 256;
 
 impl Limits {
     /// Limits for inputs of at most `max_size` bytes: the grow phase lasts to half of it.
@@ -55,8 +71,14 @@ impl Limits {
             max_size,
             min_size: max_size / 2,
             max_expansions: max_size.saturating_mul(8).max(1000),
+            max_nodes: node_budget(max_size),
         }
     }
+}
+
+/// The node budget of [`Limits::up_to`] for inputs of at most `max_size` bytes.
+fn node_budget(max_size: usize) -> usize {
+    max_size.saturating_mul(NODES_PER_BYTE).saturating_add(NODES_FLOOR)
 }
 
 /// What one generated input aims at: a sample's size, choices and characters ("more of the
@@ -346,6 +368,9 @@ impl<'a> Generator<'a> {
             // (`{}`, `""`), which the samples do not have as often.
             self.limits.max_size = len.saturating_mul(REDRAW_BUDGET);
             self.limits.min_size = 0;
+            // Nodes in proportion too: a draw per replaced subtree, each with the whole
+            // input's node budget, would let a sample's tree grow by that budget many times.
+            self.limits.max_nodes = node_budget(self.limits.max_size).min(full.max_nodes);
             let mut fresh = self.draw(sym);
             for _ in 1..REDRAW_TRIES {
                 if !self.clipped && fresh.len() >= len / 2 {
@@ -429,6 +454,7 @@ impl<'a> Generator<'a> {
         // The cheapest derivation always fits: over a limit it would still be drawn, but no
         // choice would fit and `pick` would fall back to the first alternative, not the cheapest.
         let max_size = self.limits.max_size.max(g.cheapest_len(sym) as usize);
+        let max_nodes = self.limits.max_nodes.max(item_nodes(g, Item::Symbol(sym)));
         let mut draft = Draft {
             tree: Tree::new(crate::tree::node_kind(g, sym, 0)),
             links: Vec::new(),
@@ -443,8 +469,12 @@ impl<'a> Generator<'a> {
                 link: ROOT,
             },
         );
-        // Bytes of the input if every open node were closed now (exact lower bound of the result).
+        // Bytes and nodes of the tree if every open node were closed now by its cheapest
+        // derivation: exact, and never past the limits, since every choice that would take
+        // them past is ruled out and closing (stop, absent, the cheapest alternative) never
+        // adds to them.
         let mut estimate = g.cheapest_len(sym) as usize;
+        let mut nodes = item_nodes(g, Item::Symbol(sym));
         let mut expansions = 0;
         self.clipped = false;
         while !open.is_empty() && expansions < self.limits.max_expansions {
@@ -454,15 +484,21 @@ impl<'a> Generator<'a> {
             match &g.symbol(o.sym).body {
                 Body::Choice(alts) => {
                     let base = estimate.saturating_sub(g.cheapest_len(o.sym) as usize);
+                    // The node itself stays; its cheapest children go.
+                    let base_nodes = nodes.saturating_sub(item_nodes(g, Item::Symbol(o.sym))) + 1;
                     let options: Vec<(f64, bool, bool)> = alts
                         .iter()
                         .enumerate()
                         .map(|(k, a)| {
                             let cost: u64 = a.items.iter().map(|&it| g.item_cheapest_len(it)).sum();
+                            let cost_nodes = a
+                                .items
+                                .iter()
+                                .fold(0usize, |n, &it| n.saturating_add(item_nodes(g, it)));
                             let p = self.probs.of(o.sym).get(k).copied().unwrap_or(1.0);
                             (
                                 p,
-                                base + cost as usize <= max_size,
+                                base + cost as usize <= max_size && base_nodes.saturating_add(cost_nodes) <= max_nodes,
                                 a.items.iter().any(|it| self.item_grows(*it)),
                             )
                         })
@@ -476,6 +512,9 @@ impl<'a> Generator<'a> {
                         },
                     );
                     let items = &alts[alt].items;
+                    nodes = items
+                        .iter()
+                        .fold(base_nodes, |n, &it| n.saturating_add(item_nodes(g, it)));
                     // Every item's cheapest cost is in the estimate while earlier items are added,
                     // so a character drawn for one of them cannot crowd out the later ones.
                     estimate = base + items.iter().map(|&it| g.item_cheapest_len(it) as usize).sum::<usize>();
@@ -487,12 +526,18 @@ impl<'a> Generator<'a> {
                 }
                 Body::Optional(item) => {
                     let cost = g.item_cheapest_len(*item) as usize;
+                    let cost_nodes = item_nodes(g, *item);
                     let p = self.probs.of(o.sym);
                     let options = [
                         (p[0], true, false),
-                        (p[1], estimate + cost <= max_size, self.item_grows(*item)),
+                        (
+                            p[1],
+                            estimate + cost <= max_size && nodes.saturating_add(cost_nodes) <= max_nodes,
+                            self.item_grows(*item),
+                        ),
                     ];
                     if self.pick(&options, grow) == 1 {
+                        nodes = nodes.saturating_add(cost_nodes);
                         estimate +=
                             self.add_child(&mut draft, &mut open, o.node, *item, max_size.saturating_sub(estimate));
                     }
@@ -500,7 +545,8 @@ impl<'a> Generator<'a> {
                 Body::Repeat { item, min, max } => {
                     let mut done = o.iterations.unwrap_or(0);
                     if o.iterations.is_none() {
-                        // The minimum is not a choice; their cost is already in the estimate.
+                        // The minimum is not a choice; its bytes and nodes are already in the
+                        // estimates (the repetition's cheapest derivation).
                         for _ in 0..*min {
                             estimate -= g.item_cheapest_len(*item) as usize;
                             estimate +=
@@ -512,13 +558,19 @@ impl<'a> Generator<'a> {
                         continue;
                     }
                     let cost = g.item_cheapest_len(*item) as usize;
+                    let cost_nodes = item_nodes(g, *item);
                     let p = self.probs.of(o.sym);
                     let (stop, more) = if p.len() == 2 { (p[0], p[1]) } else { (0.5, 0.5) };
                     let options = [
                         (stop, true, false),
-                        (more, estimate + cost <= max_size, self.item_grows(*item)),
+                        (
+                            more,
+                            estimate + cost <= max_size && nodes.saturating_add(cost_nodes) <= max_nodes,
+                            self.item_grows(*item),
+                        ),
                     ];
                     if self.pick(&options, grow) == 1 {
+                        nodes = nodes.saturating_add(cost_nodes);
                         estimate +=
                             self.add_child(&mut draft, &mut open, o.node, *item, max_size.saturating_sub(estimate));
                         open.push(
@@ -663,6 +715,14 @@ impl Frontier {
 
     fn is_empty(&self) -> bool {
         self.open.is_empty()
+    }
+}
+
+/// Nodes of the cheapest derivation of `item` (a terminal is one leaf), saturating.
+fn item_nodes(g: &Grammar, item: Item) -> usize {
+    match item {
+        Item::Terminal(_) => 1,
+        Item::Symbol(s) => usize::try_from(g.analysis().cheapest_nodes[s.index()]).unwrap_or(usize::MAX),
     }
 }
 
