@@ -268,7 +268,29 @@ extern "C" fn handler(signal: libc::c_int, info: *mut libc::siginfo_t, context: 
     if prepared.backtrace && !panic_reported {
         print_backtrace(signal_name(signal));
     }
-    pass_on(&prepared.previous[index], signal, info, context)
+    if signal == libc::SIGSEGV || signal == libc::SIGBUS {
+        // Called from here, on our alternate stack: after a stack overflow, a handler run on the
+        // overflowed stack could not run at all.
+        pass_on(&prepared.previous[index], signal, info, context)
+    } else {
+        // Delivered again once we return, to the handler we replaced, from the interrupted frame:
+        // the stack libFuzzer has a sanitizer print then starts at `abort`, under the crash,
+        // without this handler's frames (which would top every abort's stack).
+        reraise(&prepared.previous[index], signal)
+    }
+}
+
+/// Reinstalls `previous` for `signal` and raises it: blocked while this handler runs, it is
+/// delivered when the handler returns, at the interrupted instruction.
+fn reraise(previous: &libc::sigaction, signal: libc::c_int) {
+    if previous.sa_sigaction == handler as *const () as libc::sighandler_t {
+        return fall_through(signal);
+    }
+    // SAFETY: `previous` was read by sigaction(2) for this signal; raise(3) is async-signal-safe.
+    unsafe {
+        libc::sigaction(signal, previous, ptr::null_mut());
+        libc::raise(signal);
+    }
 }
 
 /// The name of one of the [`SIGNALS`].
