@@ -485,6 +485,108 @@ fn large_deep_inputs_keep_to_the_limit_and_parse_back() {
 }
 
 #[test]
+fn a_grammar_whose_smallest_input_is_over_max_size_is_refused() {
+    use hellfuzz::generate::GenerateError;
+    let g = Grammar::from_text("start = (\"a\"{100}){100} ;\n", "big.grammar").unwrap();
+    let probs = Probabilities::new(&g, None, Mode::Uniform);
+    let err = Generator::checked(&g, &probs, Limits::up_to(10), 0)
+        .err()
+        .expect("refused");
+    assert_eq!(
+        err,
+        GenerateError::TooSmall {
+            grammar: "big.grammar".into(),
+            rule: "start".into(),
+            smallest: 10_000,
+            max_size: 10
+        }
+    );
+    let message = err.to_string();
+    for part in [
+        "big.grammar",
+        "10000 bytes",
+        "`start`",
+        "size limit of 10",
+        "at least 10000",
+    ] {
+        assert!(message.contains(part), "{message:?} lacks {part:?}");
+    }
+    // Exactly large enough: the one input there is.
+    let mut generator = Generator::checked(&g, &probs, Limits::up_to(10_000), 0).unwrap();
+    assert_eq!(generator.input(), vec![b'a'; 10_000]);
+    // More than a tree can count is refused too, not wrapped around.
+    let huge = Limits::up_to(hellfuzz::generate::MAX_SIZE_LIMIT + 1);
+    assert!(matches!(
+        Generator::checked(&g, &probs, huge, 0).err(),
+        Some(GenerateError::TooLarge { .. })
+    ));
+}
+
+/// `hellfuzz gen ARGS` with a grammar file holding `grammar`: (exit code, stdout, stderr).
+fn run_gen(grammar: &str, args: &[&str]) -> (Option<i32>, Vec<u8>, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.grammar");
+    std::fs::write(&path, grammar).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_hellfuzz"))
+        .arg("gen")
+        .arg(&path)
+        .args(args)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        out.stdout,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn gen_refuses_a_max_size_below_the_smallest_input() {
+    let (code, stdout, stderr) = run_gen(
+        "start = (\"a\"{100}){100} ;\n",
+        &["--count", "1", "--max-size", "10", "--out", "corpus"],
+    );
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stdout.is_empty(), "nothing generated");
+    assert!(
+        stderr.contains("the smallest input grammar ")
+            && stderr.contains("g.grammar derives is 10000 bytes (rule `start`), more than --max-size 10: raise --max-size to at least 10000"),
+        "{stderr}"
+    );
+    // Without --max-size: its default is named as such.
+    let (code, _, stderr) = run_gen("start = (\"a\"{100}){100} ;\n", &["--count", "1", "--uniform"]);
+    assert_eq!(code, Some(1));
+    assert!(stderr.contains("more than --max-size 1000 (the default)"), "{stderr}");
+    // Large enough: generated.
+    let (code, stdout, _) = run_gen(
+        "start = (\"a\"{100}){100} ;\n",
+        &["--count", "1", "--max-size", "10000"],
+    );
+    assert_eq!(code, Some(0));
+    assert_eq!(stdout.len(), 10_001);
+}
+
+#[test]
+fn gen_warns_once_when_min_size_is_over_max_size() {
+    let grammar = "start = \"[\" (item (\",\" item)*)? \"]\" ; item = [0-9] | start ;\n";
+    let (code, stdout, stderr) = run_gen(grammar, &["--count", "5", "--min-size", "500", "--max-size", "100"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(
+        stderr
+            .matches("warning: --min-size 500 is more than --max-size 100: inputs stay at most 100 bytes")
+            .count(),
+        1,
+        "{stderr}"
+    );
+    let lines: Vec<&[u8]> = stdout.split(|&b| b == b'\n').filter(|l| !l.is_empty()).collect();
+    assert!(!lines.is_empty() && lines.iter().all(|l| l.len() <= 100));
+    // No warning where they agree.
+    let (_, _, stderr) = run_gen(grammar, &["--count", "5", "--min-size", "50", "--max-size", "100"]);
+    assert!(!stderr.contains("warning"), "{stderr}");
+}
+
+#[test]
 fn repetitions_of_empty_items_keep_the_tree_in_proportion_to_max_size() {
     // Iterations that derive nothing cost no bytes, so the byte budget never stops them; nested
     // bounds multiply. Inverted from a sample that never repeats, "more" is the only choice.
@@ -509,7 +611,7 @@ fn repetitions_of_empty_items_keep_the_tree_in_proportion_to_max_size() {
         let parser = Parser::new(&g);
         for mode in MODES {
             let probs = Probabilities::new(&g, Some(&model), mode);
-            let mut generator = Generator::new(&g, &probs, Limits::up_to(10), 1);
+            let mut generator = Generator::checked(&g, &probs, Limits::up_to(10), 1).unwrap();
             for _ in 0..20 {
                 let tree = generator.tree();
                 let input = tree.unparse();

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use hellfuzz::generate::{Corpus, Generator, Limits, Written};
+use hellfuzz::generate::{Corpus, GenerateError, Generator, Limits, Written, MAX_SIZE_LIMIT};
 use hellfuzz::grammar::{builtin, Grammar};
 use hellfuzz::mine::{samples, Mode, Model, Probabilities};
 use hellfuzz::oracle::{Command, KeepIfError, KeepIfOptions};
@@ -209,6 +209,11 @@ pub fn gen(
     keep_if: Option<KeepIf>,
 ) -> Result<ExitCode, String> {
     let g = load_grammar(name)?;
+    // A --max-size no input can keep to is refused before mining samples (again below, once the
+    // default has followed the samples).
+    if !sample_max_size {
+        limits.check(&g).map_err(|e| gen_limits_error(&e, false))?;
+    }
     let (model, trees) = gen_model(&g, name, models, sample_args)?;
     if model.is_none() && mode != Mode::Uniform {
         eprintln!(
@@ -229,7 +234,19 @@ pub fn gen(
             limits.max_size = largest.clamp(1, SAMPLE_MAX_SIZE_CAP);
         }
     }
-    let mut generator = Generator::new(&g, &probs, limits, seed).with_targets(&targets);
+    // --min-size is a wish (a grow phase), --max-size a bound: the bound wins, and says so.
+    if !like_samples && limits.min_size > limits.max_size {
+        eprintln!(
+            "warning: --min-size {} is more than --max-size {}{}: inputs stay at most {} bytes",
+            limits.min_size,
+            limits.max_size,
+            if sample_max_size { " (the default)" } else { "" },
+            limits.max_size
+        );
+    }
+    // Refused before anything is generated or written (not even the corpus folder is made).
+    let generator = Generator::checked(&g, &probs, limits, seed).map_err(|e| gen_limits_error(&e, sample_max_size))?;
+    let mut generator = generator.with_targets(&targets);
     let mut output = Output::new(out.as_ref(), nul)?;
     if let Some(keep_if) = keep_if {
         return gen_kept(&mut || generator.input(), &mut output, count, seed, mode, &keep_if);
@@ -275,6 +292,26 @@ pub fn gen(
         output.summary()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// A [`GenerateError`] in terms of `gen`'s options; `default` if --max-size was not given.
+fn gen_limits_error(e: &GenerateError, default: bool) -> String {
+    let given = if default { " (the default)" } else { "" };
+    match e {
+        GenerateError::TooSmall {
+            grammar,
+            rule,
+            smallest,
+            max_size,
+        } => format!(
+            "the smallest input grammar {grammar} derives is {smallest} byte{} (rule `{rule}`), more than \
+             --max-size {max_size}{given}: raise --max-size to at least {smallest}",
+            if *smallest == 1 { "" } else { "s" }
+        ),
+        GenerateError::TooLarge { max_size } => {
+            format!("--max-size {max_size} is more than one input can have ({MAX_SIZE_LIMIT} bytes): lower --max-size")
+        }
+    }
 }
 
 fn mode_name(mode: Mode) -> &'static str {

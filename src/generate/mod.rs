@@ -40,7 +40,8 @@ use crate::tree::{NodeId, NodeKind, Tree};
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
     /// Never generate more bytes than this (unless the start symbol's cheapest derivation is
-    /// longer).
+    /// longer: [`Generator::checked`] refuses such limits, [`Generator::new`] draws the
+    /// cheapest derivation).
     pub max_size: usize,
     /// Grow phase: below this many bytes, the last open node keeps growing.
     pub min_size: usize,
@@ -64,6 +65,9 @@ pub const NODES_PER_BYTE: usize = 16;
 /// structure of very small inputs (`{}` is 2 bytes and 5 nodes in json).
 pub const NODES_FLOOR: usize = 256;
 
+/// The largest `max_size` a tree can hold: a derivation tree counts bytes in 32 bits.
+pub const MAX_SIZE_LIMIT: usize = u32::MAX as usize;
+
 impl Limits {
     /// Limits for inputs of at most `max_size` bytes: the grow phase lasts to half of it.
     pub fn up_to(max_size: usize) -> Limits {
@@ -79,6 +83,76 @@ impl Limits {
 /// The node budget of [`Limits::up_to`] for inputs of at most `max_size` bytes.
 fn node_budget(max_size: usize) -> usize {
     max_size.saturating_mul(NODES_PER_BYTE).saturating_add(NODES_FLOOR)
+}
+
+/// Limits that no input of a grammar can satisfy.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GenerateError {
+    /// The start symbol's smallest derivation is longer than `max_size`: every input would be
+    /// larger than the limit.
+    TooSmall {
+        /// The grammar's origin (its path, or `<builtin:json>`).
+        grammar: String,
+        /// The start rule.
+        rule: String,
+        /// Bytes of its smallest derivation.
+        smallest: u64,
+        /// The limit asked for.
+        max_size: usize,
+    },
+    /// `max_size` is more than a derivation tree can hold ([`MAX_SIZE_LIMIT`]).
+    TooLarge {
+        /// The limit asked for.
+        max_size: usize,
+    },
+}
+
+impl std::fmt::Display for GenerateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GenerateError::TooSmall {
+                grammar,
+                rule,
+                smallest,
+                max_size,
+            } => write!(
+                f,
+                "the smallest input grammar {grammar} derives is {smallest} byte{} (rule `{rule}`), \
+                 more than the size limit of {max_size}: raise the limit to at least {smallest}",
+                if *smallest == 1 { "" } else { "s" }
+            ),
+            GenerateError::TooLarge { max_size } => write!(
+                f,
+                "a size limit of {max_size} bytes is more than generation can hold \
+                 ({MAX_SIZE_LIMIT} bytes): lower it"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for GenerateError {}
+
+impl Limits {
+    /// Whether inputs of `grammar` can keep to these limits: the start symbol's smallest
+    /// derivation must fit within `max_size`, and `max_size` within [`MAX_SIZE_LIMIT`].
+    pub fn check(&self, grammar: &Grammar) -> Result<(), GenerateError> {
+        if self.max_size > MAX_SIZE_LIMIT {
+            return Err(GenerateError::TooLarge {
+                max_size: self.max_size,
+            });
+        }
+        let start = grammar.start();
+        let smallest = grammar.cheapest_len(start);
+        if smallest > self.max_size as u64 {
+            return Err(GenerateError::TooSmall {
+                grammar: grammar.origin().to_string(),
+                rule: grammar.symbol(start).name.clone(),
+                smallest,
+                max_size: self.max_size,
+            });
+        }
+        Ok(())
+    }
 }
 
 /// What one generated input aims at: a sample's size, choices and characters ("more of the
@@ -253,8 +327,12 @@ impl Draft {
 }
 
 impl<'a> Generator<'a> {
-    /// A generator for `grammar` choosing by `probs`, seeded with `seed`.
-    pub fn new(grammar: &'a Grammar, probs: &'a Probabilities, limits: Limits, seed: u64) -> Generator<'a> {
+    /// A generator for `grammar` choosing by `probs`, seeded with `seed`. Limits beyond what
+    /// a tree holds are lowered to [`MAX_SIZE_LIMIT`]; a start symbol whose cheapest derivation
+    /// is longer than `max_size` gives that derivation. [`Generator::checked`] refuses both.
+    pub fn new(grammar: &'a Grammar, probs: &'a Probabilities, mut limits: Limits, seed: u64) -> Generator<'a> {
+        limits.max_size = limits.max_size.min(MAX_SIZE_LIMIT);
+        limits.min_size = limits.min_size.min(MAX_SIZE_LIMIT);
         Generator {
             grammar,
             base: probs,
@@ -266,6 +344,19 @@ impl<'a> Generator<'a> {
             targets: &[],
             clipped: false,
         }
+    }
+
+    /// [`Generator::new`] for limits that every input can keep to (see [`Limits::check`]): an
+    /// error, before anything is generated, if the grammar's smallest input is larger than
+    /// `max_size` or `max_size` is beyond [`MAX_SIZE_LIMIT`].
+    pub fn checked(
+        grammar: &'a Grammar,
+        probs: &'a Probabilities,
+        limits: Limits,
+        seed: u64,
+    ) -> Result<Generator<'a>, GenerateError> {
+        limits.check(grammar)?;
+        Ok(Generator::new(grammar, probs, limits, seed))
     }
 
     /// Each input (of [`Generator::tree`] and [`Generator::input`]) draws one of `targets`
