@@ -19,6 +19,7 @@ pub mod generic;
 pub mod gtr;
 pub mod labeled;
 pub mod repair;
+mod runs;
 pub mod templates;
 pub mod tester;
 

@@ -1,7 +1,8 @@
 //! Reduction without a grammar: a generic tree for any text, and the templates GTR uses on it.
 //!
 //! Map: `lexer` (tokens of any bytes), `build` (brackets, lines, blocks), `tree` ([`GenericTree`]:
-//! the arena, a [`ReducibleTree`]), `templates` (delete, hoist, simplify literals); [`reduce_generic`].
+//! the arena, a [`ReducibleTree`]), `templates` (delete, hoist, simplify literals); [`reduce_generic`]
+//! (long runs of a repeated unit shortened by halves first, `reduce::runs`).
 
 mod build;
 pub mod lexer;
@@ -27,8 +28,13 @@ pub fn reduce_generic(
     corpus: Option<&CorpusFilter>,
     tester: &Tester<'_>,
 ) -> Vec<u8> {
+    if algorithm == Algorithm::Ddmin {
+        return input.to_vec();
+    }
     let filter = corpus.filter(|c| c.is_generic());
-    let mut tree = GenericTree::parse(input);
+    // Deep nesting first, by halves: the tree of what is left is far smaller.
+    let input = super::runs::shorten_runs(input, tester);
+    let mut tree = GenericTree::parse(&input);
     let deletion = GenericDeletion { filter };
     let hoist = Hoist { filter };
     let (zero, one) = (Literals::ZERO, Literals::ONE);
