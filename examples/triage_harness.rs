@@ -3,9 +3,11 @@
 //!
 //! Map: `main` (read the file, exit 0 when nothing crashed) · `parse` (keywords → bugs) · the bugs.
 //! Keywords: IDX (index out of bounds, message varies with the input), UNWRAP (unwrap on None),
-//! OBJ and ARR (one shared panicking helper, reached from different callers), ABORT, DEEP (stack
-//! overflow), OOM (allocation failure), HANG (never ends), FLAKY (crashes on every other run,
-//! keeping state in $TRIAGE_HARNESS_STATE). TRIAGE_HARNESS_FIXED=KEYWORD,... "fixes" those bugs.
+//! OBJ and ARR (one shared panicking helper, reached from different callers), DIV (division by
+//! zero), SLICE (a bad range), ABORT and HALT (two `abort()` sites in one function: only the line
+//! tells them apart), DEEP (stack overflow), OOM (allocation failure), HANG (never ends), FLAKY
+//! (crashes on every other run, keeping state in $TRIAGE_HARNESS_STATE).
+//! TRIAGE_HARNESS_FIXED=KEYWORD,... "fixes" those bugs.
 //! No dependencies: the tests compile it with `rustc --edition 2021 -g` in about a second.
 
 use std::hint::black_box;
@@ -39,7 +41,13 @@ fn parse(data: &[u8]) {
             "UNWRAP" => number(data),
             "OBJ" => object(data),
             "ARR" => array(data),
+            "DIV" => divide(data),
+            "SLICE" => slice(data),
             "ABORT" => std::process::abort(),
+            "HALT" => {
+                black_box(data.len());
+                std::process::abort()
+            }
             "DEEP" => {
                 black_box(recurse(0, [1; 256]));
             }
@@ -66,6 +74,16 @@ fn lookup(data: &[u8]) {
 fn number(data: &[u8]) {
     let digit = data.iter().find(|b| b.is_ascii_digit() && **b > b'9');
     black_box(digit.unwrap());
+}
+
+#[inline(never)]
+fn divide(data: &[u8]) {
+    black_box(100 / black_box(data.len() - data.len()));
+}
+
+#[inline(never)]
+fn slice(data: &[u8]) {
+    black_box(&data[black_box(5)..black_box(2)]);
 }
 
 #[inline(never)]
