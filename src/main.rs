@@ -245,9 +245,16 @@ enum Command {
         /// Seconds allowed for minimizing one group.
         #[arg(long, default_value = "120", value_parser = positive_seconds, allow_negative_numbers = true)]
         minimize_time: Duration,
-        /// Exit with status 1 when a group is new (for CI gating).
+        /// Exit with status 1 when a group is new (for CI gating); with `=SEVERITY[,SEVERITY…]`
+        /// only when a new group has one of these severities: exploitable, probably-exploitable,
+        /// not-exploitable, stack-overflow, out-of-memory, timeout.
+        #[arg(long, value_name = "SEVERITY", num_args = 0..=1, require_equals = true, default_missing_value = "any")]
+        fail_on_new: Option<String>,
+        /// Rerun every crash file that prints no stack for its frames (with RUST_BACKTRACE=1, or
+        /// under gdb), instead of a few per crash site: slower, and no group can hide behind
+        /// another that crashes at the same place with the same message.
         #[arg(long)]
-        fail_on_new: bool,
+        trace_all: bool,
     },
     /// Convert a tree-sitter grammar (a grammar.json, or the name of a tree-sitter crate in cargo's
     /// registry) into a hellfuzz grammar file.
@@ -497,7 +504,9 @@ fn main() -> ExitCode {
             no_minimize,
             minimize_time,
             fail_on_new,
+            trace_all,
         } => grammar.as_deref().map(load_grammar).transpose().and_then(|grammar| {
+            let fail_on_new = fail_on_new.as_deref().map(cli::triage::FailOn::parse).transpose()?;
             let options = hellfuzz::triage::Options {
                 grammar,
                 jobs,
@@ -506,6 +515,7 @@ fn main() -> ExitCode {
                 reruns,
                 minimize: !no_minimize,
                 minimize_time: Some(minimize_time),
+                trace_all,
                 ..hellfuzz::triage::Options::new(harness)
             };
             cli::triage::triage_cmd(&dirs, options, fail_on_new)

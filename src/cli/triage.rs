@@ -8,13 +8,48 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant, SystemTime};
 
 use hellfuzz::triage::report::CRASH_FILE_NAMES;
-use hellfuzz::triage::{triage, CrashClass, Options, Progress};
+use hellfuzz::triage::{triage, CrashClass, Label, Options, Progress, SeverityClass};
 use indicatif::{ProgressBar, ProgressStyle};
 
-/// `hellfuzz triage`. Exit status: 0; 1 with `fail_on_new` when a group is new; 130 when
-/// interrupted (the partial report is written). Folders without crash files are warned about on
-/// stderr, and are no error: a night without crashes is good news.
-pub fn triage_cmd(dirs: &[std::path::PathBuf], mut options: Options, fail_on_new: bool) -> Result<ExitCode, String> {
+/// Which new groups fail a CI run (`--fail-on-new[=SEVERITY,…]`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FailOn {
+    /// Any new group.
+    Any,
+    /// A new group of one of these severities.
+    Severities(Vec<SeverityClass>),
+}
+
+impl FailOn {
+    /// `any` (plain `--fail-on-new`), or severity names separated by commas.
+    pub fn parse(text: &str) -> Result<FailOn, String> {
+        if text == "any" {
+            return Ok(FailOn::Any);
+        }
+        let classes = text
+            .split(',')
+            .map(|name| name.parse::<SeverityClass>().map_err(|e| format!("--fail-on-new: {e}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(FailOn::Severities(classes))
+    }
+
+    fn fails(&self, t: &hellfuzz::triage::Triage) -> bool {
+        let new = t.groups.iter().filter(|g| g.label == Label::New);
+        match self {
+            FailOn::Any => t.counts.new > 0,
+            FailOn::Severities(classes) => new.into_iter().any(|g| classes.contains(&g.severity.class)),
+        }
+    }
+}
+
+/// `hellfuzz triage`. Exit status: 0; 1 with `fail_on_new` when a group is new (of one of its
+/// severities); 130 when interrupted (the partial report is written). Folders without crash
+/// files are warned about on stderr, and are no error: a night without crashes is good news.
+pub fn triage_cmd(
+    dirs: &[std::path::PathBuf],
+    mut options: Options,
+    fail_on_new: Option<FailOn>,
+) -> Result<ExitCode, String> {
     // Ctrl-C: stop starting runs, kill the running ones, and write what is known.
     let cancel = super::common::cancel_on_ctrl_c();
     options.cancel = Some(cancel.clone());
@@ -39,7 +74,7 @@ pub fn triage_cmd(dirs: &[std::path::PathBuf], mut options: Options, fail_on_new
     Ok(if t.interrupted || cancel.load(Ordering::Relaxed) {
         eprintln!("interrupted: the report is partial");
         ExitCode::from(130)
-    } else if fail_on_new && t.counts.new > 0 {
+    } else if fail_on_new.as_ref().is_some_and(|f| f.fails(&t)) {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -1,11 +1,15 @@
 //! What one run of the harness shows: a [`Crash`] (signature, filtered frames, hashes) and its
 //! [`CrashClass`] as the report names it (panic, signal, sanitizer, stack overflow, timeout, OOM).
 //!
-//! Map: [`Crash::from_run`] · `classify` (kind and telling stderr lines → class).
+//! Map: [`Crash::from_run`] (signature, stack printed by the run, severity) ·
+//! [`Crash::set_stack`] (frames from a traced or debugger run: located, rehashed) · [`Crash::key`]
+//! (what a run shows without a stack) · `classify` (kind and telling stderr lines → class).
 
 use serde::Serialize;
 
-use crate::oracle::{crash_frames, CrashHashes, CrashKind, Run, Signature};
+use super::severity::Severity;
+use super::stack::{output_stack, user_frames, Frame};
+use crate::oracle::{normalize_message, CrashHashes, CrashKind, Run, Signature};
 
 /// What kind of crash, as the morning report names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -42,15 +46,37 @@ impl CrashClass {
     }
 }
 
+/// Where a crash's frames came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Trace {
+    /// No frames: no stack was printed, none was asked for (or none could be had).
+    #[default]
+    None,
+    /// The run printed a stack by itself (a sanitizer, libFuzzer, our macro on a deadly signal).
+    Output,
+    /// A rerun with `RUST_BACKTRACE=1`.
+    RustBacktrace,
+    /// A rerun under gdb.
+    Debugger,
+}
+
 /// One reproduced crash: its signature, class, filtered frames, hashes and output.
 #[derive(Clone, Debug, Serialize)]
 pub struct Crash {
-    /// Kind, location, message.
+    /// Kind, location, message. A crash other than a panic is located at its first user frame
+    /// when it has frames (an abort then has a location, and two abort sites two groups).
     pub signature: Signature,
     /// The report's name for it.
     pub class: CrashClass,
-    /// The backtrace without machinery frames, innermost first (empty without a backtrace).
+    /// The functions of [`Crash::stack`] (empty without a backtrace): what the hashes cover.
     pub frames: Vec<String>,
+    /// The frames in the user's code with their files and lines, innermost first.
+    pub stack: Vec<Frame>,
+    /// Where the frames came from.
+    pub trace: Trace,
+    /// How bad it is.
+    pub severity: Severity,
     /// Grouping (coarse) and exact hashes.
     pub hashes: CrashHashes,
     /// The run's stderr (capped), for the group's log.
@@ -59,19 +85,68 @@ pub struct Crash {
 }
 
 impl Crash {
-    /// The crash a run shows, if any (`None` for a clean exit or a run that did not happen).
+    /// The crash a run shows, if any (`None` for a clean exit or a run that did not happen),
+    /// with the frames of the stack its output holds, if any.
     pub fn from_run(run: &Run) -> Option<Crash> {
         let signature = run.signature.clone()?;
-        let frames = crash_frames(&run.stderr);
-        let hashes = CrashHashes::new(&signature, &frames);
         let class = classify(&signature, &run.stderr);
-        Some(Crash {
+        let severity = Severity::of(class, &signature, &run.stderr);
+        let mut crash = Crash {
+            hashes: CrashHashes::new(&signature, &[]),
             signature,
             class,
-            frames,
-            hashes,
+            frames: Vec::new(),
+            stack: Vec::new(),
+            trace: Trace::None,
+            severity,
             log: run.stderr.clone(),
-        })
+        };
+        crash.set_stack(output_stack(&run.stderr), Trace::Output);
+        Some(crash)
+    }
+
+    /// Takes the user frames of `stack` (a whole stack, innermost first) as this crash's frames,
+    /// when it has any, and recomputes the location and hashes.
+    pub fn set_stack(&mut self, stack: Vec<Frame>, trace: Trace) {
+        let user = user_frames(&stack);
+        if user.is_empty() {
+            return;
+        }
+        self.frames = user.iter().map(|f| f.function.clone()).collect();
+        if self.signature.kind != CrashKind::Panic && self.signature.location.is_none() {
+            // A stack overflow stops anywhere in the recursing function (its line varies from
+            // run to run); the frames below it stand at the recursive call.
+            let recursing =
+                self.class == CrashClass::StackOverflow && user.len() > 1 && user[0].function == user[1].function;
+            let from = usize::from(recursing);
+            self.signature.location = user[from..].iter().find_map(Frame::location);
+        }
+        self.stack = user;
+        self.trace = trace;
+        self.hashes = CrashHashes::new(&self.signature, &self.frames);
+    }
+
+    /// Takes another run's frames, location and hashes (a file of the same [`Crash::key`] whose
+    /// frames were not asked for: the traced files of its key all agree).
+    pub fn take_frames_of(&mut self, other: &Crash) {
+        if self.signature.kind != CrashKind::Panic {
+            self.signature.location = other.signature.location.clone();
+        }
+        self.frames = other.frames.clone();
+        self.stack = other.stack.clone();
+        self.trace = other.trace;
+        self.hashes = CrashHashes::new(&self.signature, &self.frames);
+    }
+
+    /// What a run shows without any stack: kind, normalized message and (for a panic, which
+    /// prints it) location. Crashes of one key differ only in their frames.
+    pub fn key(&self) -> (String, Option<String>, String) {
+        let kind = format!("{:?}", self.signature.kind);
+        let location = match self.signature.kind {
+            CrashKind::Panic => self.signature.location.clone(),
+            _ => None,
+        };
+        (kind, location, normalize_message(&self.signature.message))
     }
 }
 

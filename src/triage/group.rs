@@ -10,8 +10,11 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::crash::{Crash, CrashClass};
+use super::crash::{Crash, CrashClass, Trace};
+use super::debugger;
 use super::rerun::{FileResult, Status};
+use super::severity::Severity;
+use super::stack::{CrashLine, Frame};
 use crate::grammar::Grammar;
 use crate::oracle::{Classify, Command, Oracle, Outcome, Signature};
 use crate::reduce::{Algorithm, Budget, Options as ReduceOptions, Reduction};
@@ -58,8 +61,18 @@ pub struct Group {
     pub class: CrashClass,
     /// Signature of the representative (the smallest reproducing file).
     pub signature: Signature,
-    /// Its filtered backtrace frames, innermost first.
+    /// Its filtered backtrace frames (functions), innermost first.
     pub frames: Vec<String>,
+    /// The same frames with their files and lines (the symbolized stack in the user's code).
+    pub stack: Vec<Frame>,
+    /// The crash line: the first frame in the user's code, with ±5 lines of its source when the
+    /// file is readable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub crash_line: Option<CrashLine>,
+    /// How bad it is.
+    pub severity: Severity,
+    /// Where its frames came from (a minimization asks candidates for frames the same way).
+    pub trace: Trace,
     /// Every file in the group, sorted.
     #[serde(serialize_with = "crate::files::paths_lossy")]
     pub files: Vec<PathBuf>,
@@ -124,6 +137,10 @@ pub fn group_results(results: &[FileResult]) -> Vec<Group> {
                 class: crash.class,
                 signature: crash.signature.clone(),
                 frames: crash.frames.clone(),
+                stack: crash.stack.clone(),
+                crash_line: CrashLine::of(&crash.stack),
+                severity: crash.severity.clone(),
+                trace: crash.trace,
                 files,
                 flaky_files: members.iter().filter(|(r, _)| r.status == Status::Flaky).count(),
                 exact_hashes: exact.len(),
@@ -194,6 +211,9 @@ pub struct MinimizeOptions {
     /// cannot be stopped, and would wait for its whole time limit (the budget plus 30 s) before
     /// the subprocess oracle even starts.
     pub reduce_mode: bool,
+    /// How the group's frames were had: a candidate that crashes the same way without printing
+    /// a stack is asked for its frames the same way ([`Trace::None`]: a cheap run only).
+    pub trace: Trace,
 }
 
 /// Minimizes `input` (a crash file of the group with coarse hash `coarse`): GTR* with a grammar,
@@ -231,17 +251,20 @@ pub fn minimize_group_with_progress(
             return Ok(r);
         }
     }
-    let mut command = Command::new([harness.to_string_lossy().into_owned(), "@@".to_string()])
-        .map_err(|e| e.to_string())?
-        .timeout(options.timeout)
-        .env("RUST_BACKTRACE", "1")
-        .classify(Classify::SameCrash);
-    for (k, v) in &options.env {
-        command = command.env(k.clone(), v.clone());
-    }
-    let command = command.calibrate(input).map_err(|e| e.to_string())?;
+    // Candidates run without a backtrace: most do not crash, or crash otherwise, and a
+    // symbolized backtrace costs more than the run. Frames are asked for only when the crash
+    // looks the same without them.
+    let observer = Observer::new(harness, options).map_err(|e| e.to_string())?;
+    let command = observer
+        .plain
+        .clone()
+        .classify(Classify::SameCrash)
+        .calibrate(input)
+        .map_err(|e| e.to_string())?;
     let oracle = SameGroup {
         command,
+        observer,
+        trace: options.trace,
         coarse: coarse.to_string(),
     };
     let reduce_options = ReduceOptions {
@@ -293,21 +316,71 @@ fn minimize_in_harness(harness: &Path, input: &[u8], coarse: &str, options: &Min
 }
 
 /// Whether `input` (e.g. a minimized file kept from an earlier night) still crashes the harness
-/// with the coarse hash `coarse`.
+/// with the coarse hash `coarse`. Frames are asked for as far as it takes: a run without a
+/// backtrace, then with one, then under gdb.
 pub fn reproduces(harness: &Path, input: &[u8], coarse: &str, options: &MinimizeOptions) -> bool {
-    let Ok(mut command) = Command::new([harness.to_string_lossy().into_owned(), "@@".to_string()]) else {
+    let Ok(observer) = Observer::new(harness, options) else {
         return false;
     };
-    command = command.timeout(options.timeout).env("RUST_BACKTRACE", "1");
-    for (k, v) in &options.env {
-        command = command.env(k.clone(), v.clone());
+    let Some(mut crash) = Crash::from_run(&observer.plain.run(input)) else {
+        return false;
+    };
+    for trace in [Trace::RustBacktrace, Trace::Debugger] {
+        if crash.hashes.coarse == coarse || crash.trace != Trace::None {
+            break;
+        }
+        observer.deepen(&mut crash, input, trace);
     }
-    Crash::from_run(&command.run(input)).is_some_and(|c| c.hashes.coarse == coarse)
+    crash.hashes.coarse == coarse
+}
+
+/// Runs of the harness on a candidate: without a backtrace, with one, under gdb.
+struct Observer {
+    plain: Command,
+    traced: Command,
+    gdb: Option<Command>,
+}
+
+impl Observer {
+    fn new(harness: &Path, options: &MinimizeOptions) -> Result<Observer, crate::oracle::OracleError> {
+        let mut command =
+            Command::new([harness.to_string_lossy().into_owned(), "@@".to_string()])?.timeout(options.timeout);
+        for (k, v) in &options.env {
+            command = command.env(k.clone(), v.clone());
+        }
+        Ok(Observer {
+            plain: command.clone().env("RUST_BACKTRACE", "0"),
+            traced: command.env("RUST_BACKTRACE", "1"),
+            gdb: debugger::command(harness, "@@", options.timeout, &options.env),
+        })
+    }
+
+    /// Gives `crash` (of a run of `input` that printed no stack) the frames `trace` gets.
+    fn deepen(&self, crash: &mut Crash, input: &[u8], trace: Trace) {
+        match trace {
+            Trace::RustBacktrace => {
+                if let Some(traced) = Crash::from_run(&self.traced.run(input)) {
+                    if traced.trace != Trace::None && traced.key() == crash.key() {
+                        crash.take_frames_of(&traced);
+                    }
+                }
+            }
+            Trace::Debugger if crash.signature.kind != crate::oracle::CrashKind::Panic => {
+                if let Some(gdb) = &self.gdb {
+                    crash.set_stack(debugger::stack(gdb, input), Trace::Debugger);
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Fail only for the same crash *and* the same coarse hash; another crash is Unresolved.
 struct SameGroup {
+    /// Without a backtrace, calibrated on the original.
     command: Command,
+    observer: Observer,
+    trace: Trace,
     coarse: String,
 }
 
@@ -316,8 +389,17 @@ impl Oracle for SameGroup {
         let run = self.command.run(input);
         match run.outcome {
             Outcome::Fail => match Crash::from_run(&run) {
-                Some(c) if c.hashes.coarse == self.coarse => Outcome::Fail,
-                _ => Outcome::Unresolved,
+                Some(mut c) => {
+                    if c.trace == Trace::None {
+                        self.observer.deepen(&mut c, input, self.trace);
+                    }
+                    if c.hashes.coarse == self.coarse {
+                        Outcome::Fail
+                    } else {
+                        Outcome::Unresolved
+                    }
+                }
+                None => Outcome::Unresolved,
             },
             other => other,
         }
@@ -359,6 +441,10 @@ mod tests {
             class,
             signature: Signature::panic(None, "x"),
             frames: Vec::new(),
+            stack: Vec::new(),
+            crash_line: None,
+            severity: Severity::of(class, &Signature::panic(None, "x"), ""),
+            trace: Trace::None,
             files: vec![PathBuf::from(id)],
             flaky_files: 0,
             exact_hashes: 1,

@@ -1,20 +1,25 @@
 //! Triage of crash folders: find crash files, rerun them, group them by crash signature, minimize
 //! one file per group, and report what is new, known and fixed since the last run.
 //!
-//! Map: `discover` (libFuzzer/AFL layouts) · `rerun` (parallel reruns, flakiness) · `crash` (what
-//! a run shows, its class) · `group` (grouping, [`minimize_group`], group folders) · `history`
-//! (NEW/KNOWN/FIXED across nights) · `report` (markdown, JSON, SARIF). [`triage`] runs them in
-//! that order.
+//! Map: `discover` (libFuzzer/AFL layouts) · `rerun` (parallel reruns: frames asked for per crash
+//! site, flakiness per group) · `crash` (what a run shows, its class) · `stack` (symbolized
+//! frames, crash line and source) · `debugger` (gdb runs for crashes that print no stack) ·
+//! `severity` (CASR-like classes) · `group` (grouping, [`minimize_group`], group folders) ·
+//! `history` (NEW/KNOWN/FIXED across nights) · `report` (markdown, JSON, SARIF). [`triage`] runs
+//! them in that order.
 //!
 //! Crash files are only ever read. Everything is written into [`Options::out`]: `report.md`,
 //! `report.json`, `report.sarif`, `history.json` and `groups/<id>/`.
 
 pub mod crash;
+pub mod debugger;
 pub mod discover;
 pub mod group;
 pub mod history;
 pub mod report;
 pub mod rerun;
+pub mod severity;
+pub mod stack;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,11 +28,13 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde::Serialize;
 
-pub use crash::{Crash, CrashClass};
+pub use crash::{Crash, CrashClass, Trace};
 pub use discover::{discover, CrashFile, Origin};
 pub use group::{minimize_group, minimize_group_with_progress, Group, Label, MinimizeOptions, Minimized};
 pub use history::{FixedGroup, History};
 pub use rerun::{FileResult, RerunOptions, Status};
+pub use severity::{Severity, SeverityClass};
+pub use stack::{CrashLine, Frame};
 
 use crate::grammar::Grammar;
 use crate::reduce::Budget;
@@ -55,6 +62,9 @@ pub struct Options {
     pub max_minimize_size: u64,
     /// Extra environment for the harness.
     pub env: Vec<(String, String)>,
+    /// Rerun every crash file without a printed stack for its frames (see
+    /// [`RerunOptions::trace_all`]).
+    pub trace_all: bool,
     /// Set from outside (Ctrl-C): stop starting work, write a partial report.
     pub cancel: Option<Arc<AtomicBool>>,
 }
@@ -74,6 +84,7 @@ impl Options {
             minimize_time: Some(Duration::from_secs(120)),
             max_minimize_size: 1 << 20,
             env: Vec::new(),
+            trace_all: false,
             cancel: None,
         }
     }
@@ -254,6 +265,7 @@ pub fn triage(
         jobs: options.jobs,
         reruns: options.reruns,
         env: options.env.clone(),
+        trace_all: options.trace_all,
         cancel: options.cancel.clone(),
     };
     let mut done = 0;
@@ -291,6 +303,7 @@ pub fn triage(
                         budget: Budget::default(),
                         env: options.env.clone(),
                         reduce_mode: false,
+                        trace: Trace::None,
                     };
                     group::reproduces(&options.harness, &bytes, coarse, &settings) || options.cancelled()
                 })
@@ -502,6 +515,7 @@ fn minimize(g: &mut Group, options: &Options, progress: &(dyn Fn(&crate::reduce:
         },
         env: options.env.clone(),
         reduce_mode: g.class != CrashClass::Timeout,
+        trace: g.trace,
     };
     let path = options.out.join("groups").join(&g.id).join("minimized");
     if let Ok(earlier) = std::fs::read(&path) {

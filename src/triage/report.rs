@@ -1,8 +1,10 @@
 //! The reports of a triage run: `report.md` for a person in the morning, `report.json` for
 //! machines, `report.sarif` (SARIF 2.1.0) for code-scanning tools.
 //!
-//! Map: [`write_reports`] writes all three atomically · [`markdown`] · [`sarif`] (one rule and
-//! one result per group, located at the panic site when there is one).
+//! Map: [`write_reports`] writes all three atomically · [`markdown`] (a table of groups with
+//! their severity, then each group's crash line, source and frames) · [`sarif`] (one rule and one
+//! result per group, located at the panic site or crash line, with the user's frames as `stacks`
+//! and `codeFlows`).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -108,11 +110,11 @@ pub fn markdown(t: &Triage) -> String {
         c.fixed,
         c.groups
     );
-    md.push_str("| | kind | where | files | smallest | minimized | first seen | folder |\n");
-    md.push_str("|---|---|---|---|---|---|---|---|\n");
+    md.push_str("| | kind | severity | where | files | smallest | minimized | first seen | folder |\n");
+    md.push_str("|---|---|---|---|---|---|---|---|---|\n");
     let mut groups: Vec<&Group> = t.groups.iter().collect();
     groups.sort_by(|a, b| (a.label, &a.id).cmp(&(b.label, &b.id)));
-    for g in groups {
+    for &g in &groups {
         let files = if g.flaky_files > 0 {
             format!("{} ({} flaky)", g.files.len(), g.flaky_files)
         } else {
@@ -135,8 +137,10 @@ pub fn markdown(t: &Triage) -> String {
         };
         let _ = writeln!(
             md,
-            "| {label} | {} | {} | {files} | {} B | {minimized} | {} | groups/{} |",
+            "| {label} | {} | {} ({}) | {} | {files} | {} B | {minimized} | {} | groups/{} |",
             g.class.name(),
+            g.severity.class.name(),
+            cell(&g.severity.kind, 40),
             cell(&what(g), 100),
             g.smallest_size,
             g.first_seen,
@@ -146,7 +150,7 @@ pub fn markdown(t: &Triage) -> String {
     for f in &t.unseen {
         let _ = writeln!(
             md,
-            "| KNOWN | {} | {} | 0 (kept reproducer still crashes) | — | — | {} | groups/{} |",
+            "| KNOWN | {} | — | {} | 0 (kept reproducer still crashes) | — | — | {} | groups/{} |",
             f.entry.class,
             cell(&f.entry.summary, 100),
             f.entry.first_seen,
@@ -156,13 +160,14 @@ pub fn markdown(t: &Triage) -> String {
     for f in &t.fixed {
         let _ = writeln!(
             md,
-            "| FIXED | {} | {} | — | — | — | {} | (last seen {}) |",
+            "| FIXED | {} | — | {} | — | — | — | {} | (last seen {}) |",
             f.entry.class,
             cell(&f.entry.summary, 100),
             f.entry.first_seen,
             f.entry.last_seen
         );
     }
+    crash_lines(&mut md, &groups);
     let section = |md: &mut String, title: &str, status: Status| {
         let files: Vec<_> = t.files.iter().filter(|f| f.status == status).collect();
         if files.is_empty() {
@@ -192,6 +197,58 @@ pub fn markdown(t: &Triage) -> String {
     md
 }
 
+/// Frames listed per group in `report.md` (all are in `report.json` and `group.json`).
+const FRAMES_LISTED: usize = 8;
+
+/// Per group (at most [`LISTED`]): where it crashed, the source around it, the user's frames.
+fn crash_lines(md: &mut String, groups: &[&Group]) {
+    let located: Vec<&&Group> = groups.iter().filter(|g| !g.stack.is_empty()).collect();
+    if located.is_empty() {
+        return;
+    }
+    let _ = writeln!(md, "\n## Where they crash\n");
+    for g in located.iter().take(LISTED) {
+        let _ = write!(md, "### groups/{}: {}", g.id, g.class.name());
+        if let Some(c) = &g.crash_line {
+            let _ = write!(md, " at `{}`", c.frame.describe());
+        }
+        let _ = writeln!(md, " ({}, {})\n", g.severity.class.name(), g.severity.kind);
+        if let Some(c) = g.crash_line.as_ref().filter(|c| !c.source.is_empty()) {
+            let width = c.source.last().map_or(1, |l| l.number.to_string().len());
+            md.push_str("```rust\n");
+            for l in &c.source {
+                let mark = if Some(l.number) == c.frame.line { ">" } else { " " };
+                let _ = writeln!(md, "{mark}{:>width$} | {}", l.number, l.text.replace("```", "ˋˋˋ"));
+            }
+            md.push_str("```\n\n");
+        }
+        for (n, f) in g.stack.iter().take(FRAMES_LISTED).enumerate() {
+            let _ = writeln!(md, "{n}. `{}`", f.describe());
+        }
+        if g.stack.len() > FRAMES_LISTED {
+            let _ = writeln!(md, "- … {} more frames (see group.json)", g.stack.len() - FRAMES_LISTED);
+        }
+        md.push('\n');
+    }
+    if located.len() > LISTED {
+        let _ = writeln!(md, "… and {} more groups (see report.json)\n", located.len() - LISTED);
+    }
+}
+
+/// A SARIF location of a frame (`None` without a file and line).
+fn frame_location(f: &super::stack::Frame) -> Option<Value> {
+    let (file, line) = (f.file.as_ref()?, f.line?);
+    let mut region = json!({ "startLine": line });
+    if let Some(col) = f.column {
+        region["startColumn"] = json!(col);
+    }
+    Some(json!({
+        "physicalLocation": { "artifactLocation": { "uri": file }, "region": region },
+        "logicalLocations": [{ "fullyQualifiedName": f.function, "kind": "function" }],
+        "message": { "text": f.function },
+    }))
+}
+
 /// `file:line:col` → (file, line, col).
 fn split_location(location: &str) -> Option<(&str, u64, Option<u64>)> {
     let (rest, last) = location.rsplit_once(':')?;
@@ -214,6 +271,7 @@ pub fn sarif(t: &Triage) -> Value {
                 "id": g.id,
                 "name": format!("{}-{}", g.class.name(), g.id),
                 "shortDescription": { "text": format!("{}: {}", g.class.name(), cell(&what(g), 200)) },
+                "properties": { "tags": [g.class.name(), g.severity.class.name()] },
             })
         })
         .collect();
@@ -221,6 +279,7 @@ pub fn sarif(t: &Triage) -> Value {
         .groups
         .iter()
         .map(|g| {
+            let crash_line = g.crash_line.as_ref().and_then(|c| frame_location(&c.frame));
             let location = match g.signature.location.as_deref().and_then(split_location) {
                 Some((file, line, col)) => {
                     let mut region = json!({ "startLine": line });
@@ -229,18 +288,46 @@ pub fn sarif(t: &Triage) -> Value {
                     }
                     json!({ "physicalLocation": { "artifactLocation": { "uri": file }, "region": region } })
                 }
-                None => json!({ "physicalLocation": { "artifactLocation": {
-                    "uri": g.smallest.to_string_lossy() } } }),
+                None => crash_line.clone().unwrap_or_else(|| json!({ "physicalLocation": { "artifactLocation": {
+                    "uri": g.smallest.to_string_lossy() } } })),
             };
-            json!({
+            // The user's frames: as a stack (innermost first), and as a code flow from the
+            // outermost call down to the crash line, which code-scanning tools show as a path.
+            let frames: Vec<Value> = g
+                .stack
+                .iter()
+                .map(|f| match frame_location(f) {
+                    Some(l) => json!({ "location": l }),
+                    None => json!({ "location": {
+                        "logicalLocations": [{ "fullyQualifiedName": f.function, "kind": "function" }],
+                        "message": { "text": f.function } } }),
+                })
+                .collect();
+            let flow: Vec<Value> = g
+                .stack
+                .iter()
+                .rev()
+                .filter_map(frame_location)
+                .map(|l| json!({ "location": l }))
+                .collect();
+            let mut result = json!({
                 "ruleId": g.id,
                 "level": "error",
                 "message": { "text": format!("{} ({} crash files, smallest {}): {}",
                     g.class.name(), g.files.len(), g.smallest.display(), cell(&what(g), 300)) },
                 "locations": [location],
                 "partialFingerprints": { "hellfuzzCoarse/v1": g.coarse },
-                "properties": { "label": g.label, "files": g.files.len(), "firstSeen": g.first_seen },
-            })
+                "properties": { "label": g.label, "files": g.files.len(), "firstSeen": g.first_seen,
+                    "severity": g.severity.class, "severityType": g.severity.kind },
+            });
+            if !frames.is_empty() {
+                result["stacks"] = json!([{ "message": { "text": "the crash's stack in the user's code, innermost first" },
+                    "frames": frames }]);
+            }
+            if !flow.is_empty() {
+                result["codeFlows"] = json!([{ "threadFlows": [{ "locations": flow }] }]);
+            }
+            result
         })
         .collect();
     json!({

@@ -12,9 +12,12 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::crash::{Crash, CrashClass};
+use std::collections::BTreeMap;
+
+use super::crash::{Crash, CrashClass, Trace};
+use super::debugger;
 use super::discover::CrashFile;
-use crate::oracle::Exit;
+use crate::oracle::{CrashKind, Exit};
 
 /// How to rerun crash files.
 #[derive(Clone, Debug)]
@@ -25,13 +28,16 @@ pub struct RerunOptions {
     pub timeout: Duration,
     /// Files run at once.
     pub jobs: usize,
-    /// Extra runs: to confirm a crash (a clean run or another signature makes the file flaky), and
-    /// to retry a file that did not crash (a crash then makes it flaky). Timeouts are not rerun
-    /// (too costly).
+    /// Extra runs: to confirm a crash (a clean run or another signature makes the file flaky:
+    /// one file per group, all of the group's files when one is flaky), and to retry a file that
+    /// did not crash (a crash then makes it flaky). Timeouts are not rerun (too costly).
     pub reruns: u32,
-    /// Extra environment for the harness. RUST_BACKTRACE is set: 1 until a run crashed (its
-    /// frames make the group), 0 for confirming runs.
+    /// Extra environment for the harness. RUST_BACKTRACE is set: 0, and 1 for the runs that
+    /// ask for frames (see [`rerun_all`]).
     pub env: Vec<(String, String)>,
+    /// Ask every crash file without a printed stack for its frames, instead of
+    /// [`TRACE_SAMPLE`] files per key: slower, and sure to split every group the frames split.
+    pub trace_all: bool,
     /// Set from outside (Ctrl-C): no further runs start, runs in progress are abandoned.
     pub cancel: Option<Arc<AtomicBool>>,
 }
@@ -72,17 +78,36 @@ pub struct FileResult {
     pub crashed_runs: u32,
     /// Why the file could not be tested, or other things to know.
     pub note: Option<String>,
-    /// Wall-clock time of its first run (the one with a backtrace), if it ran: what a run of it
+    /// Wall-clock time of its first run (without a backtrace), if it ran: what a run of it
     /// costs, so that cheap groups are minimized first. Not in the reports: it varies from run
     /// to run.
     #[serde(skip)]
     pub duration: Option<Duration>,
 }
 
+/// How many files of one [`Crash::key`] (kind, normalized message, panic location) are rerun
+/// for their frames when the output shows none: if they agree, the key's other files take their
+/// frames; if not, every file of the key is rerun (see [`rerun_all`]).
+pub const TRACE_SAMPLE: usize = 3;
+
 /// Reruns every file on `jobs` workers; results come back in the order of `files`. Files with
 /// the same content are run once (the first by path) and share the verdict. `progress` is called
-/// on this thread after each file. Cancellation (through `options.cancel`) marks the files not
-/// yet done as interrupted.
+/// on this thread after each file's first run. Cancellation (through `options.cancel`) marks the
+/// files not yet run as interrupted.
+///
+/// Runs are spent where they decide something, in three rounds:
+/// 1. every file once without a backtrace (`RUST_BACKTRACE=0`: symbolizing one costs the harness
+///    far more than the run); a file that does not crash is retried [`RerunOptions::reruns`]
+///    times. A stack the run prints anyway (a sanitizer's, libFuzzer's, our macro's on a deadly
+///    signal) gives the crash its frames.
+/// 2. crashes without frames, by key: [`TRACE_SAMPLE`] files of the key (spread over it by size)
+///    are rerun with `RUST_BACKTRACE=1`, and under gdb (when installed) if that prints no stack
+///    either (an abort, a segfault, a stack overflow); when their frames agree the key's other
+///    files take them, otherwise every file of the key gets its own (two callers of one
+///    panicking helper, two `abort()` sites). With [`RerunOptions::trace_all`], every file.
+/// 3. flakiness: per group (coarse hash), its smallest file runs until it has had `1 + reruns`
+///    runs (the traced run counts); when one of the group's files proves flaky, every file of
+///    the group does.
 pub fn rerun_all(
     files: &[CrashFile],
     options: &RerunOptions,
@@ -92,59 +117,101 @@ pub fn rerun_all(
     let hashes: Vec<std::io::Result<(u64, String)>> = files.iter().map(|f| hash_file(&f.path)).collect();
     let mut first_with: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     let mut copies: Vec<Vec<usize>> = vec![Vec::new(); files.len()];
-    let (job_tx, job_rx) = crossbeam_channel::unbounded::<usize>();
+    let mut unique = Vec::new();
     for (i, hash) in hashes.iter().enumerate() {
         match hash {
             Ok((_, sha1)) => match first_with.get(sha1.as_str()) {
                 Some(&first) => copies[first].push(i),
                 None => {
                     first_with.insert(sha1, i);
-                    let _ = job_tx.send(i);
+                    unique.push(i);
                 }
             },
-            Err(_) => {
-                let _ = job_tx.send(i);
+            Err(_) => unique.push(i),
+        }
+    }
+    let mut results: Vec<Option<FileResult>> = vec![None; files.len()];
+    // Round 1: every file once, without a backtrace.
+    parallel(
+        &unique,
+        options.jobs,
+        &|i| match &hashes[i] {
+            Ok((size, sha1)) => first_runs(&files[i], *size, sha1, options),
+            Err(e) => not_tested(&files[i], Status::Error, Some(format!("cannot read it: {e}"))),
+        },
+        &mut |i, result| {
+            progress(&result);
+            for &j in &copies[i] {
+                progress(&copy_of(&result, &files[j], &files[i]));
+            }
+            results[i] = Some(result);
+        },
+    );
+    if !cancelled(options) {
+        trace_keys(files, &unique, &mut results, options);
+    }
+    if cancelled(options) {
+        // Crashes still waiting for their frames have no group yet: an interrupted run must not
+        // make up groups (they would enter the history as groups of their own).
+        for &i in &unique {
+            if let Some(r) = results[i].as_mut().filter(|r| needs_frames(r)) {
+                r.status = Status::Interrupted;
+                r.note = Some("interrupted before its frames were known".to_string());
             }
         }
     }
+    if !cancelled(options) && options.reruns > 0 {
+        confirm_groups(files, &unique, &mut results, options);
+    }
+    // Copies share the verdict of the file that ran.
+    for &i in &unique {
+        for &j in &copies[i] {
+            results[j] = results[i].as_ref().map(|r| copy_of(r, &files[j], &files[i]));
+        }
+    }
+    results
+        .into_iter()
+        .zip(files)
+        .map(|(r, f)| r.unwrap_or_else(|| not_tested(f, Status::Interrupted, None)))
+        .collect()
+}
+
+/// `result` (of `original`) as the result of `copy`, a file with the same content.
+fn copy_of(result: &FileResult, copy: &CrashFile, original: &CrashFile) -> FileResult {
+    FileResult {
+        file: copy.clone(),
+        note: Some(format!("same content as {}: not run again", original.path.display())),
+        ..result.clone()
+    }
+}
+
+/// Runs `work` on every item on up to `jobs` threads, and `done` on this thread as each ends.
+fn parallel<R: Send>(items: &[usize], jobs: usize, work: &(dyn Fn(usize) -> R + Sync), done: &mut dyn FnMut(usize, R)) {
+    if items.is_empty() {
+        return;
+    }
+    let (job_tx, job_rx) = crossbeam_channel::unbounded::<usize>();
+    for &i in items {
+        let _ = job_tx.send(i);
+    }
     drop(job_tx);
-    let (result_tx, result_rx) = crossbeam_channel::unbounded::<(usize, FileResult)>();
-    let mut results: Vec<Option<FileResult>> = vec![None; files.len()];
+    let (result_tx, result_rx) = crossbeam_channel::unbounded::<(usize, R)>();
     std::thread::scope(|scope| {
-        for _ in 0..options.jobs.max(1).min(files.len().max(1)) {
-            let (job_rx, result_tx, hashes) = (job_rx.clone(), result_tx.clone(), &hashes);
+        for _ in 0..jobs.max(1).min(items.len()) {
+            let (job_rx, result_tx) = (job_rx.clone(), result_tx.clone());
             scope.spawn(move || {
                 for i in job_rx {
-                    let result = match &hashes[i] {
-                        Ok((size, sha1)) => rerun_hashed(&files[i], *size, sha1, options),
-                        Err(e) => not_tested(&files[i], Status::Error, Some(format!("cannot read it: {e}"))),
-                    };
-                    if result_tx.send((i, result)).is_err() {
+                    if result_tx.send((i, work(i))).is_err() {
                         break;
                     }
                 }
             });
         }
         drop(result_tx);
-        for (i, result) in result_rx {
-            progress(&result);
-            for &j in &copies[i] {
-                let copy = FileResult {
-                    file: files[j].clone(),
-                    note: Some(format!("same content as {}: not run again", files[i].path.display())),
-                    ..result.clone()
-                };
-                progress(&copy);
-                results[j] = Some(copy);
-            }
-            results[i] = Some(result);
+        for (i, r) in result_rx {
+            done(i, r);
         }
     });
-    results
-        .into_iter()
-        .zip(files)
-        .map(|(r, f)| r.unwrap_or_else(|| not_tested(f, Status::Interrupted, None)))
-        .collect()
 }
 
 fn cancelled(options: &RerunOptions) -> bool {
@@ -165,53 +232,55 @@ fn not_tested(file: &CrashFile, status: Status, note: Option<String>) -> FileRes
     }
 }
 
-/// Hashes and reruns one file (see [`RerunOptions::reruns`]). Never panics, never fails: problems
-/// become [`Status::Error`] with a note.
+/// Hashes and reruns one file (see [`rerun_all`]). Never panics, never fails: problems become
+/// [`Status::Error`] with a note.
 pub fn rerun_file(file: &CrashFile, options: &RerunOptions) -> FileResult {
-    match hash_file(&file.path) {
-        Ok((size, sha1)) => rerun_hashed(file, size, &sha1, options),
-        Err(e) => not_tested(file, Status::Error, Some(format!("cannot read it: {e}"))),
-    }
+    let mut results = rerun_all(std::slice::from_ref(file), options, &mut |_| {});
+    results
+        .pop()
+        .unwrap_or_else(|| not_tested(file, Status::Interrupted, None))
 }
 
-/// Reruns one file whose size and hash are known.
-fn rerun_hashed(file: &CrashFile, size: u64, sha1: &str, options: &RerunOptions) -> FileResult {
-    if cancelled(options) {
-        return not_tested(file, Status::Interrupted, None);
-    }
+/// The harness on `file`, with `RUST_BACKTRACE` as given.
+fn harness_command(
+    file: &CrashFile,
+    options: &RerunOptions,
+    backtrace: bool,
+) -> Result<crate::oracle::Command, String> {
     let argv = [
         options.harness.to_string_lossy().into_owned(),
         file.path.to_string_lossy().into_owned(),
     ];
-    let mut command = match crate::oracle::Command::new(argv) {
-        Ok(c) => c.timeout(options.timeout),
-        Err(e) => return not_tested(file, Status::Error, Some(e.to_string())),
-    };
+    let mut command = crate::oracle::Command::new(argv)
+        .map_err(|e| e.to_string())?
+        .timeout(options.timeout);
     for (k, v) in &options.env {
         command = command.env(k.clone(), v.clone());
     }
-    // Symbolizing a backtrace costs the harness more than the run itself: confirming runs of a
-    // crash skip it and compare signatures (kind, location, normalized message) only.
-    let (with_trace, without_trace) = (
-        command.clone().env("RUST_BACKTRACE", "1"),
-        command.env("RUST_BACKTRACE", "0"),
-    );
+    Ok(command.env("RUST_BACKTRACE", if backtrace { "1" } else { "0" }))
+}
+
+/// Round 1 for one file: a run without a backtrace; a file that does not crash is retried
+/// `reruns` times (a crash then makes it flaky).
+fn first_runs(file: &CrashFile, size: u64, sha1: &str, options: &RerunOptions) -> FileResult {
+    if cancelled(options) {
+        return not_tested(file, Status::Interrupted, None);
+    }
+    let command = match harness_command(file, options, false) {
+        Ok(c) => c,
+        Err(e) => return not_tested(file, Status::Error, Some(e)),
+    };
     let mut result = FileResult {
         size: Some(size),
         sha1: Some(sha1.to_string()),
         ..not_tested(file, Status::DoesNotReproduce, None)
     };
     // The harness reads the file itself (no copy, even of a huge file); stdin stays empty.
-    let mut first: Option<Crash> = None;
-    let mut differs = false;
     for attempt in 0..=options.reruns {
-        let command = if first.is_some() { &without_trace } else { &with_trace };
         let run = command.run(b"");
         if cancelled(options) {
-            return FileResult {
-                status: Status::Interrupted,
-                ..result
-            };
+            result.status = Status::Interrupted;
+            return result;
         }
         if let Exit::NotRun(reason) = &run.exit {
             result.status = Status::Error;
@@ -222,25 +291,26 @@ fn rerun_hashed(file: &CrashFile, size: u64, sha1: &str, options: &RerunOptions)
         if attempt == 0 {
             result.duration = Some(run.duration);
         }
-        let crash = Crash::from_run(&run);
-        if let Some(c) = &crash {
+        if let Some(crash) = Crash::from_run(&run) {
             result.crashed_runs += 1;
-            match &first {
-                None => first = Some(c.clone()),
-                Some(f) => differs |= !f.signature.matches(&c.signature),
-            }
-        }
-        // A timeout on the first run is not repeated: each costs the whole timeout.
-        if attempt == 0 && crash.as_ref().is_some_and(|c| c.class == CrashClass::Timeout) {
+            result.crash = Some(crash);
+            // Confirming a crash is left to round 3, once per group.
             break;
         }
     }
-    result.status = match &first {
+    settle(&mut result, false);
+    result
+}
+
+/// Sets the status from the run counts (and whether the crashing runs differed).
+fn settle(result: &mut FileResult, differs: bool) {
+    let was_flaky = result.status == Status::Flaky;
+    result.status = match &result.crash {
         None => Status::DoesNotReproduce,
-        Some(_) if differs || result.crashed_runs < result.runs => Status::Flaky,
+        Some(_) if was_flaky || differs || result.crashed_runs < result.runs => Status::Flaky,
         Some(_) => Status::Reproduced,
     };
-    if result.status == Status::Flaky {
+    if result.status == Status::Flaky && (!was_flaky || differs) {
         result.note = Some(format!(
             "crashed on {} of {} runs{}",
             result.crashed_runs,
@@ -248,8 +318,240 @@ fn rerun_hashed(file: &CrashFile, size: u64, sha1: &str, options: &RerunOptions)
             if differs { ", not always the same way" } else { "" }
         ));
     }
-    result.crash = first;
-    result
+}
+
+/// Adds a confirming run's crash (or its absence) to `result`.
+fn record(result: &mut FileResult, crash: Option<&Crash>) {
+    result.runs += 1;
+    let differs = match (crash, &result.crash) {
+        (Some(c), Some(first)) => {
+            result.crashed_runs += 1;
+            c.key() != first.key()
+        }
+        (Some(_), None) => {
+            result.crashed_runs += 1;
+            false
+        }
+        (None, _) => false,
+    };
+    settle(result, differs);
+}
+
+/// Whether round 2 concerns a file: it crashed, not by a timeout, and showed no frames.
+fn needs_frames(result: &FileResult) -> bool {
+    matches!(result.status, Status::Reproduced | Status::Flaky)
+        && result
+            .crash
+            .as_ref()
+            .is_some_and(|c| c.class != CrashClass::Timeout && c.trace == Trace::None)
+}
+
+/// Round 2 (see [`rerun_all`]).
+fn trace_keys(files: &[CrashFile], unique: &[usize], results: &mut [Option<FileResult>], options: &RerunOptions) {
+    let mut by_key: BTreeMap<_, Vec<usize>> = BTreeMap::new();
+    for &i in unique {
+        if let Some(r) = results[i].as_ref().filter(|r| needs_frames(r)) {
+            let key = r.crash.as_ref().map(Crash::key);
+            by_key.entry(key).or_default().push(i);
+        }
+    }
+    let order = |i: &usize| {
+        let r = results[*i].as_ref();
+        (r.and_then(|r| r.size), files[*i].path.clone())
+    };
+    let mut samples = Vec::new();
+    let mut rest: Vec<Vec<usize>> = Vec::new();
+    for members in by_key.values_mut() {
+        members.sort_by_cached_key(order);
+        let n = members.len();
+        let (sample, others): (Vec<usize>, Vec<usize>) = if options.trace_all || n <= TRACE_SAMPLE {
+            (members.clone(), Vec::new())
+        } else {
+            // Spread over the key (smallest, largest and between): files of one size often come
+            // from one fuzzer's mutations of one seed, and share a path through the code.
+            let picks: Vec<usize> = (0..TRACE_SAMPLE).map(|k| k * (n - 1) / (TRACE_SAMPLE - 1)).collect();
+            let mut sample = Vec::new();
+            let mut others = Vec::new();
+            for (p, &i) in members.iter().enumerate() {
+                if picks.contains(&p) {
+                    sample.push(i);
+                } else {
+                    others.push(i);
+                }
+            }
+            (sample, others)
+        };
+        samples.extend(&sample);
+        rest.push(others);
+    }
+    let apply = |results: &mut [Option<FileResult>], i: usize, traced: Option<Option<Crash>>| {
+        let (Some(result), Some(traced)) = (results[i].as_mut(), traced) else {
+            return; // cancelled, or the harness did not run: the file keeps its first verdict
+        };
+        record(result, traced.as_ref());
+        if let (Some(first), Some(t)) = (result.crash.as_mut(), traced) {
+            if t.trace != Trace::None && t.key() == first.key() {
+                first.take_frames_of(&t);
+                first.log = t.log;
+            }
+        }
+    };
+    for (i, t) in trace_files(files, &samples, options) {
+        apply(results, i, t);
+    }
+    let mut second = Vec::new();
+    for others in rest {
+        if others.is_empty() {
+            continue;
+        }
+        let key = results[others[0]]
+            .as_ref()
+            .and_then(|r| r.crash.as_ref())
+            .map(Crash::key);
+        let traced: Vec<&Crash> = samples
+            .iter()
+            .filter_map(|&i| results[i].as_ref()?.crash.as_ref())
+            .filter(|c| c.trace != Trace::None && Some(c.key()) == key)
+            .collect();
+        let mut coarse: Vec<&str> = traced.iter().map(|c| c.hashes.coarse.as_str()).collect();
+        coarse.sort_unstable();
+        coarse.dedup();
+        match coarse.len() {
+            // No frames to be had (no gdb, a crash gdb cannot see): nothing to give or split.
+            0 => {}
+            1 => {
+                let model = traced[0].clone();
+                for &i in &others {
+                    if let Some(c) = results[i].as_mut().and_then(|r| r.crash.as_mut()) {
+                        c.take_frames_of(&model);
+                    }
+                }
+            }
+            // The frames decide between groups here: every file gets its own.
+            _ => second.extend(others),
+        }
+    }
+    for (i, t) in trace_files(files, &second, options) {
+        apply(results, i, t);
+    }
+}
+
+/// Runs of `which` for their frames: with `RUST_BACKTRACE=1`, then under gdb (when installed)
+/// for those that printed no stack and are not a panic or a timeout, in one gdb per worker. Per
+/// file: `None` when the run did not happen (cancelled, the harness does not start);
+/// `Some(None)` when it did not crash.
+fn trace_files(files: &[CrashFile], which: &[usize], options: &RerunOptions) -> Vec<(usize, Option<Option<Crash>>)> {
+    let mut traced: BTreeMap<usize, Option<Option<Crash>>> = BTreeMap::new();
+    parallel(
+        which,
+        options.jobs,
+        &|i| backtrace_run(&files[i], options),
+        &mut |i, t| {
+            traced.insert(i, t);
+        },
+    );
+    let silent: Vec<usize> = traced
+        .iter()
+        .filter(|(_, t)| {
+            matches!(t, Some(Some(c)) if c.trace == Trace::None
+                && c.signature.kind != CrashKind::Panic
+                && c.class != CrashClass::Timeout)
+        })
+        .map(|(&i, _)| i)
+        .collect();
+    if silent.is_empty() || cancelled(options) || !debugger::available() {
+        return traced.into_iter().collect();
+    }
+    // One gdb per worker, each with its share of the files.
+    let workers = options.jobs.max(1).min(silent.len());
+    let chunks: Vec<Vec<usize>> = (0..workers)
+        .map(|w| silent.iter().copied().skip(w).step_by(workers).collect())
+        .collect();
+    let chunk_ids: Vec<usize> = (0..chunks.len()).collect();
+    let debug = |c: usize| {
+        let paths: Vec<&Path> = chunks[c].iter().map(|&i| files[i].path.as_path()).collect();
+        debugger::stacks(&options.harness, &paths, options.timeout, &options.env).unwrap_or_default()
+    };
+    parallel(&chunk_ids, workers, &debug, &mut |c, stacks| {
+        for (&i, frames) in chunks[c].iter().zip(stacks) {
+            if let Some(Some(Some(crash))) = traced.get_mut(&i) {
+                crash.set_stack(frames, Trace::Debugger);
+            }
+        }
+    });
+    traced.into_iter().collect()
+}
+
+/// A run of `file` with `RUST_BACKTRACE=1` (see [`trace_files`]).
+fn backtrace_run(file: &CrashFile, options: &RerunOptions) -> Option<Option<Crash>> {
+    if cancelled(options) {
+        return None;
+    }
+    let run = harness_command(file, options, true).ok()?.run(b"");
+    if matches!(run.exit, Exit::NotRun(_)) || cancelled(options) {
+        return None;
+    }
+    let Some(mut crash) = Crash::from_run(&run) else {
+        return Some(None);
+    };
+    if crash.trace == Trace::Output {
+        crash.trace = Trace::RustBacktrace;
+    }
+    Some(Some(crash))
+}
+
+/// Round 3 (see [`rerun_all`]).
+fn confirm_groups(files: &[CrashFile], unique: &[usize], results: &mut [Option<FileResult>], options: &RerunOptions) {
+    let mut groups: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for &i in unique {
+        if let Some(r) = &results[i] {
+            if let (Some(c), Status::Reproduced | Status::Flaky) = (&r.crash, r.status) {
+                // A timeout is not rerun: each run costs the whole timeout.
+                if c.class != CrashClass::Timeout {
+                    groups.entry(c.hashes.coarse.clone()).or_default().push(i);
+                }
+            }
+        }
+    }
+    let smallest = |members: &Vec<usize>| {
+        members
+            .iter()
+            .copied()
+            .min_by_key(|&i| (results[i].as_ref().and_then(|r| r.size), files[i].path.clone()))
+    };
+    let first: Vec<usize> = groups.values().filter_map(smallest).collect();
+    confirm_files(files, &first, results, options);
+    let flaky = |i: &usize| results[*i].as_ref().is_some_and(|r| r.status == Status::Flaky);
+    let all: Vec<usize> = groups
+        .values()
+        .filter(|members| members.iter().any(flaky))
+        .flatten()
+        .copied()
+        .collect();
+    confirm_files(files, &all, results, options);
+}
+
+/// Runs each of `which` without a backtrace until it has had `1 + reruns` runs.
+fn confirm_files(files: &[CrashFile], which: &[usize], results: &mut [Option<FileResult>], options: &RerunOptions) {
+    let wanted = 1 + options.reruns;
+    let before: Vec<Option<FileResult>> = results.to_vec();
+    let confirm = |i: usize| {
+        let mut result = before[i].clone()?;
+        let command = harness_command(&files[i], options, false).ok()?;
+        while result.runs < wanted {
+            let run = command.run(b"");
+            if matches!(run.exit, Exit::NotRun(_)) || cancelled(options) {
+                return None;
+            }
+            record(&mut result, Crash::from_run(&run).as_ref());
+        }
+        Some(result)
+    };
+    parallel(which, options.jobs, &confirm, &mut |i, r| {
+        if let Some(r) = r {
+            results[i] = Some(r);
+        }
+    });
 }
 
 /// Files larger than this are hashed through a memory map instead of being read.
@@ -286,6 +588,7 @@ mod tests {
             jobs: 2,
             reruns: 1,
             env: Vec::new(),
+            trace_all: false,
             cancel: None,
         }
     }
