@@ -8,6 +8,7 @@ use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use super::ddmax::{ddmax, Maximized};
+use super::generic::lexer::lex;
 use super::tester::{confirm, Budget, Tester, CONFIRM_RUNS};
 use crate::grammar::{Grammar, TerminalId};
 use crate::oracle::{Cached, Oracle, Outcome};
@@ -120,14 +121,15 @@ pub fn repair_with_progress(
     let cached = Cached::new(ByRef(oracle));
     let report = |tests: u64, _best: usize| progress(tests, cached.stats().calls);
     let tester = Tester::new(&cached, options.budget.clone(), options.jobs).with_progress(&report);
-    let recovered = match (options.mode, grammar) {
+    let parser = grammar.map(Parser::new);
+    let recovered = match (options.mode, &parser) {
         (Some(Mode::Lexical), _) | (None, None) => None,
-        (_, Some(g)) => Some(Parser::new(g).parse_recovering(input)),
+        (_, Some(p)) => Some(p.parse_recovering(input)),
         (Some(Mode::Syntactic), None) => Some(whole_input_as_error(input)),
     };
     let (mode, elements, parse_errors) = match recovered {
         Some((tree, errors)) if options.mode == Some(Mode::Syntactic) || !all_error(&errors, input.len()) => {
-            (Mode::Syntactic, tokens(grammar, &tree, &errors), errors)
+            (Mode::Syntactic, tokens(input, grammar, &tree, &errors), errors)
         }
         _ => (Mode::Lexical, (0..input.len()).map(|i| i..i + 1).collect(), Vec::new()),
     };
@@ -149,15 +151,12 @@ pub fn repair_with_progress(
     if tester.test(input) == Outcome::Pass && !tester.exhausted() {
         result.already_passing = true;
     } else {
-        let build =
-            |parts: &[&Range<usize>]| -> Vec<u8> { parts.iter().flat_map(|r| &input[(*r).clone()]).copied().collect() };
         let Maximized {
             kept,
             passes,
             exhausted,
-        } = ddmax(&elements, &tester, &build);
-        let kept_ranges: Vec<&Range<usize>> = kept.iter().map(|&i| &elements[i]).collect();
-        result.input = build(&kept_ranges);
+        } = maximize(input, &elements, parser.as_ref(), &tester);
+        result.input = build(input, &elements, &kept);
         result.repaired = passes;
         result.budget_exhausted = exhausted;
         result.removed = removed_parts(input, &elements, &kept);
@@ -177,6 +176,255 @@ pub fn repair_with_progress(
     result.tests = tester.tests();
     result.time = started.elapsed();
     result
+}
+
+/// The bytes of the elements `kept` (ascending indices), in order.
+fn build(input: &[u8], elements: &[Range<usize>], kept: &[usize]) -> Vec<u8> {
+    kept.iter()
+        .flat_map(|&i| &input[elements[i].clone()])
+        .copied()
+        .collect()
+}
+
+/// ddmax over `elements`, started where the grammar finds the errors. With a parser,
+/// [`error_first`] removes the smallest windows of elements around each parse error until the
+/// grammar accepts the rest; if the program passes that too, ddmax only has to grow it by the
+/// removed elements (the paper's `ddmax2(C', n)` with a large `C'`), which takes a few runs per
+/// removed element instead of a search from the empty input, and which cannot end in a small
+/// local maximum such as a lone JSON string found by "increase to subset". Otherwise, or without
+/// a parser, plain ddmax over all elements. Either way the result is 1-maximal (budget allowing).
+fn maximize(input: &[u8], elements: &[Range<usize>], parser: Option<&Parser>, tester: &Tester<'_>) -> Maximized {
+    let whole = |sub: &[&Range<usize>]| -> Vec<u8> { sub.iter().flat_map(|r| &input[(*r).clone()]).copied().collect() };
+    let Some(start) = parser.and_then(|p| error_first(p, input, elements)) else {
+        return ddmax(elements, tester, &whole);
+    };
+    let outcome = tester.test(&build(input, elements, &start));
+    if tester.exhausted() {
+        // A spent budget answers Pass without a run: nothing is known to pass.
+        return Maximized {
+            kept: Vec::new(),
+            passes: false,
+            exhausted: true,
+        };
+    }
+    if outcome != Outcome::Pass {
+        // The program is stricter than the grammar here: search from scratch.
+        return ddmax(elements, tester, &whole);
+    }
+    let removed: Vec<usize> = complement(elements.len(), &start);
+    // ddmax over the removed elements, each configuration joined with `start` (which passes).
+    let grow = |sub: &[&usize]| -> Vec<u8> {
+        let mut kept = start.clone();
+        kept.extend(sub.iter().map(|&&i| i));
+        kept.sort_unstable();
+        build(input, elements, &kept)
+    };
+    let grown = ddmax(&removed, tester, &grow);
+    let mut kept = start.clone();
+    kept.extend(grown.kept.iter().map(|&j| removed[j]));
+    kept.sort_unstable();
+    Maximized {
+        kept,
+        passes: true,
+        exhausted: grown.exhausted,
+    }
+}
+
+/// The indices `0..all` not in the ascending list `without`.
+fn complement(all: usize, without: &[usize]) -> Vec<usize> {
+    let mut w = without.iter().peekable();
+    (0..all)
+        .filter(|&i| {
+            let skip = w.peek() == Some(&&i);
+            if skip {
+                w.next();
+            }
+            !skip
+        })
+        .collect()
+}
+
+/// The widest window [`error_first`] removes at once, in elements.
+const MAX_WINDOW: usize = 32;
+/// How far from the error element a window may lie when it does not cover it, in elements.
+const NEAR: usize = 32;
+/// A removal "gets past" an error when the parse then reads at least this many more non-blank
+/// bytes: removing only the `3.45` of `"price" 3.45 }` makes the parse fail one byte later, at
+/// `}`, which would otherwise count as progress and lead to removing everything up to the end.
+const MARGIN: usize = 3;
+/// Errors [`error_first`] fixes before it gives up (each fix removes at least one element).
+const MAX_ROUNDS: usize = 64;
+
+/// A starting configuration for ddmax: the elements left after removing, error by error, the
+/// smallest window of elements around where the grammar's parse fails (smallest in bytes; a
+/// window covering the failing element before one after it, before one before it; nearer first)
+/// after which the parse accepts the input, or gets past the error by [`MARGIN`] non-blank bytes
+/// and fails elsewhere than at the end of the input (reaching the end is how a removed closing
+/// quote turns the rest of the input into a string: taken only if nothing else works). `None`
+/// when an error has no such window or the grammar work (bytes parsed, proportional to the
+/// input) runs out. Costs parses, not program runs.
+fn error_first(parser: &Parser, input: &[u8], elements: &[Range<usize>]) -> Option<Vec<usize>> {
+    let mut kept: Vec<usize> = (0..elements.len()).collect();
+    let mut budget = 64 * input.len() + (4 << 20);
+    for _ in 0..MAX_ROUNDS {
+        let cand = build(input, elements, &kept);
+        // starts[i]: offset in `cand` of kept element i; starts[m] = cand.len().
+        let mut starts = Vec::with_capacity(kept.len() + 1);
+        let mut at = 0;
+        for &i in &kept {
+            starts.push(at);
+            at += elements[i].len();
+        }
+        starts.push(at);
+        budget = budget.checked_sub(cand.len())?;
+        let k = match parser.recognize(&cand) {
+            Ok(()) => return Some(kept),
+            Err(e) => e.offset.min(cand.len()),
+        };
+        let (a, b) = fix_window(parser, &cand, &starts, k, &mut budget)?;
+        kept.drain(a..b);
+    }
+    None
+}
+
+/// The window `[a, b)` of elements (by their `starts` in `cand`) that [`error_first`] removes for
+/// the parse error at byte `k` of `cand`.
+fn fix_window(parser: &Parser, cand: &[u8], starts: &[usize], k: usize, budget: &mut usize) -> Option<(usize, usize)> {
+    let m = starts.len() - 1;
+    // The element holding byte k (m at the end of the input).
+    let p = starts.partition_point(|&s| s <= k).saturating_sub(1).min(m);
+    let p = if k >= cand.len() { m } else { p };
+    let bytes = |a: usize, b: usize| starts[b] - starts[a];
+    // Non-blank bytes of cand before each offset.
+    let mut solid = Vec::with_capacity(cand.len() + 1);
+    solid.push(0usize);
+    for &c in cand {
+        solid.push(solid.last().copied().unwrap_or(0) + usize::from(!c.is_ascii_whitespace()));
+    }
+    // Whether element i has a non-blank byte: wide windows start and end at such elements.
+    let is_solid = |i: usize| solid[starts[i + 1]] > solid[starts[i]];
+    // Widths up to MAX_WINDOW elements first, all of them; then, while none works, covering
+    // windows twice as wide, up to 8 times (a corrupted closing quote can leave a long
+    // string's worth of tokens to remove).
+    let mut width = MAX_WINDOW;
+    let mut narrower = 0;
+    let mut fallback = None;
+    loop {
+        let mut windows: Vec<(usize, u8, usize, usize, usize)> = Vec::new();
+        if p < m {
+            for a in p.saturating_sub(width - 1)..=p {
+                if narrower > 0 && !is_solid(a) {
+                    continue;
+                }
+                for b in (p + 1).max(a + narrower + 1)..=(a + width).min(m) {
+                    if narrower == 0 || is_solid(b - 1) {
+                        windows.push((bytes(a, b), 0, p - a, a, b));
+                    }
+                }
+            }
+        }
+        if narrower == 0 {
+            if p < m {
+                for a in p + 1..(p + 1 + NEAR).min(m) {
+                    for b in a + 1..=(a + width).min(m) {
+                        windows.push((bytes(a, b), 1, a - p, a, b));
+                    }
+                }
+            }
+            for b in p.saturating_sub(NEAR).max(1)..=p {
+                for a in b.saturating_sub(width)..b {
+                    windows.push((bytes(a, b), 2, p - b, a, b));
+                }
+            }
+        }
+        windows.sort_unstable();
+        let at = ErrorAt {
+            parser,
+            cand,
+            starts,
+            k,
+            solid: &solid,
+        };
+        if let Some(found) = first_fix(&at, &windows, budget, &mut fallback)? {
+            return Some(found);
+        }
+        if width >= MAX_WINDOW << 3 || width >= m {
+            return fallback;
+        }
+        narrower = width;
+        width *= 2;
+    }
+}
+
+/// A parse error of an [`error_first`] round: the candidate, its elements' offsets, the error
+/// offset and the non-blank bytes before each offset.
+#[derive(Clone, Copy)]
+struct ErrorAt<'a> {
+    parser: &'a Parser,
+    cand: &'a [u8],
+    starts: &'a [usize],
+    k: usize,
+    solid: &'a [usize],
+}
+
+/// The first of `windows` that fixes the error at `k` for [`fix_window`], else `Some(None)`
+/// (`fallback` is then the first whose parse only fails at the end of the input, if it was
+/// `None`); `None` when the budget runs out.
+fn first_fix(
+    at: &ErrorAt<'_>,
+    windows: &[(usize, u8, usize, usize, usize)],
+    budget: &mut usize,
+    fallback: &mut Option<(usize, usize)>,
+) -> Option<Option<(usize, usize)>> {
+    let ErrorAt {
+        parser,
+        cand,
+        starts,
+        k,
+        solid,
+    } = *at;
+    let mut without = Vec::with_capacity(cand.len());
+    for &(_, _, _, a, b) in windows {
+        let (sa, sb) = (starts[a], starts[b]);
+        let cut = sb - sa;
+        without.clear();
+        without.extend_from_slice(&cand[..sa]);
+        without.extend_from_slice(&cand[sb..]);
+        // Where reading resumes after the window or after k, in `cand` offsets.
+        let from = sb.max(k);
+        let solid_from = solid[from];
+        // How far the parse must then get: a wide window must be paid for by as much progress
+        // (else removing a string's closing quote and what follows up to another quote would
+        // count: the parse runs on inside a string that now ends elsewhere).
+        let need = MARGIN.max(solid[sb] - solid[sa]);
+        // Past the error by `need` non-blank bytes at byte `f` of `without`?
+        let past = |f: usize| {
+            let f = if f < sa { f } else { f + cut };
+            f > from && solid[f] - solid_from >= need
+        };
+        // A prefix that ends just after MARGIN + 1 more non-blank bytes tells most windows
+        // apart (the parse fails before its end) for a fraction of a full parse.
+        let end = solid.partition_point(|&n| n < solid_from + need + 1).min(cand.len());
+        if end < cand.len() {
+            let prefix = &without[..end - cut];
+            *budget = budget.checked_sub(prefix.len())?;
+            if let Err(e) = parser.recognize(prefix) {
+                if e.offset < prefix.len() && !past(e.offset) {
+                    continue;
+                }
+            }
+        }
+        *budget = budget.checked_sub(without.len())?;
+        match parser.recognize(&without) {
+            Ok(()) => return Some(Some((a, b))),
+            Err(e) if e.offset < without.len() && past(e.offset) => return Some(Some((a, b))),
+            Err(e) if fallback.is_none() && (e.offset >= without.len() && from < cand.len()) => {
+                *fallback = Some((a, b));
+            }
+            Err(_) => {}
+        }
+    }
+    Some(None)
 }
 
 /// The removed elements merged into maximal runs of the original.
@@ -222,28 +470,54 @@ fn whole_input_as_error(input: &[u8]) -> (Tree, Vec<ErrorSpan>) {
 }
 
 /// The syntactic elements of a recovered tree, as byte ranges tiling the input in order: each
-/// error leaf, each lexical-symbol subtree (a string, a number, whitespace: what a separate lexer
-/// would make one token, like ANTLR's terminal nodes) unless an error falls inside it, and every
-/// other terminal leaf. Empty ranges are left out (ddmax cannot remove nothing).
-pub fn tokens(grammar: Option<&Grammar>, tree: &Tree, errors: &[ErrorSpan]) -> Vec<Range<usize>> {
-    let Some(g) = grammar else {
-        return errors.iter().map(|e| e.offset..e.offset + e.len).collect();
-    };
-    let lexical = |sym: crate::grammar::SymbolId| !g.analysis().reaches_recursion[sym.index()];
-    let overlaps_error = |r: &Range<usize>| errors.iter().any(|e| e.offset < r.end && r.start < e.offset + e.len);
+/// lexical-symbol subtree (a string, a number, whitespace: what a separate lexer would make one
+/// token, like ANTLR's terminal nodes), every other terminal leaf, and the tokens of the damaged
+/// regions. A damaged region is a run of error leaves and of lexical subtrees an error falls into
+/// (a short error leaf alone between sound tokens is kept whole, as the paper's error node);
+/// the recovering parse cut its tokens wherever its shortest deletion happened to be (`"Apple", "`
+/// for a missing colon), so the region is lexed again as a whole ([`lex`]: strings, numbers, words,
+/// punctuation), and a token is split around an error only where the error lies inside it (a
+/// control character inside a string: the string minus that byte is what the grammar lexes).
+/// Empty ranges are left out (ddmax cannot remove nothing). `tree` and `errors` are what
+/// [`Parser::parse_recovering`] returned for `input`; without a grammar, the tree is not looked
+/// at and the errors are lexed.
+pub fn tokens(input: &[u8], grammar: Option<&Grammar>, tree: &Tree, errors: &[ErrorSpan]) -> Vec<Range<usize>> {
+    let error_ranges: Vec<Range<usize>> = errors.iter().map(|e| e.offset..e.offset + e.len).collect();
     let mut out = Vec::new();
+    let Some(g) = grammar else {
+        for r in &error_ranges {
+            lex_damaged(input, r.clone(), &error_ranges, &mut out);
+        }
+        return out;
+    };
+    let text = input;
+    let lexical = |sym: crate::grammar::SymbolId| !g.analysis().reaches_recursion[sym.index()];
+    let overlaps_error = |r: &Range<usize>| error_ranges.iter().any(|e| e.start < r.end && r.start < e.end);
+    // The damaged region being collected: lexed when a sound token follows, or at the end.
+    let mut damaged: Option<Range<usize>> = None;
     // Explicit stack of (node, start offset): trees of deep inputs must not overflow the stack.
     let mut stack = vec![(tree.root(), 0usize)];
     while let Some((node, start)) = stack.pop() {
         let range = start..start + tree.len_of(node);
-        let atomic = match tree.kind(node) {
-            NodeKind::Leaf { .. } => true,
-            kind => kind.symbol().is_some_and(lexical) && !overlaps_error(&range),
-        };
-        if atomic {
-            if !range.is_empty() {
-                out.push(range);
+        if range.is_empty() {
+            continue;
+        }
+        let (atomic, broken) = match tree.kind(node) {
+            NodeKind::Leaf { terminal } => (true, terminal == TerminalId::ERROR || overlaps_error(&range)),
+            kind => {
+                let lex = kind.symbol().is_some_and(lexical);
+                (lex, lex && overlaps_error(&range))
             }
+        };
+        if broken {
+            damaged = Some(damaged.map_or(range.clone(), |d| d.start..range.end));
+            continue;
+        }
+        if atomic {
+            if let Some(d) = damaged.take() {
+                lex_damaged(text, d, &error_ranges, &mut out);
+            }
+            out.push(range);
             continue;
         }
         let mut children = Vec::new();
@@ -254,7 +528,39 @@ pub fn tokens(grammar: Option<&Grammar>, tree: &Tree, errors: &[ErrorSpan]) -> V
         }
         stack.extend(children.into_iter().rev());
     }
+    if let Some(d) = damaged.take() {
+        lex_damaged(text, d, &error_ranges, &mut out);
+    }
     out
+}
+
+/// A lone error leaf up to this long between sound tokens stays one element (the paper's error
+/// node): a local deletion of the recovering parse (at most its 32 bytes), not a tail it gave up on.
+const ERROR_NODE: usize = 32;
+
+/// Appends the tokens of the damaged region `region` of `text`: its generic tokens, each split
+/// around the errors that lie wholly inside it; or the region whole if it is one short error leaf.
+fn lex_damaged(text: &[u8], region: Range<usize>, errors: &[Range<usize>], out: &mut Vec<Range<usize>>) {
+    if region.len() <= ERROR_NODE && errors.contains(&region) {
+        out.push(region);
+        return;
+    }
+    for t in lex(&text[region.clone()]) {
+        let token = region.start + t.start..region.start + t.end;
+        let mut at = token.start;
+        for e in errors {
+            if e.start >= token.start && e.end <= token.end && (e.start > token.start || e.end < token.end) {
+                if at < e.start {
+                    out.push(at..e.start);
+                }
+                out.push(e.clone());
+                at = e.end;
+            }
+        }
+        if at < token.end {
+            out.push(at..token.end);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -86,16 +86,89 @@ fn fig10_syntactic_ddmax_repairs_the_missing_colon_over_seven_terminals() {
 }
 
 #[test]
-fn fig10_lexical_ddmax_is_stuck_in_a_small_maximum_with_many_more_runs() {
+fn fig10_lexical_ddmax_starts_at_the_error_with_a_grammar_and_is_stuck_without() {
     let lexical = run(FIG9, Mode::Lexical);
     let syntactic = run(FIG9, Mode::Syntactic);
     assert!(lexical.repaired && !lexical.budget_exhausted);
-    // The paper reports Fig. 10 for lexical ddmax too; on this reconstruction, "increase to
-    // subset" first finds the JSON string `", "` (a bare string is valid JSON), and ddmax only
-    // ever grows that: the result is 1-maximal (no single byte can be added) but keeps 6 of 31
-    // bytes. Syntactic ddmax never splits a string token, which is why it avoids this.
-    assert_eq!(lexical.input, br#" ", " "#.to_vec());
-    assert!(lexical.oracle_calls > 3 * syntactic.oracle_calls);
+    // The paper reports Fig. 10 for lexical ddmax too. Started where the grammar's parse fails
+    // (the `3.45` after `"price"`), the smallest window whose removal the grammar accepts is
+    // `, "price" 3.45`; growing back over its bytes restores the two blanks, which is Fig. 10
+    // up to blanks, and 1-maximal over bytes.
+    assert_eq!(lexical.input, br#"{"item": "Apple"  }"#.to_vec());
+    assert!(lexical.oracle_calls > syntactic.oracle_calls);
+    // Without a grammar there is no error position: plain ddmax's "increase to subset" first
+    // finds the JSON string `", "` (a bare string is valid JSON) and only ever grows that: the
+    // result is 1-maximal but keeps 6 of 31 bytes, in many more runs.
+    let options = RepairOptions {
+        mode: Some(Mode::Lexical),
+        jobs: 1,
+        budget: Budget::default(),
+    };
+    let blind = repair(FIG9, None, &json_ok, &options);
+    assert_eq!(blind.input, br#" ", " "#.to_vec());
+    assert!(
+        blind.oracle_calls > 2 * lexical.oracle_calls,
+        "{} {}",
+        blind.oracle_calls,
+        lexical.oracle_calls
+    );
+}
+
+/// Issue 17's example: a missing colon, with blanks inside the braces. The recovering parse
+/// deletes `", "` (making the string `"Appleprice"`) and then `3.45`; whole tokens and the start
+/// at the error keep `"item": "Apple"` and remove `,`, `"price"` and `3.45`, in both modes.
+const MISSING_COLON: &[u8] = br#"{ "item": "Apple", "price" 3.45 }"#;
+
+#[test]
+fn the_missing_colon_keeps_item_apple_in_both_modes() {
+    for mode in [Mode::Syntactic, Mode::Lexical] {
+        let r = run(MISSING_COLON, mode);
+        assert!(r.repaired && r.confirmed && !r.budget_exhausted, "{mode:?}");
+        assert_eq!(r.input, br#"{ "item": "Apple"   }"#.to_vec(), "{mode:?}");
+        let removed: Vec<(usize, &[u8])> = r.removed.iter().map(|p| (p.offset, p.bytes.as_slice())).collect();
+        assert_eq!(
+            removed,
+            vec![(17, &b","[..]), (19, &br#""price""#[..]), (27, &b"3.45"[..])],
+            "{mode:?}"
+        );
+    }
+    let syntactic = run(MISSING_COLON, Mode::Syntactic);
+    // Before: plain ddmax kept `  ", "  ` (8 of 33 bytes) in 216 runs.
+    assert!(syntactic.oracle_calls <= 25, "{}", syntactic.oracle_calls);
+}
+
+#[test]
+fn tokens_are_whole_where_the_recovery_cut_them() {
+    let g = json();
+    let (tree, errors) = Parser::new(&g).parse_recovering(MISSING_COLON);
+    // The recovery's deletion cuts both strings; the damaged region is lexed again.
+    assert_eq!(errors[0], ErrorSpan { offset: 16, len: 4 });
+    let t = tokens(MISSING_COLON, Some(&g), &tree, &errors);
+    let pieces: Vec<&[u8]> = t.iter().map(|r| &MISSING_COLON[r.clone()]).collect();
+    let expected: Vec<&[u8]> = vec![
+        b"{",
+        b" ",
+        b"\"item\"",
+        b":",
+        b" ",
+        b"\"Apple\"",
+        b",",
+        b" ",
+        b"\"price\"",
+        b" ",
+        b"3.45",
+        b" ",
+        b"}",
+    ];
+    assert_eq!(pieces, expected);
+    // A control character inside a string: the string minus that byte is what the grammar
+    // lexes, so the byte is an element of its own and the repair removes only it.
+    let input = b"{\"a\": \"x\x01y\", \"b\": [1, 2]}";
+    let (tree, errors) = Parser::new(&g).parse_recovering(input);
+    let t = tokens(input, Some(&g), &tree, &errors);
+    assert!(t.contains(&(8..9)), "{t:?}");
+    let r = run(input, Mode::Syntactic);
+    assert_eq!(r.input, b"{\"a\": \"xy\", \"b\": [1, 2]}".to_vec());
 }
 
 #[test]
@@ -178,8 +251,9 @@ fn unrepairable_inputs_say_so() {
 fn tokens_tile_the_input() {
     let g = json();
     let (tree, errors) = Parser::new(&g).parse_recovering(FIG9);
-    let t = tokens(Some(&g), &tree, &errors);
+    let t = tokens(FIG9, Some(&g), &tree, &errors);
     let pieces: Vec<&[u8]> = t.iter().map(|r| &FIG9[r.clone()]).collect();
+    // Fig. 11's seven terminals: the recovery's deletion `, "price" 3.45` is one error node.
     let expected: Vec<&[u8]> = vec![b"{", b"\"item\"", b":", b" ", b"\"Apple\"", b", \"price\" 3.45", b"}"];
     assert_eq!(pieces, expected);
 }
