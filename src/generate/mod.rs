@@ -529,6 +529,8 @@ impl<'a> Generator<'a> {
                 self.limits.max_size.saturating_sub(over + over / 4)
             };
             self.limits.min_size = self.limits.min_size.min(self.limits.max_size / 2);
+            // Not two trees of the full size at once: the one that was too large goes first.
+            drop(tree);
             tree = self.draw(sym);
         }
         self.limits = full;
