@@ -257,3 +257,65 @@ fn tokens_tile_the_input() {
     let expected: Vec<&[u8]> = vec![b"{", b"\"item\"", b":", b" ", b"\"Apple\"", b", \"price\" 3.45", b"}"];
     assert_eq!(pieces, expected);
 }
+
+mod one_maximal {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The repaired input with element `add` (a byte range of the original) put back.
+    fn with(input: &[u8], removed: &[Removed], add: &Range<usize>) -> Vec<u8> {
+        let mut keep = vec![true; input.len()];
+        for p in removed {
+            keep[p.offset..p.offset + p.bytes.len()].fill(false);
+        }
+        keep[add.clone()].fill(true);
+        input.iter().zip(keep).filter(|(_, k)| *k).map(|(b, _)| *b).collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(32))]
+
+        // The paper's §3.3 property, over the elements of each mode: the result passes, and
+        // putting back any one removed element (byte, or token of the recovered parse) at its
+        // place does not. Also: parallel results equal sequential ones.
+        #[test]
+        fn repairs_are_one_maximal(doc in r#"\{"[a-c]{1,3}": \[[0-9]{1,3}, "[a-z ]{0,4}", (true|null)\], "d": \{"e": -[1-9]\.5\}\}"#,
+                                   junk in proptest::collection::vec((0usize..50, any::<u8>(), 0u8..3), 1..4)) {
+            let mut input = doc.into_bytes();
+            for (at, b, kind) in junk {
+                let at = at % input.len();
+                match kind {
+                    0 => input.insert(at, b),
+                    1 => { input.remove(at); }
+                    _ => input[at] ^= 1 << (b % 8),
+                }
+            }
+            prop_assume!(json_ok(&input) != Outcome::Pass);
+            let g = json();
+            for mode in [Mode::Lexical, Mode::Syntactic] {
+                let r = run(&input, mode);
+                if !r.repaired {
+                    continue;
+                }
+                prop_assert!(!r.budget_exhausted);
+                prop_assert_eq!(json_ok(&r.input), Outcome::Pass);
+                let elements: Vec<Range<usize>> = match mode {
+                    Mode::Lexical => (0..input.len()).map(|i| i..i + 1).collect(),
+                    Mode::Syntactic => {
+                        let (tree, errors) = Parser::new(&g).parse_recovering(&input);
+                        tokens(&input, Some(&g), &tree, &errors)
+                    }
+                };
+                let removed_element = |e: &Range<usize>| {
+                    r.removed.iter().any(|p| p.offset <= e.start && e.end <= p.offset + p.bytes.len())
+                };
+                for e in elements.iter().filter(|e| removed_element(e)) {
+                    let candidate = with(&input, &r.removed, e);
+                    prop_assert_ne!(json_ok(&candidate), Outcome::Pass, "{:?}: putting back {:?} passes", mode, e);
+                }
+                let parallel = RepairOptions { mode: Some(mode), jobs: 3, budget: Budget::default() };
+                prop_assert_eq!(repair(&input, Some(&g), &json_ok, &parallel).input, r.input);
+            }
+        }
+    }
+}
