@@ -195,7 +195,12 @@ fn build(input: &[u8], elements: &[Range<usize>], kept: &[usize]) -> Vec<u8> {
 /// a parser, plain ddmax over all elements. Either way the result is 1-maximal (budget allowing).
 fn maximize(input: &[u8], elements: &[Range<usize>], parser: Option<&Parser>, tester: &Tester<'_>) -> Maximized {
     let whole = |sub: &[&Range<usize>]| -> Vec<u8> { sub.iter().flat_map(|r| &input[(*r).clone()]).copied().collect() };
-    let Some(start) = parser.and_then(|p| error_first(p, input, elements)) else {
+    // When fixing errors one by one runs into a dead end (a window that got past one error but
+    // made a worse one, such as a quote that now opens a string running to the end of the
+    // line), the single-error reading is tried: one window after which the grammar accepts all.
+    let start =
+        parser.and_then(|p| error_first(p, input, elements, false).or_else(|| error_first(p, input, elements, true)));
+    let Some(start) = start else {
         return ddmax(elements, tester, &whole);
     };
     let outcome = tester.test(&build(input, elements, &start));
@@ -263,7 +268,9 @@ const MAX_ROUNDS: usize = 64;
 /// quote turns the rest of the input into a string: taken only if nothing else works). `None`
 /// when an error has no such window or the grammar work (bytes parsed, proportional to the
 /// input) runs out. Costs parses, not program runs.
-fn error_first(parser: &Parser, input: &[u8], elements: &[Range<usize>]) -> Option<Vec<usize>> {
+///
+/// With `whole`, a window counts only if the grammar then accepts the input: one round.
+fn error_first(parser: &Parser, input: &[u8], elements: &[Range<usize>], whole: bool) -> Option<Vec<usize>> {
     let mut kept: Vec<usize> = (0..elements.len()).collect();
     let mut budget = 64 * input.len() + (4 << 20);
     for _ in 0..MAX_ROUNDS {
@@ -281,7 +288,7 @@ fn error_first(parser: &Parser, input: &[u8], elements: &[Range<usize>]) -> Opti
             Ok(()) => return Some(kept),
             Err(e) => e.offset.min(cand.len()),
         };
-        let (a, b) = fix_window(parser, &cand, &starts, k, &mut budget)?;
+        let (a, b) = fix_window(parser, &cand, &starts, (k, whole), &mut budget)?;
         kept.drain(a..b);
     }
     None
@@ -289,7 +296,13 @@ fn error_first(parser: &Parser, input: &[u8], elements: &[Range<usize>]) -> Opti
 
 /// The window `[a, b)` of elements (by their `starts` in `cand`) that [`error_first`] removes for
 /// the parse error at byte `k` of `cand`.
-fn fix_window(parser: &Parser, cand: &[u8], starts: &[usize], k: usize, budget: &mut usize) -> Option<(usize, usize)> {
+fn fix_window(
+    parser: &Parser,
+    cand: &[u8],
+    starts: &[usize],
+    (k, whole): (usize, bool),
+    budget: &mut usize,
+) -> Option<(usize, usize)> {
     let m = starts.len() - 1;
     // The element holding byte k (m at the end of the input).
     let p = starts.partition_point(|&s| s <= k).saturating_sub(1).min(m);
@@ -343,6 +356,7 @@ fn fix_window(parser: &Parser, cand: &[u8], starts: &[usize], k: usize, budget: 
             cand,
             starts,
             k,
+            whole,
             solid: &solid,
         };
         if let Some(found) = first_fix(&at, &windows, budget, &mut fallback)? {
@@ -364,6 +378,8 @@ struct ErrorAt<'a> {
     cand: &'a [u8],
     starts: &'a [usize],
     k: usize,
+    /// Only windows after which the grammar accepts the whole candidate count.
+    whole: bool,
     solid: &'a [usize],
 }
 
@@ -381,6 +397,7 @@ fn first_fix(
         cand,
         starts,
         k,
+        whole,
         solid,
     } = *at;
     let mut without = Vec::with_capacity(cand.len());
@@ -400,7 +417,7 @@ fn first_fix(
         // Past the error by `need` non-blank bytes at byte `f` of `without`?
         let past = |f: usize| {
             let f = if f < sa { f } else { f + cut };
-            f > from && solid[f] - solid_from >= need
+            !whole && f > from && solid[f] - solid_from >= need
         };
         // A prefix that ends just after MARGIN + 1 more non-blank bytes tells most windows
         // apart (the parse fails before its end) for a fraction of a full parse.
@@ -418,7 +435,7 @@ fn first_fix(
         match parser.recognize(&without) {
             Ok(()) => return Some(Some((a, b))),
             Err(e) if e.offset < without.len() && past(e.offset) => return Some(Some((a, b))),
-            Err(e) if fallback.is_none() && (e.offset >= without.len() && from < cand.len()) => {
+            Err(e) if !whole && fallback.is_none() && (e.offset >= without.len() && from < cand.len()) => {
                 *fallback = Some((a, b));
             }
             Err(_) => {}
