@@ -32,8 +32,16 @@ pub fn available() -> bool {
     })
 }
 
+/// The time a gdb run of `runs` harness runs gets: the harness's timeout for each, plus gdb's own
+/// start (reading the harness's debug information takes seconds on a loaded machine; a gdb cut
+/// short would leave the crash without its location, and a group without its id).
+fn gdb_time(timeout: Duration, runs: u32) -> Duration {
+    timeout.saturating_mul(runs).saturating_add(Duration::from_secs(10))
+}
+
 /// The gdb run of `harness` on `file` (a path, or `@@` for the file a [`Command`] writes), with
-/// `env` for the harness; `None` when gdb is not available. The timeout bounds the whole gdb run.
+/// `env` for the harness; `None` when gdb is not available. The timeout (the harness's) bounds the
+/// whole gdb run, with time for gdb itself ([`gdb_time`]).
 pub fn command(harness: &Path, file: &str, timeout: Duration, env: &[(String, String)]) -> Option<Command> {
     if !available() {
         return None;
@@ -58,7 +66,7 @@ pub fn command(harness: &Path, file: &str, timeout: Duration, env: &[(String, St
         file,
     ]
     .map(str::to_string);
-    let mut command = Command::new(argv).ok()?.timeout(timeout);
+    let mut command = Command::new(argv).ok()?.timeout(gdb_time(timeout, 1));
     for (k, v) in env {
         command = command.env(k.clone(), v.clone());
     }
@@ -116,7 +124,7 @@ pub fn stacks(harness: &Path, files: &[&Path], timeout: Duration, env: &[(String
         argv.push(harness.to_string_lossy().into_owned());
         let rounds = u32::try_from(batched.len()).unwrap_or(u32::MAX);
         if let Ok(mut command) = Command::new(argv) {
-            command = command.timeout(timeout.saturating_mul(rounds));
+            command = command.timeout(gdb_time(timeout, rounds));
             for (k, v) in env {
                 command = command.env(k.clone(), v.clone());
             }
