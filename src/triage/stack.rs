@@ -249,14 +249,31 @@ fn clean_symbol(symbol: &str) -> String {
     s
 }
 
-/// The frames in the user's code: without [`is_machinery_frame`]s and frames without a symbol
-/// (`??` from gdb), innermost first.
+/// The frames in the user's code: without [`is_machinery_frame`]s, frames without a symbol
+/// (`??` from gdb), and frames in the Rust standard library's sources (in an optimized build an
+/// inlined `core` function, `abort` or `unreachable_unchecked`, is shown under the user's
+/// function name with `core`'s file and line: two `abort()` sites would share that line),
+/// innermost first.
 pub fn user_frames(frames: &[Frame]) -> Vec<Frame> {
     frames
         .iter()
-        .filter(|f| !is_machinery_frame(&f.function) && !f.function.starts_with("??") && !f.function.is_empty())
+        .filter(|f| {
+            !is_machinery_frame(&f.function)
+                && !f.function.starts_with("??")
+                && !f.function.is_empty()
+                && !f.file.as_deref().is_some_and(in_rust_library)
+        })
         .cloned()
         .collect()
+}
+
+/// Whether `file` is a source of Rust's standard library (`/rustc/<hash>/library/core/...`, or
+/// `library/std/...` relative to the toolchain's source).
+fn in_rust_library(file: &str) -> bool {
+    file.starts_with("/rustc/")
+        || ["library/core/", "library/std/", "library/alloc/", "library/panic_"]
+            .iter()
+            .any(|lib| file.starts_with(lib) || file.contains(&format!("/rust/{lib}")))
 }
 
 /// Lines of source shown on each side of the crash line.
@@ -327,6 +344,25 @@ fn read_source(file: &str, line: u32) -> Vec<SourceLine> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn frames_in_the_rust_library_under_a_user_name_are_not_user_frames() {
+        // gdb on an optimized harness: `abort` inlined into `main`, shown with core's line.
+        let frame = |function: &str, file: &str, line| Frame {
+            function: function.to_string(),
+            file: Some(file.to_string()),
+            line: Some(line),
+            column: None,
+        };
+        let frames = [
+            frame("triage_harness::main", "/rustc/abc/library/core/src/hint.rs", 491),
+            frame("triage_harness::main", "examples/triage_harness.rs", 49),
+            frame("std::rt::lang_start", "library/std/src/rt.rs", 195),
+        ];
+        let user = user_frames(&frames);
+        assert_eq!(user.len(), 1);
+        assert_eq!(user[0].line, Some(49));
+    }
 
     fn names(frames: &[Frame]) -> Vec<&str> {
         frames.iter().map(|f| f.function.as_str()).collect()
