@@ -195,8 +195,13 @@ pub fn fix_boundaries(grammar: &Grammar, tree: &mut Tree) -> usize {
         return 0;
     };
     let plan = plan(grammar, tree, layouts);
+    if plan.remove.is_empty() && plan.separate.is_empty() {
+        return 0;
+    }
+    // Unsized edits, then one pass for the sizes: sized ones walk up to the root each, which
+    // made generating megabytes of css or toml quadratic.
     for &node in &plan.remove {
-        tree.remove(node);
+        tree.detach_unsized(node);
     }
     for &rep in &plan.separate {
         // The separator is the cheapest lexeme of the gap's own layout (a space, also where
@@ -205,9 +210,10 @@ pub fn fix_boundaries(grammar: &Grammar, tree: &mut Tree) -> usize {
             continue;
         };
         if let Some(sep) = tree.add_cheapest(grammar, *item) {
-            tree.append_child(rep, sep);
+            tree.append_child_unsized(rep, sep);
         }
     }
+    tree.recompute_lens();
     plan.remove.len() + plan.separate.len()
 }
 

@@ -298,6 +298,57 @@ impl Tree {
         self.add_len(NodeId(parent), -len);
     }
 
+    /// Unlinks `node` like [`Tree::detach`] but leaves the former ancestors' sizes stale: for
+    /// many edits in one go, followed by [`Tree::recompute_lens`] (each sized edit walks up to
+    /// the root, which makes a batch of edits on a deep tree quadratic).
+    pub(crate) fn detach_unsized(&mut self, node: NodeId) {
+        let n = &self.nodes[node.index()];
+        let (parent, prev, next) = (n.parent, n.prev, n.next);
+        if parent == NONE {
+            return;
+        }
+        if prev == NONE {
+            self.nodes[parent as usize].first = next;
+        } else {
+            self.nodes[prev as usize].next = next;
+        }
+        if next == NONE {
+            self.nodes[parent as usize].last = prev;
+        } else {
+            self.nodes[next as usize].prev = prev;
+        }
+        let n = &mut self.nodes[node.index()];
+        n.parent = NONE;
+        n.prev = NONE;
+        n.next = NONE;
+    }
+
+    /// Links detached `child` as the last child of `parent` without updating sizes (see
+    /// [`Tree::detach_unsized`]).
+    pub(crate) fn append_child_unsized(&mut self, parent: NodeId, child: NodeId) {
+        let last = self.nodes[parent.index()].last;
+        self.link_unsized(parent, child, last, NONE);
+    }
+
+    /// Sets every inner node's size from its children's, bottom-up, in one pass over the tree
+    /// (iteratively: deep trees do not overflow the stack).
+    pub(crate) fn recompute_lens(&mut self) {
+        let mut order = Vec::new();
+        self.pre_order(self.root, |n| order.push(n));
+        for &n in order.iter().rev() {
+            if self.nodes[n.index()].is_leaf() {
+                continue;
+            }
+            let mut len = 0u32;
+            let mut child = self.nodes[n.index()].first;
+            while child != NONE {
+                len += self.nodes[child as usize].len;
+                child = self.nodes[child as usize].next;
+            }
+            self.nodes[n.index()].len = len;
+        }
+    }
+
     /// Removes `node` from the tree (a repetition element, an optional's child, ...).
     /// Whether the result is still grammatical is the caller's concern.
     pub fn remove(&mut self, node: NodeId) {
