@@ -277,24 +277,11 @@ impl Tree {
     /// Sizes of the former ancestors are updated. The node stays in the arena, reusable.
     pub fn detach(&mut self, node: NodeId) {
         let n = &self.nodes[node.index()];
-        let (parent, prev, next, len) = (n.parent, n.prev, n.next, n.len as i64);
+        let (parent, len) = (n.parent, n.len as i64);
         if parent == NONE {
             return;
         }
-        if prev == NONE {
-            self.nodes[parent as usize].first = next;
-        } else {
-            self.nodes[prev as usize].next = next;
-        }
-        if next == NONE {
-            self.nodes[parent as usize].last = prev;
-        } else {
-            self.nodes[next as usize].prev = prev;
-        }
-        let n = &mut self.nodes[node.index()];
-        n.parent = NONE;
-        n.prev = NONE;
-        n.next = NONE;
+        self.detach_unsized(node);
         self.add_len(NodeId(parent), -len);
     }
 
