@@ -576,7 +576,11 @@ fn a_fifo_is_skipped_and_a_non_utf8_name_is_reported() {
         .status()
         .unwrap()
         .success());
-    let harness = shell_harness(dir.path(), "grep -q boom \"$1\" && kill -SEGV $$\nexit 0\n");
+    // A file the harness cannot read is an error of its own (exit 2), not "does not crash".
+    let harness = shell_harness(
+        dir.path(),
+        "[ -r \"$1\" ] || exit 2\ngrep -q boom \"$1\" && kill -SEGV $$\nexit 0\n",
+    );
     let out = dir.path().join("out");
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_hellfuzz"))
         .args([
@@ -608,6 +612,10 @@ fn a_fifo_is_skipped_and_a_non_utf8_name_is_reported() {
         "the odd name, replaced: {report}"
     );
     assert!(!report.contains("crash-fifo"), "the FIFO was run: {report}");
+    // The odd name was run on its own bytes: both files crash alike, in one group.
+    let json: serde_json::Value = serde_json::from_str(&report).unwrap();
+    assert_eq!(json["counts"]["groups"], 1, "{report}");
+    assert_eq!(json["groups"][0]["files"].as_array().map(Vec::len), Some(2), "{report}");
 }
 
 /// Two runs at once on one out folder (two nights' folders triaged in parallel): the second waits

@@ -379,23 +379,45 @@ pub fn triage(
     Ok(t)
 }
 
-/// Refuses an out folder that is one of the crash folders, or holds one: its reports and group
-/// folders would be mixed with the crash files (discovery skips the out folder, so such a run
-/// found nothing).
+/// Refuses an out folder that is one of the crash folders, lies inside one, or holds one: its
+/// reports and group folders would be mixed with the crash files (and discovery, which skips the
+/// out folder, found nothing when it held them).
 fn check_out(roots: &[PathBuf], out: &Path) -> Result<(), String> {
-    let Ok(out_real) = out.canonicalize() else {
-        return Ok(()); // not there yet: created below, inside nothing given
-    };
+    let out_real = resolved(out);
     for root in roots {
-        if root.canonicalize().is_ok_and(|r| r.starts_with(&out_real)) {
+        let Ok(r) = root.canonicalize() else { continue };
+        if r.starts_with(&out_real) || out_real.starts_with(&r) {
             return Err(format!(
-                "--out {} is (or holds) the crash folder {}: give an out folder outside the crash folders",
+                "--out {} is, holds or lies inside the crash folder {}: give an out folder outside the crash folders (crash folders are only read)",
                 out.display(),
                 root.display()
             ));
         }
     }
     Ok(())
+}
+
+/// `path` made absolute with links resolved, also when it does not exist yet: its deepest
+/// existing ancestor resolved, the rest appended.
+fn resolved(path: &Path) -> PathBuf {
+    let mut missing = Vec::new();
+    let mut at = path;
+    loop {
+        if let Ok(real) = at.canonicalize() {
+            return missing.iter().rev().fold(real, |p, part| p.join(part));
+        }
+        match (at.parent(), at.file_name()) {
+            (Some(parent), Some(name)) => {
+                missing.push(name.to_os_string());
+                at = if parent.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    parent
+                };
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
 }
 
 /// Takes the out folder's lock (`<out>/.lock`, an advisory file lock the system releases when the

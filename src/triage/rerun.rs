@@ -241,23 +241,42 @@ pub fn rerun_file(file: &CrashFile, options: &RerunOptions) -> FileResult {
         .unwrap_or_else(|| not_tested(file, Status::Interrupted, None))
 }
 
+/// The harness on one crash file, ready to run.
+struct HarnessRun {
+    command: crate::oracle::Command,
+    /// What `command.run` is given: nothing when the harness reads the file by its path; the
+    /// file's bytes when its name is not UTF-8 and goes through a temporary copy (`@@`) instead.
+    input: Vec<u8>,
+}
+
+impl HarnessRun {
+    fn run(&self) -> crate::oracle::Run {
+        self.command.run(&self.input)
+    }
+}
+
 /// The harness on `file`, with `RUST_BACKTRACE` as given.
-fn harness_command(
-    file: &CrashFile,
-    options: &RerunOptions,
-    backtrace: bool,
-) -> Result<crate::oracle::Command, String> {
-    let argv = [
-        options.harness.to_string_lossy().into_owned(),
-        file.path.to_string_lossy().into_owned(),
-    ];
+fn harness_command(file: &CrashFile, options: &RerunOptions, backtrace: bool) -> Result<HarnessRun, String> {
+    // Commands take UTF-8 arguments: a file whose name is not UTF-8 is given as a temporary
+    // copy (its lossy name would name no file, and the harness would report it missing).
+    let (arg, input) = match file.path.to_str() {
+        Some(path) => (path.to_string(), Vec::new()),
+        None => (
+            "@@".to_string(),
+            std::fs::read(&file.path).map_err(|e| format!("cannot read {}: {e}", file.path.display()))?,
+        ),
+    };
+    let argv = [options.harness.to_string_lossy().into_owned(), arg];
     let mut command = crate::oracle::Command::new(argv)
         .map_err(|e| e.to_string())?
         .timeout(options.timeout);
     for (k, v) in &options.env {
         command = command.env(k.clone(), v.clone());
     }
-    Ok(command.env("RUST_BACKTRACE", if backtrace { "1" } else { "0" }))
+    Ok(HarnessRun {
+        command: command.env("RUST_BACKTRACE", if backtrace { "1" } else { "0" }),
+        input,
+    })
 }
 
 /// Round 1 for one file: a run without a backtrace; a file that does not crash is retried
@@ -277,7 +296,7 @@ fn first_runs(file: &CrashFile, size: u64, sha1: &str, options: &RerunOptions) -
     };
     // The harness reads the file itself (no copy, even of a huge file); stdin stays empty.
     for attempt in 0..=options.reruns {
-        let run = command.run(b"");
+        let run = command.run();
         if cancelled(options) {
             result.status = Status::Interrupted;
             return result;
@@ -487,7 +506,7 @@ fn backtrace_run(file: &CrashFile, options: &RerunOptions) -> Option<Option<Cras
     if cancelled(options) {
         return None;
     }
-    let run = harness_command(file, options, true).ok()?.run(b"");
+    let run = harness_command(file, options, true).ok()?.run();
     if matches!(run.exit, Exit::NotRun(_)) || cancelled(options) {
         return None;
     }
@@ -539,7 +558,7 @@ fn confirm_files(files: &[CrashFile], which: &[usize], results: &mut [Option<Fil
         let mut result = before[i].clone()?;
         let command = harness_command(&files[i], options, false).ok()?;
         while result.runs < wanted {
-            let run = command.run(b"");
+            let run = command.run();
             if matches!(run.exit, Exit::NotRun(_)) || cancelled(options) {
                 return None;
             }
