@@ -99,19 +99,19 @@ enum Command {
         uniform: bool,
         /// How many inputs to generate (duplicates are skipped and counted); with --keep-if, how
         /// many inputs the command must keep.
-        #[arg(long, short = 'n', default_value_t = 100)]
+        #[arg(long, short = 'n', default_value_t = 100, value_parser = at_least_one, allow_negative_numbers = true)]
         count: usize,
         /// Seed of the random choices; the same seed gives the same inputs.
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, value_parser = seed, allow_negative_numbers = true)]
         seed: u64,
         /// Largest input in bytes (default 1000; "more of the same" mined from samples: as large
         /// as the largest sample).
-        #[arg(long)]
+        #[arg(long, value_parser = max_size, allow_negative_numbers = true)]
         max_size: Option<usize>,
         /// Grow phase: keep inputs growing until they have this many bytes (default: half of
         /// --max-size with --invert or --uniform; by default each input follows the size of a
         /// random sample instead).
-        #[arg(long)]
+        #[arg(long, value_parser = size, allow_negative_numbers = true)]
         min_size: Option<usize>,
         /// Write each input into this folder, named by the SHA-1 of its content (a libFuzzer corpus).
         #[arg(long, short)]
@@ -126,7 +126,7 @@ enum Command {
         keep_if: Option<String>,
         /// With --keep-if: generate at most this many candidates (default: 20 × --count); stop
         /// with an error as soon as --count cannot be reached within them.
-        #[arg(long, requires = "keep_if")]
+        #[arg(long, requires = "keep_if", value_parser = at_least_one, allow_negative_numbers = true)]
         max_tries: Option<usize>,
         /// With --keep-if: commands run at once (default: the number of CPUs); the kept inputs
         /// are the same for every -j.
@@ -162,7 +162,7 @@ enum Command {
         #[arg(long, conflicts_with_all = ["exit_code", "stderr"])]
         same_panic: bool,
         /// A candidate fails if the command exits with this status.
-        #[arg(long, conflicts_with = "stderr")]
+        #[arg(long, conflicts_with = "stderr", value_parser = clap::builder::RangedI64ValueParser::<i32>::new().range(0..=255), allow_negative_numbers = true)]
         exit_code: Option<i32>,
         /// A candidate fails if the command's standard error matches this regular expression.
         #[arg(long)]
@@ -178,6 +178,12 @@ enum Command {
         /// Skip the final ddmin pass over characters.
         #[arg(long)]
         no_byte_pass: bool,
+        /// The simplification passes run once deletion is exhausted, in order, comma-separated:
+        /// tokens (a word becomes `a`, a number `0`/`1`, a string empty), repeats (every copy of
+        /// a repeated token at once), pairs (two tokens at once, up to 40 tokens), bytes (a byte
+        /// becomes a smaller one); `none` for none.
+        #[arg(long, value_delimiter = ',', value_parser = parse_pass, default_value = "tokens,repeats,pairs,bytes")]
+        passes: Vec<Option<hellfuzz::reduce::Pass>>,
         /// Sample inputs (files, folders, globs) to learn the GTR paper's corpus filters from
         /// (mandatory edges, allowed contexts): extra pruning of candidates, needs --grammar.
         #[arg(long)]
@@ -316,7 +322,7 @@ impl SearchLimits {
 fn seconds(text: &str) -> Result<Duration, String> {
     let secs: f64 = text.parse().map_err(|e| format!("not a number of seconds: {e}"))?;
     Duration::try_from_secs_f64(secs)
-        .map_err(|_| format!("{text} is not a number of seconds ≥ 0 (finite, below 1.8e19)"))
+        .map_err(|_| format!("{text} is not a number of seconds above 0 (finite, below 1.8e19)"))
 }
 
 /// A number of seconds above zero: a limit of 0 would make every run time out, and every
@@ -329,12 +335,51 @@ fn positive_seconds(text: &str) -> Result<Duration, String> {
     Ok(d)
 }
 
+/// A simplification pass of `reduce --passes` by name (`none`: no pass).
+fn parse_pass(text: &str) -> Result<Option<hellfuzz::reduce::Pass>, String> {
+    use hellfuzz::reduce::Pass;
+    if text == "none" {
+        return Ok(None);
+    }
+    Pass::from_name(text).map(Some).ok_or_else(|| {
+        let names: Vec<&str> = Pass::ALL.iter().map(|p| p.name()).collect();
+        format!("unknown pass `{text}`: use {} or none", names.join(", "))
+    })
+}
+
+/// The largest `--max-size`: generation needs memory proportional to it (a tree of up to 16
+/// nodes per byte), about 40 bytes per byte of input; above this it would need gigabytes.
+const MAX_SIZE_LIMIT: usize = 64 << 20;
+
+/// A size in bytes (`--min-size`).
+fn size(text: &str) -> Result<usize, String> {
+    text.parse::<usize>()
+        .map_err(|_| format!("{text} is not a size in bytes (a whole number, 0 or more)"))
+}
+
+/// `--max-size`: at least 1 byte, at most [`MAX_SIZE_LIMIT`].
+fn max_size(text: &str) -> Result<usize, String> {
+    match size(text)? {
+        0 => Err("must be at least 1 byte".to_string()),
+        n if n > MAX_SIZE_LIMIT => Err(format!(
+            "{n} bytes is more than gen makes in one input (at most {MAX_SIZE_LIMIT}, 64 MiB: memory grows with --max-size); for larger inputs, concatenate generated ones"
+        )),
+        n => Ok(n),
+    }
+}
+
+/// A `--seed`: a whole number from 0 to 2^64-1.
+fn seed(text: &str) -> Result<u64, String> {
+    text.parse::<u64>()
+        .map_err(|_| format!("{text} is not a seed (a whole number from 0 to {})", u64::MAX))
+}
+
 /// A count of at least 1 (workers, runs).
 fn at_least_one(text: &str) -> Result<usize, String> {
     match text.parse::<usize>() {
         Ok(0) => Err("must be at least 1".to_string()),
         Ok(n) => Ok(n),
-        Err(e) => Err(format!("{text}: not a count ({e})")),
+        Err(_) => Err(format!("{text} is not a count (a whole number, at least 1)")),
     }
 }
 
@@ -425,6 +470,7 @@ fn main() -> ExitCode {
             json,
             limits,
             no_byte_pass,
+            passes,
             corpus,
             samples,
         } => {
@@ -440,6 +486,7 @@ fn main() -> ExitCode {
                 let options = Options {
                     algorithm,
                     byte_pass: !no_byte_pass,
+                    passes: passes.into_iter().flatten().collect(),
                     jobs: limits.jobs,
                     budget: limits.budget(),
                     corpus: None,

@@ -25,6 +25,13 @@ pub struct Corpus {
 impl Corpus {
     /// Opens (creating if needed) a corpus folder; names of files already there count as seen.
     pub fn open(dir: &Path) -> std::io::Result<Corpus> {
+        if dir.exists() && !dir.is_dir() {
+            // create_dir_all would say only "File exists".
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::AlreadyExists,
+                "it is a file, not a folder: give a folder (it is created if missing)",
+            ));
+        }
         std::fs::create_dir_all(dir)?;
         let seen = std::fs::read_dir(dir)?
             .filter_map(|e| e.ok()?.file_name().into_string().ok())

@@ -46,6 +46,11 @@ pub fn collect(args: &[String]) -> Result<Vec<PathBuf>, String> {
             files.push(path.to_path_buf());
         } else if path.is_dir() {
             walk(path, &mut files).map_err(|e| format!("cannot read folder {arg}: {e}"))?;
+        } else if path.exists() {
+            // A FIFO, socket or device: reading it could block forever.
+            return Err(format!(
+                "`{arg}` is not a regular file or a folder (a pipe, socket or device): give sample files"
+            ));
         } else {
             let matches =
                 glob::glob(arg).map_err(|e| format!("`{arg}` is no file, folder or valid glob pattern: {e}"))?;
