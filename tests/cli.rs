@@ -315,7 +315,7 @@ fn bad_limits_are_usage_errors_not_panics() {
         (&["triage", dirs, "--harness", "/bin/true"], "--timeout"),
         (&["triage", dirs, "--harness", "/bin/true"], "--minimize-time"),
     ] {
-        for value in ["-1", "nan", "inf", "1e300", "18446744073709551615", "0", "x"] {
+        for value in ["-1", "-0", "nan", "inf", "1e300", "18446744073709551615", "0", "x"] {
             // Both spellings: `--timeout -1` once read -1 as a flag.
             for args in [
                 vec![format!("{option}={value}")],
@@ -337,6 +337,79 @@ fn bad_limits_are_usage_errors_not_panics() {
         let out = hellfuzz(&["reduce", input, "--cmd", "false", "--max-tests", count], None);
         assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     }
+    // Negative numbers are values that are refused, not flags (clap's tip `use -- -5` misled).
+    for (option, value, says) in [
+        ("--count", "-5", "not a count"),
+        ("--count", "0", "at least 1"),
+        ("--max-size", "-1", "not a size"),
+        ("--max-size", "0", "at least 1 byte"),
+        ("--max-size", "100000000", "64 MiB"),
+        ("--min-size", "-1", "not a size"),
+        ("--seed", "-1", "not a seed"),
+    ] {
+        let out = hellfuzz(&["gen", "json", option, value], None);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{option} {value}: {stderr}");
+        assert!(stderr.contains(says), "{option} {value}: {stderr}");
+        assert!(!stderr.contains("-- "), "{option} {value}: {stderr}");
+    }
+    for code in ["256", "-1"] {
+        let out = hellfuzz(&["reduce", input, "--cmd", "false", "--exit-code", code], None);
+        assert_eq!(out.status.code(), Some(2), "--exit-code {code}: {}", text(&out.stderr));
+    }
+}
+
+#[test]
+fn gen_out_that_is_a_file_is_refused_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("empty.txt");
+    std::fs::write(&file, "").unwrap();
+    let out = hellfuzz(&["gen", "json", "--count", "3", "--out", file.to_str().unwrap()], None);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("is a file, not a folder"), "{stderr}");
+    assert_eq!(std::fs::read(&file).unwrap(), b"");
+}
+
+#[test]
+fn triage_out_equal_to_or_inside_a_crash_folder_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let night = dir.path().join("night");
+    std::fs::create_dir(&night).unwrap();
+    std::fs::write(night.join("crash-1"), "x").unwrap();
+    let night_s = night.to_str().unwrap();
+    for out in [night.clone(), night.join("report")] {
+        let out = hellfuzz(
+            &[
+                "triage",
+                night_s,
+                "--harness",
+                "/bin/true",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            None,
+        );
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains("outside the crash folders"), "{stderr}");
+    }
+    let names: Vec<_> = std::fs::read_dir(&night)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["crash-1"], "nothing was written into the crash folder");
+}
+
+#[test]
+fn mine_refuses_a_fifo_as_a_sample() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("crash-fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let out = hellfuzz(&["mine", "json", fifo.to_str().unwrap()], None);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("not a regular file"), "{stderr}");
 }
 
 #[test]
@@ -471,31 +544,74 @@ fn sigterm_kills_the_running_command_and_exits_130() {
     // The command records its pid and hangs, already on the original input (calibration).
     let cmd = format!("sh -c 'echo $$ > {}; exec sleep 1000'", pidfile.display());
     let out_file = dir.path().join("out.txt");
+    let (input_s, out_s) = (input.to_str().unwrap(), out_file.to_str().unwrap());
+    for command in ["reduce", "repair"] {
+        let _ = std::fs::remove_file(&pidfile);
+        let stderr = sigterm_after_start(
+            &[command, input_s, "--cmd", &cmd, "--timeout", "100", "-o", out_s],
+            &pidfile,
+        );
+        assert!(stderr.contains("interrupted"), "{command}: {stderr}");
+        assert_eq!(std::fs::read_to_string(&input).unwrap(), "hello");
+    }
+    // Triage: the harness hangs on the crash file.
+    let night = dir.path().join("night");
+    std::fs::create_dir(&night).unwrap();
+    std::fs::write(night.join("crash-1"), "x").unwrap();
+    let harness = dir.path().join("hang.sh");
+    std::fs::write(
+        &harness,
+        format!("#!/bin/sh\necho $$ > {}\nexec sleep 1000\n", pidfile.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&harness, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let _ = std::fs::remove_file(&pidfile);
+    let out = dir.path().join("report");
+    let stderr = sigterm_after_start(
+        &[
+            "triage",
+            night.to_str().unwrap(),
+            "--harness",
+            harness.to_str().unwrap(),
+            "--timeout",
+            "100",
+        ]
+        .into_iter()
+        .chain(["--out", out.to_str().unwrap()])
+        .collect::<Vec<_>>(),
+        &pidfile,
+    );
+    assert!(stderr.contains("interrupted"), "triage: {stderr}");
+    assert_eq!(std::fs::read_to_string(night.join("crash-1")).unwrap(), "x");
+}
+
+/// Runs hellfuzz with `args`, waits until the command it runs has written its pid to `pidfile`,
+/// sends hellfuzz SIGTERM, and checks that it exits with 130 and that the command is gone.
+/// Returns hellfuzz's standard error.
+fn sigterm_after_start(args: &[&str], pidfile: &std::path::Path) -> String {
     let child = Command::new(env!("CARGO_BIN_EXE_hellfuzz"))
-        .args(["reduce", input.to_str().unwrap(), "--cmd", &cmd, "--timeout", "100"])
-        .args(["-o", out_file.to_str().unwrap()])
+        .args(args)
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     let started = std::time::Instant::now();
-    while std::fs::read_to_string(&pidfile).map_or(true, |p| p.trim().is_empty()) {
-        assert!(started.elapsed().as_secs() < 30, "the command never started");
+    while std::fs::read_to_string(pidfile).map_or(true, |p| p.trim().is_empty()) {
+        assert!(started.elapsed().as_secs() < 60, "{args:?}: the command never started");
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    let pid = std::fs::read_to_string(&pidfile).unwrap().trim().to_string();
+    let pid = std::fs::read_to_string(pidfile).unwrap().trim().to_string();
     let kill = |signal: &str, pid: &str| Command::new("kill").args([signal, pid]).status().unwrap().success();
     assert!(kill("-TERM", &child.id().to_string()));
     let out = child.wait_with_output().unwrap();
     let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(130), "{stderr}");
-    assert!(stderr.contains("interrupted"), "{stderr}");
+    assert_eq!(out.status.code(), Some(130), "{args:?}: {stderr}");
     std::thread::sleep(std::time::Duration::from_millis(200));
     let alive = kill("-0", &pid);
     if alive {
         kill("-KILL", &pid);
     }
-    assert!(!alive, "the command (pid {pid}) outlived hellfuzz");
-    assert_eq!(std::fs::read_to_string(&input).unwrap(), "hello");
+    assert!(!alive, "{args:?}: the command (pid {pid}) outlived hellfuzz");
+    stderr
 }
 
 #[test]

@@ -24,6 +24,13 @@ pub fn repair_cmd(
     check_output(path, &out.clone().unwrap_or_else(|| default_out(path)))?;
     let input = read_input(path)?;
     let argv = split_command(cmd)?;
+    // Before the first run: a signal while the command runs on the input must kill it too.
+    let cancel = cancel_on_ctrl_c();
+    options.budget.cancel = Some(cancel.clone());
+    let interrupted_early = || {
+        eprintln!("interrupted while running the command on the original input; nothing written");
+        Ok(ExitCode::from(130))
+    };
     let command = Command::new(argv)
         .map_err(|e| e.to_string())?
         .timeout(timeout)
@@ -32,16 +39,21 @@ pub fn repair_cmd(
     let first = command
         .try_run(&input)
         .map_err(|e| format!("cannot run the command: {e}"))?;
+    if cancel.load(Ordering::Relaxed) {
+        return interrupted_early();
+    }
     // Nor would one that hangs on everything: refused before a search of timeouts.
-    command.refuse_hanging(&input, &first.exit).map_err(|e| e.to_string())?;
+    let hanging = command.refuse_hanging(&input, &first.exit);
+    if cancel.load(Ordering::Relaxed) {
+        return interrupted_early();
+    }
+    hanging.map_err(|e| e.to_string())?;
     let oracle = CountingTimeouts {
         command,
         runs: AtomicU64::new(0),
         timeouts: AtomicU64::new(0),
     };
-    // Ctrl-C: stop testing, kill the running command, keep the largest passing input so far.
-    let cancel = cancel_on_ctrl_c();
-    options.budget.cancel = Some(cancel.clone());
+    // From here Ctrl-C stops testing and keeps the largest passing input found so far.
     let grammar = grammar.map(load_grammar).transpose()?;
     let bar = indicatif::ProgressBar::new_spinner();
     bar.set_style(indicatif::ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("valid template"));
@@ -51,7 +63,7 @@ pub fn repair_cmd(
     };
     let result = repair_with_progress(&input, grammar.as_ref(), &oracle, &options, &progress);
     bar.finish_and_clear();
-    let interrupted = cancel.load(std::sync::atomic::Ordering::Relaxed);
+    let interrupted = cancel.load(Ordering::Relaxed);
     let out = out.unwrap_or_else(|| default_out(path));
     if result.repaired {
         hellfuzz::files::write_atomically(&out, &result.input)
@@ -105,9 +117,14 @@ pub fn repair_cmd(
         )
     } else {
         format!(
-            "could not repair {}: no subset of it that was tried is processed ({} runs{timed_out})",
+            "could not repair {}: no subset of it that was tried is processed ({} runs{timed_out}){}",
             path.display(),
-            result.oracle_calls
+            result.oracle_calls,
+            if interrupted {
+                "; interrupted before the search ended"
+            } else {
+                ""
+            }
         )
     };
     eprintln!("{summary}");

@@ -198,8 +198,10 @@ fn maximize(input: &[u8], elements: &[Range<usize>], parser: Option<&Parser>, te
     // When fixing errors one by one runs into a dead end (a window that got past one error but
     // made a worse one, such as a quote that now opens a string running to the end of the
     // line), the single-error reading is tried: one window after which the grammar accepts all.
-    let start =
-        parser.and_then(|p| error_first(p, input, elements, false).or_else(|| error_first(p, input, elements, true)));
+    let stop = || tester.stopped();
+    let start = parser.and_then(|p| {
+        error_first(p, input, elements, false, &stop).or_else(|| error_first(p, input, elements, true, &stop))
+    });
     let Some(start) = start else {
         return ddmax(elements, tester, &whole);
     };
@@ -269,8 +271,15 @@ const MAX_ROUNDS: usize = 64;
 /// when an error has no such window or the grammar work (bytes parsed, proportional to the
 /// input) runs out. Costs parses, not program runs.
 ///
-/// With `whole`, a window counts only if the grammar then accepts the input: one round.
-fn error_first(parser: &Parser, input: &[u8], elements: &[Range<usize>], whole: bool) -> Option<Vec<usize>> {
+/// With `whole`, a window counts only if the grammar then accepts the input: one round. `stop`
+/// is asked before every parse (a Ctrl-C or the time limit ends the search: `None`).
+fn error_first(
+    parser: &Parser,
+    input: &[u8],
+    elements: &[Range<usize>],
+    whole: bool,
+    stop: &dyn Fn() -> bool,
+) -> Option<Vec<usize>> {
     let mut kept: Vec<usize> = (0..elements.len()).collect();
     let mut budget = 64 * input.len() + (4 << 20);
     for _ in 0..MAX_ROUNDS {
@@ -284,11 +293,14 @@ fn error_first(parser: &Parser, input: &[u8], elements: &[Range<usize>], whole: 
         }
         starts.push(at);
         budget = budget.checked_sub(cand.len())?;
+        if stop() {
+            return None;
+        }
         let k = match parser.recognize(&cand) {
             Ok(()) => return Some(kept),
             Err(e) => e.offset.min(cand.len()),
         };
-        let (a, b) = fix_window(parser, &cand, &starts, (k, whole), &mut budget)?;
+        let (a, b) = fix_window(parser, &cand, &starts, (k, whole, stop), &mut budget)?;
         kept.drain(a..b);
     }
     None
@@ -300,7 +312,7 @@ fn fix_window(
     parser: &Parser,
     cand: &[u8],
     starts: &[usize],
-    (k, whole): (usize, bool),
+    (k, whole, stop): (usize, bool, &dyn Fn() -> bool),
     budget: &mut usize,
 ) -> Option<(usize, usize)> {
     let m = starts.len() - 1;
@@ -358,6 +370,7 @@ fn fix_window(
             k,
             whole,
             solid: &solid,
+            stop,
         };
         if let Some(found) = first_fix(&at, &windows, budget, &mut fallback)? {
             return Some(found);
@@ -381,6 +394,8 @@ struct ErrorAt<'a> {
     /// Only windows after which the grammar accepts the whole candidate count.
     whole: bool,
     solid: &'a [usize],
+    /// Asked before each parse: stop the search.
+    stop: &'a dyn Fn() -> bool,
 }
 
 /// The first of `windows` that fixes the error at `k` for [`fix_window`], else `Some(None)`
@@ -399,9 +414,13 @@ fn first_fix(
         k,
         whole,
         solid,
+        stop,
     } = *at;
     let mut without = Vec::with_capacity(cand.len());
     for &(_, _, _, a, b) in windows {
+        if stop() {
+            return None;
+        }
         let (sa, sb) = (starts[a], starts[b]);
         let cut = sb - sa;
         without.clear();

@@ -98,12 +98,21 @@ impl<'o> Tester<'o> {
         self.tests.load(Ordering::Relaxed)
     }
 
+    /// Whether the time is up or the reduction was cancelled (also marks the budget spent): long
+    /// work between tests (parsing a large input again and again) checks it to stop in time.
+    pub fn stopped(&self) -> bool {
+        let over_time = self.budget.max_time.is_some_and(|t| self.started.elapsed() >= t);
+        let cancelled = self.budget.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
+        if over_time || cancelled {
+            self.exhausted.store(true, Ordering::Relaxed);
+        }
+        over_time || cancelled
+    }
+
     /// Tests one candidate (Pass without running the oracle once the budget is spent).
     pub fn test(&self, input: &[u8]) -> Outcome {
         let over_calls = self.budget.max_tests.is_some_and(|m| self.tests() >= m);
-        let over_time = self.budget.max_time.is_some_and(|t| self.started.elapsed() >= t);
-        let cancelled = self.budget.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
-        if over_calls || over_time || cancelled {
+        if over_calls || self.stopped() {
             self.exhausted.store(true, Ordering::Relaxed);
             return Outcome::Pass;
         }
