@@ -18,6 +18,7 @@ pub mod derivation;
 pub mod generic;
 pub mod gtr;
 pub mod labeled;
+pub mod passes;
 pub mod repair;
 mod runs;
 pub mod templates;
@@ -28,6 +29,7 @@ use std::time::{Duration, Instant};
 pub use corpus::CorpusFilter;
 pub use derivation::Derivation;
 pub use labeled::{Edit, ReducibleTree};
+pub use passes::Pass;
 pub use tester::{Budget, Tester};
 
 use crate::grammar::Grammar;
@@ -82,6 +84,9 @@ pub struct Options {
     pub algorithm: Algorithm,
     /// After the tree algorithm, ddmin over the characters of what remains (default: on).
     pub byte_pass: bool,
+    /// After deletion is exhausted, these simplification passes (default: [`Pass::DEFAULT`]),
+    /// each followed by ddmin again when it changed something. Empty: none.
+    pub passes: Vec<Pass>,
     /// Candidates tested at once (results equal the sequential ones).
     pub jobs: usize,
     /// Limits; when they run out, the best input so far is returned.
@@ -96,6 +101,7 @@ impl Default for Options {
         Options {
             algorithm: Algorithm::GtrStar,
             byte_pass: true,
+            passes: Pass::DEFAULT.to_vec(),
             jobs: 1,
             budget: Budget::default(),
             corpus: None,
@@ -236,6 +242,9 @@ pub fn reduce_with_progress(
     }
     if algorithm == Algorithm::Ddmin || options.byte_pass {
         current = ddmin::ddmin_bytes(&current, &tester);
+    }
+    if !options.passes.is_empty() {
+        current = passes::simplify(&current, &options.passes, &tester);
     }
     // Confirmed by the oracle itself, not the cache: a flaky oracle shows here.
     let check = tester::confirm(oracle, &current, Outcome::Fail, tester::CONFIRM_RUNS);

@@ -11,6 +11,7 @@ fn run(input: &str, grammar: &str, algorithm: Algorithm, oracle: &(dyn Fn(&[u8])
     let options = Options {
         algorithm,
         byte_pass: false,
+        passes: Vec::new(),
         ..Options::default()
     };
     reduce(input.as_bytes(), Some(&g), &oracle, &options).unwrap()
@@ -421,7 +422,7 @@ proptest! {
         let g = Grammar::load("expr").unwrap();
         let oracle = property_oracle(which);
         for input in generated_exprs(seed).into_iter().filter(|i| oracle(i) == Outcome::Fail).take(2) {
-            let r = reduce(&input, Some(&g), &oracle, &Options { byte_pass: false, ..Options::default() }).unwrap();
+            let r = reduce(&input, Some(&g), &oracle, &Options { byte_pass: false, passes: Vec::new(), ..Options::default() }).unwrap();
             let mut d = Derivation::new(&g, Parser::new(&g).parse(&r.input).unwrap());
             let deletion = templates::GrammarDeletion { filter: None };
             let substitute = templates::GrammarSubstitute { filter: None };

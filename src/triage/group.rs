@@ -274,6 +274,7 @@ pub fn minimize_group_with_progress(
             Algorithm::Ddmin
         },
         byte_pass: true,
+        passes: crate::reduce::Pass::DEFAULT.to_vec(),
         jobs: options.jobs,
         budget: options.budget.clone(),
         corpus: None,

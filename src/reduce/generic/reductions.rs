@@ -188,6 +188,7 @@ fn filters_learned_from_toml_samples_prune_candidates() {
     let o = oracle(toml_bug);
     let tree_only = Options {
         byte_pass: false,
+        passes: Vec::new(),
         ..Options::default()
     };
     let plain = reduce(TOML.as_bytes(), None, &o, &tree_only).unwrap();

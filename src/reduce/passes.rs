@@ -1,0 +1,328 @@
+//! Passes past 1-minimality: once no deletion helps, make what is left simpler and smaller.
+//!
+//! ddmin leaves an input from which no single character can go. These passes then try what it
+//! never tries, cheapest first ([`Pass`]): a token replaced by the simplest one of its class, every
+//! occurrence of a repeated token deleted at once, two tokens deleted together, a byte replaced
+//! by a smaller one. Every accepted candidate is smaller in shortlex order (shorter, or as long and
+//! bytewise smaller), so the loop ends; after each accepted change ddmin runs again, since a
+//! simpler input often lets more go.
+
+use super::ddmin::ddmin_bytes;
+use super::generic::lexer::{lex, Token, TokenKind};
+use super::tester::Tester;
+use crate::oracle::Outcome;
+
+/// One simplification pass. [`Pass::DEFAULT`] lists the ones `reduce` runs unless told otherwise:
+/// none, since on the eleven real crashes of `scripts/bench-reduce-generic` no pass made a result
+/// smaller (GTR* on the generic tree with its literal templates, then ddmin, already ends where
+/// they would), and each cost oracle calls (tokens +0–48, repeats +0–5, pairs +3–54, bytes
+/// +7–1,066 per case). They stay for oracles where simpler content matters (`--passes`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum Pass {
+    /// A word becomes `a`, a number `0` or `1`, a quoted string its empty quotes.
+    Tokens,
+    /// Every occurrence of a token text that occurs more than once, deleted at once.
+    Repeats,
+    /// Two tokens deleted at once, on inputs of at most [`PAIR_LIMIT`] tokens.
+    Pairs,
+    /// A byte replaced by a smaller one: bytes of the input first, then `0`, `a`, space.
+    Bytes,
+}
+
+/// Pair deletion is quadratic in the tokens; above this many it is not tried.
+pub const PAIR_LIMIT: usize = 40;
+
+impl Pass {
+    /// The passes run by default, in the order they run.
+    pub const DEFAULT: &'static [Pass] = &[];
+
+    /// Every pass, for `--passes`.
+    pub const ALL: &'static [Pass] = &[Pass::Tokens, Pass::Repeats, Pass::Pairs, Pass::Bytes];
+
+    /// The name `--passes` accepts.
+    pub fn name(self) -> &'static str {
+        match self {
+            Pass::Tokens => "tokens",
+            Pass::Repeats => "repeats",
+            Pass::Pairs => "pairs",
+            Pass::Bytes => "bytes",
+        }
+    }
+
+    /// The pass named `name`, if any.
+    pub fn from_name(name: &str) -> Option<Pass> {
+        Pass::ALL.iter().copied().find(|p| p.name() == name)
+    }
+}
+
+/// Whether `a` comes before `b` in shortlex order (shorter first, then bytewise).
+fn shortlex_less(a: &[u8], b: &[u8]) -> bool {
+    (a.len(), a) < (b.len(), b)
+}
+
+/// Runs `passes` over `input` (which fails) until none of them changes it, with ddmin over the
+/// characters after every change, and returns the result (which fails, and is never larger or
+/// shortlex-larger than `input`).
+pub fn simplify(input: &[u8], passes: &[Pass], tester: &Tester<'_>) -> Vec<u8> {
+    let mut current = input.to_vec();
+    loop {
+        let before = current.clone();
+        for &pass in passes {
+            if tester.exhausted() {
+                return current;
+            }
+            let next = match pass {
+                Pass::Tokens => tokens(&current, tester),
+                Pass::Repeats => repeats(&current, tester),
+                Pass::Pairs => pairs(&current, tester),
+                Pass::Bytes => bytes(&current, tester),
+            };
+            if next != current {
+                current = ddmin_bytes(&next, tester);
+            }
+        }
+        if current == before || tester.exhausted() {
+            return current;
+        }
+    }
+}
+
+/// Tests candidates in order, `jobs` at a time, and returns the first that fails.
+fn first_failing(candidates: impl Iterator<Item = Vec<u8>>, tester: &Tester<'_>) -> Option<Vec<u8>> {
+    let mut candidates = candidates.peekable();
+    while candidates.peek().is_some() && !tester.exhausted() {
+        let group: Vec<Vec<u8>> = candidates.by_ref().take(tester.jobs()).collect();
+        let outcomes = tester.test_batch(&group);
+        if let Some(k) = outcomes.iter().position(|&o| o == Outcome::Fail) {
+            return group.into_iter().nth(k);
+        }
+    }
+    None
+}
+
+/// `input` with `token` replaced by `with`.
+fn replace(input: &[u8], token: &Token, with: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(input.len() - (token.end - token.start) + with.len());
+    out.extend_from_slice(&input[..token.start]);
+    out.extend_from_slice(with);
+    out.extend_from_slice(&input[token.end..]);
+    out
+}
+
+/// The simpler tokens of the same class that `text` (a token of `kind`) may become, simplest
+/// first, each shortlex-smaller than `text`.
+fn simpler(kind: TokenKind, text: &[u8]) -> Vec<Vec<u8>> {
+    let options: Vec<Vec<u8>> = match kind {
+        TokenKind::Word => vec![b"a".to_vec()],
+        TokenKind::Number => vec![b"0".to_vec(), b"1".to_vec()],
+        TokenKind::String => vec![vec![text[0], text[0]]],
+        _ => Vec::new(),
+    };
+    options.into_iter().filter(|o| shortlex_less(o, text)).collect()
+}
+
+/// Replaces each token, left to right, by the first simpler token of its class that still fails.
+fn tokens(input: &[u8], tester: &Tester<'_>) -> Vec<u8> {
+    let mut current = input.to_vec();
+    let mut cursor = 0;
+    loop {
+        let toks = lex(&current);
+        let Some(t) = toks.iter().find(|t| t.start >= cursor) else {
+            return current;
+        };
+        let text = &current[t.start..t.end];
+        let candidates = simpler(t.kind, text);
+        let mut next_cursor = t.end;
+        if let Some(found) = first_failing(candidates.iter().map(|c| replace(&current, t, c)), tester) {
+            // The token is now shorter (or as long): go on after its new end.
+            next_cursor = t.start + (t.end - t.start) - (current.len() - found.len());
+            current = found;
+        }
+        if tester.exhausted() {
+            return current;
+        }
+        cursor = next_cursor.max(t.start + 1);
+    }
+}
+
+/// The tokens that count as units for deletion: not whitespace.
+fn solid(input: &[u8]) -> Vec<Token> {
+    lex(input)
+        .into_iter()
+        .filter(|t| !matches!(t.kind, TokenKind::Space | TokenKind::Newline))
+        .collect()
+}
+
+/// `input` without the tokens `drop` (sorted by start, not overlapping).
+fn without(input: &[u8], drop: &[&Token]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(input.len());
+    let mut at = 0;
+    for t in drop {
+        out.extend_from_slice(&input[at..t.start]);
+        at = t.end;
+    }
+    out.extend_from_slice(&input[at..]);
+    out
+}
+
+/// Deletes every occurrence of a token text that occurs more than once, one text at a time,
+/// most frequent first.
+fn repeats(input: &[u8], tester: &Tester<'_>) -> Vec<u8> {
+    let mut current = input.to_vec();
+    let mut tried: std::collections::HashSet<Vec<u8>> = std::collections::HashSet::new();
+    loop {
+        let toks = solid(&current);
+        let mut counts: std::collections::HashMap<&[u8], usize> = std::collections::HashMap::new();
+        for t in &toks {
+            *counts.entry(&current[t.start..t.end]).or_default() += 1;
+        }
+        let mut texts: Vec<(&[u8], usize)> = counts
+            .into_iter()
+            .filter(|&(text, n)| n > 1 && !tried.contains(text))
+            .collect();
+        texts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        let Some(&(text, _)) = texts.first() else {
+            return current;
+        };
+        let text = text.to_vec();
+        tried.insert(text.clone());
+        let drop: Vec<&Token> = toks.iter().filter(|t| current[t.start..t.end] == text[..]).collect();
+        let candidate = without(&current, &drop);
+        if tester.test(&candidate) == Outcome::Fail {
+            current = candidate;
+        }
+        if tester.exhausted() {
+            return current;
+        }
+    }
+}
+
+/// Deletes two tokens at once (every pair, the later one first varying), on inputs of at most
+/// [`PAIR_LIMIT`] tokens; starts over after each success.
+fn pairs(input: &[u8], tester: &Tester<'_>) -> Vec<u8> {
+    let mut current = input.to_vec();
+    'again: loop {
+        let toks = solid(&current);
+        if toks.len() > PAIR_LIMIT || toks.len() < 2 {
+            return current;
+        }
+        let candidates = (0..toks.len()).flat_map(|i| (i + 1..toks.len()).map(move |j| (i, j)));
+        let made = candidates.map(|(i, j)| without(&current, &[&toks[i], &toks[j]]));
+        match first_failing(made, tester) {
+            Some(found) => {
+                current = found;
+                continue 'again;
+            }
+            None => return current,
+        }
+    }
+}
+
+/// Replaces each byte, left to right, by the first smaller byte that still fails: bytes that
+/// occur in the input (smallest first), then `0`, `a` and space. Bytes of multi-byte characters
+/// are left alone (a replacement would break the character).
+fn bytes(input: &[u8], tester: &Tester<'_>) -> Vec<u8> {
+    let mut current = input.to_vec();
+    for p in 0..current.len() {
+        let b = current[p];
+        if b >= 0x80 {
+            continue;
+        }
+        let mut alphabet: Vec<u8> = current.iter().copied().filter(|&c| c < 0x80).collect();
+        alphabet.sort_unstable();
+        alphabet.dedup();
+        for extra in [b'0', b'a', b' '] {
+            if !alphabet.contains(&extra) {
+                alphabet.push(extra);
+            }
+        }
+        let made = alphabet.into_iter().filter(|&c| c < b).map(|c| {
+            let mut next = current.clone();
+            next[p] = c;
+            next
+        });
+        if let Some(found) = first_failing(made, tester) {
+            current = found;
+        }
+        if tester.exhausted() {
+            break;
+        }
+    }
+    current
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reduce::tester::{Budget, Tester};
+
+    /// Runs `f` (a pass, or [`simplify`]) with an oracle that fails where `fails` holds.
+    fn with(fails: impl Fn(&[u8]) -> bool + Sync, f: impl FnOnce(&Tester<'_>) -> Vec<u8>) -> Vec<u8> {
+        let oracle = |i: &[u8]| if fails(i) { Outcome::Fail } else { Outcome::Pass };
+        let tester = Tester::new(&oracle, Budget::default(), 1);
+        f(&tester)
+    }
+
+    #[test]
+    fn tokens_become_the_simplest_of_their_class() {
+        // Fails while it is a call with a number and a string argument.
+        let fails = |i: &[u8]| {
+            let s = String::from_utf8_lossy(i);
+            s.contains('(') && s.contains(", \"") && s.chars().any(|c| c.is_ascii_digit())
+        };
+        let out = with(fails, |t| tokens(b"crash(12345, \"hello\")", t));
+        assert_eq!(out, b"a(0, \"\")");
+    }
+
+    #[test]
+    fn repeated_tokens_go_together() {
+        // Fails while `x` is there and `foo` occurs an even number of times: one `foo` alone
+        // cannot go, both can.
+        let fails = |i: &[u8]| {
+            let s = String::from_utf8_lossy(i);
+            s.contains('x') && s.matches("foo").count() % 2 == 0
+        };
+        assert_eq!(with(fails, |t| repeats(b"foo x foo", t)), b" x ");
+    }
+
+    #[test]
+    fn pairs_delete_what_single_deletions_cannot() {
+        // Parentheses must stay balanced; the crash needs `y`.
+        let fails = |i: &[u8]| {
+            let opens = i.iter().filter(|&&b| b == b'(').count();
+            let closes = i.iter().filter(|&&b| b == b')').count();
+            opens == closes && i.contains(&b'y')
+        };
+        assert_eq!(with(fails, |t| pairs(b"f(y)", t)), b"fy");
+        assert_eq!(with(fails, |t| ddmin_bytes(b"f(y)", t)), b"(y)");
+    }
+
+    #[test]
+    fn bytes_become_smaller_ones() {
+        // Fails while the input has three bytes, no space, and ends with `z`.
+        let fails = |i: &[u8]| i.len() == 3 && i.ends_with(b"z") && !i.contains(&b' ');
+        assert_eq!(with(fails, |t| bytes(b"qrz", t)), b"00z");
+    }
+
+    #[test]
+    fn simplify_deletes_again_after_a_change() {
+        // Needs `(` first and a digit: ddmin alone ends at `(7`; the token pass makes the number
+        // `0` and the string empty, and ddmin then removes the rest.
+        let fails = |i: &[u8]| i.starts_with(b"(") && i.iter().any(u8::is_ascii_digit);
+        assert_eq!(with(fails, |t| ddmin_bytes(b"(77, \"ab\")", t)), b"(7");
+        assert_eq!(with(fails, |t| simplify(b"(77, \"ab\")", Pass::ALL, t)), b"(0");
+    }
+
+    #[test]
+    fn the_result_always_fails_and_is_never_larger() {
+        use proptest::prelude::*;
+        proptest!(ProptestConfig::with_cases(64), |(input in "[a-c0-2 ()\"]{1,24}", k in 0usize..3)| {
+            let needle = [b'a', b'1', b'('][k];
+            let fails = |i: &[u8]| i.contains(&needle);
+            prop_assume!(fails(input.as_bytes()));
+            let out = with(fails, |t| simplify(input.as_bytes(), Pass::ALL, t));
+            prop_assert!(fails(&out));
+            prop_assert!(!shortlex_less(input.as_bytes(), &out));
+        });
+    }
+}
