@@ -71,6 +71,8 @@ fn main() {
     let jobs: usize = arg("--jobs").map_or(2, |j| j.parse().expect("--jobs N"));
     let max_tests: u64 = arg("--max-tests").map_or(2000, |j| j.parse().expect("--max-tests N"));
     let subject = arg("--subject");
+    // --verbose: one line per repair on standard error (file, corruption, mode, kept bytes).
+    let verbose = std::env::args().any(|a| a == "--verbose");
     let oracle: Box<dyn Oracle> = match &subject {
         Some(path) => Box::new(Processed(Command::new([path.as_str(), "@@"]).expect("subject command"))),
         None => Box::new(|d: &[u8]| if valid(d) { Outcome::Pass } else { Outcome::Fail }),
@@ -128,6 +130,16 @@ fn main() {
                 t.runs += r.oracle_calls;
                 t.time += r.time;
                 t.exhausted += usize::from(r.budget_exhausted);
+                if verbose {
+                    eprintln!(
+                        "{}\t{name}\t{mode:?}\t{}\t{}/{}\t{} runs",
+                        path.display(),
+                        if ok { "repaired" } else { "NOT" },
+                        if ok { r.input.len() } else { 0 },
+                        input.len(),
+                        r.oracle_calls
+                    );
+                }
             }
         }
     }

@@ -13,13 +13,14 @@ use super::tester::Tester;
 use crate::oracle::Outcome;
 
 /// One simplification pass. [`Pass::DEFAULT`] lists the ones `reduce` runs unless told otherwise:
-/// none, since on the eleven real crashes of `scripts/bench-reduce-generic` no pass made a result
-/// smaller (GTR* on the generic tree with its literal templates, then ddmin, already ends where
-/// they would), and each cost oracle calls (tokens +0–48, repeats +0–5, pairs +3–54, bytes
-/// +7–1,066 per case). They stay for oracles where simpler content matters (`--passes`).
+/// only [`Pass::Tokens`]. On the eleven real crashes of `scripts/bench-reduce-generic` it made the
+/// html5ever case smaller (49 → 46 bytes: its attribute values lose their quotes, where shrinkray
+/// ended at 47) for 0–104 more oracle calls per case; the other passes made no result smaller and
+/// cost runs (repeats +0–5, pairs +3–54, bytes +7–1,066 per case), so they are left to `--passes`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub enum Pass {
-    /// A word becomes `a`, a number `0` or `1`, a quoted string its empty quotes.
+    /// A word becomes `a`, a number `0` or `1`, a quoted string its empty quotes or its bare
+    /// content.
     Tokens,
     /// Every occurrence of a token text that occurs more than once, deleted at once.
     Repeats,
@@ -34,7 +35,7 @@ pub const PAIR_LIMIT: usize = 40;
 
 impl Pass {
     /// The passes run by default, in the order they run.
-    pub const DEFAULT: &'static [Pass] = &[];
+    pub const DEFAULT: &'static [Pass] = &[Pass::Tokens];
 
     /// Every pass, for `--passes`.
     pub const ALL: &'static [Pass] = &[Pass::Tokens, Pass::Repeats, Pass::Pairs, Pass::Bytes];
@@ -109,16 +110,26 @@ fn replace(input: &[u8], token: &Token, with: &[u8]) -> Vec<u8> {
     out
 }
 
-/// The simpler tokens of the same class that `text` (a token of `kind`) may become, simplest
-/// first, each shortlex-smaller than `text`.
-fn simpler(kind: TokenKind, text: &[u8]) -> Vec<Vec<u8>> {
-    let options: Vec<Vec<u8>> = match kind {
+/// The simpler tokens that `text` (a token of `kind`, followed by the byte `next`) may become,
+/// shortest first, each shortlex-smaller than `text`: a word `a`, a number `0` or `1`, a quoted
+/// string its empty quotes or its bare content (with a space after it where a word follows, so
+/// that it does not run on: `"x"y` → `x y`).
+fn simpler(kind: TokenKind, text: &[u8], next: Option<u8>) -> Vec<Vec<u8>> {
+    let mut options: Vec<Vec<u8>> = match kind {
         TokenKind::Word => vec![b"a".to_vec()],
         TokenKind::Number => vec![b"0".to_vec(), b"1".to_vec()],
-        TokenKind::String => vec![vec![text[0], text[0]]],
+        TokenKind::String => {
+            let mut bare = text[1..text.len() - 1].to_vec();
+            if next.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_') {
+                bare.push(b' ');
+            }
+            vec![vec![text[0], text[0]], bare]
+        }
         _ => Vec::new(),
     };
-    options.into_iter().filter(|o| shortlex_less(o, text)).collect()
+    options.retain(|o| shortlex_less(o, text));
+    options.sort_by(|a, b| (a.len(), a).cmp(&(b.len(), b)));
+    options
 }
 
 /// Replaces each token, left to right, by the first simpler token of its class that still fails.
@@ -131,7 +142,7 @@ fn tokens(input: &[u8], tester: &Tester<'_>) -> Vec<u8> {
             return current;
         };
         let text = &current[t.start..t.end];
-        let candidates = simpler(t.kind, text);
+        let candidates = simpler(t.kind, text, current.get(t.end).copied());
         let mut next_cursor = t.end;
         if let Some(found) = first_failing(candidates.iter().map(|c| replace(&current, t, c)), tester) {
             // The token is now shorter (or as long): go on after its new end.
