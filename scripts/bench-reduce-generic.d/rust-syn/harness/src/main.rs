@@ -1,0 +1,7 @@
+//! Reads the file named by the first argument and hands it to the crate, as the bug report does.
+fn main() {
+    let path = std::env::args().nth(1).expect("usage: harness FILE");
+    let data = std::fs::read(&path).expect("the input file is readable");
+    let Ok(text) = std::str::from_utf8(&data) else { return };
+    let _: Result<syn::File, _> = syn::parse_str(text);
+}
