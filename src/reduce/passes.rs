@@ -22,7 +22,8 @@ pub enum Pass {
     /// A word becomes `a`, a number `0` or `1`, a quoted string its empty quotes or its bare
     /// content.
     Tokens,
-    /// Every occurrence of a token text that occurs more than once, deleted at once.
+    /// Every occurrence of a token text that occurs more than once, deleted at once or replaced
+    /// by a smaller token text of the input.
     Repeats,
     /// Two tokens deleted at once, on inputs of at most [`PAIR_LIMIT`] tokens.
     Pairs,
@@ -176,8 +177,10 @@ fn without(input: &[u8], drop: &[&Token]) -> Vec<u8> {
     out
 }
 
-/// Deletes every occurrence of a token text that occurs more than once, one text at a time,
-/// most frequent first.
+/// For each token text that occurs more than once (most frequent first): deletes every
+/// occurrence at once, or else replaces every occurrence by a smaller token text of the input
+/// (shortest and bytewise smallest first, at most [`REPEAT_SUBSTITUTES`] of them): a run of `{`
+/// that overflows a parser's stack may need fewer levels as `(`.
 fn repeats(input: &[u8], tester: &Tester<'_>) -> Vec<u8> {
     let mut current = input.to_vec();
     let mut tried: std::collections::HashSet<Vec<u8>> = std::collections::HashSet::new();
@@ -188,7 +191,8 @@ fn repeats(input: &[u8], tester: &Tester<'_>) -> Vec<u8> {
             *counts.entry(&current[t.start..t.end]).or_default() += 1;
         }
         let mut texts: Vec<(&[u8], usize)> = counts
-            .into_iter()
+            .iter()
+            .map(|(&text, &n)| (text, n))
             .filter(|&(text, n)| n > 1 && !tried.contains(text))
             .collect();
         texts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
@@ -197,15 +201,64 @@ fn repeats(input: &[u8], tester: &Tester<'_>) -> Vec<u8> {
         };
         let text = text.to_vec();
         tried.insert(text.clone());
-        let drop: Vec<&Token> = toks.iter().filter(|t| current[t.start..t.end] == text[..]).collect();
-        let candidate = without(&current, &drop);
-        if tester.test(&candidate) == Outcome::Fail {
-            current = candidate;
+        let mut substitutes: Vec<&[u8]> = counts
+            .keys()
+            .copied()
+            .filter(|&other| shortlex_less(other, &text) && !other.is_empty())
+            .collect();
+        substitutes.sort_by(|a, b| (a.len(), *a).cmp(&(b.len(), *b)));
+        substitutes.truncate(REPEAT_SUBSTITUTES);
+        let places: Vec<&Token> = toks.iter().filter(|t| current[t.start..t.end] == text[..]).collect();
+        let mut candidates = vec![without(&current, &places)];
+        candidates.extend(substitutes.iter().map(|with| replaced(&current, &places, with)));
+        // The longest run of adjacent copies alone (a nesting that overflows a stack): elsewhere
+        // the same token may have to stay what it is.
+        let run = longest_run(&current, &places);
+        if run.len() > 1 && run.len() < places.len() {
+            candidates.extend(substitutes.iter().map(|with| replaced(&current, run, with)));
+        }
+        if let Some(found) = first_failing(candidates.into_iter(), tester) {
+            current = found;
         }
         if tester.exhausted() {
             return current;
         }
     }
+}
+
+/// The longest stretch of `places` whose tokens follow each other with nothing but whitespace
+/// between them.
+fn longest_run<'t>(input: &[u8], places: &'t [&'t Token]) -> &'t [&'t Token] {
+    let (mut best, mut start) = (0..0, 0);
+    for i in 1..=places.len() {
+        let joined = i < places.len()
+            && input[places[i - 1].end..places[i].start]
+                .iter()
+                .all(u8::is_ascii_whitespace);
+        if !joined {
+            if i - start > best.len() {
+                best = start..i;
+            }
+            start = i;
+        }
+    }
+    &places[best]
+}
+
+/// How many smaller token texts [`repeats`] tries in place of a repeated one.
+const REPEAT_SUBSTITUTES: usize = 3;
+
+/// `input` with each of the tokens `places` (sorted, not overlapping) replaced by `with`.
+fn replaced(input: &[u8], places: &[&Token], with: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(input.len());
+    let mut at = 0;
+    for t in places {
+        out.extend_from_slice(&input[at..t.start]);
+        out.extend_from_slice(with);
+        at = t.end;
+    }
+    out.extend_from_slice(&input[at..]);
+    out
 }
 
 /// Deletes two tokens at once (every pair, the later one first varying), on inputs of at most
@@ -294,6 +347,23 @@ mod tests {
             s.contains('x') && s.matches("foo").count() % 2 == 0
         };
         assert_eq!(with(fails, |t| repeats(b"foo x foo", t)), b" x ");
+    }
+
+    #[test]
+    fn repeated_tokens_are_replaced_together_by_a_smaller_one() {
+        // A stack overflow at nesting depth 4 with `{`, or 3 with `(` (deeper per level).
+        let fails = |i: &[u8]| {
+            let (braces, parens) = (
+                i.iter().filter(|&&b| b == b'{').count(),
+                i.iter().filter(|&&b| b == b'(').count(),
+            );
+            braces >= 4 || parens >= 3 || (parens >= 1 && braces + 2 * parens >= 5)
+        };
+        assert_eq!(with(fails, |t| ddmin_bytes(b"({{{{", t)), b"{{{{");
+        assert_eq!(with(fails, |t| simplify(b"({{{{", &[Pass::Repeats], t)), b"(((");
+        // Only the run: the `{` before the `x` must stay.
+        let fails = |i: &[u8]| i.starts_with(b"{x") && fails(&i[2..]);
+        assert_eq!(with(fails, |t| simplify(b"{x({{{{", &[Pass::Repeats], t)), b"{x(((");
     }
 
     #[test]
