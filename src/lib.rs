@@ -37,3 +37,13 @@ pub mod parse;
 pub mod reduce;
 pub mod tree;
 pub mod triage;
+
+pub use harness::Corpus;
+
+/// What the macros expand to; not an API. `arbitrary` is re-exported so that a typed target
+/// needs no dependency beyond the user's own `arbitrary` (the same 1.x crate, hence trait).
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::harness::typed::{run_typed, show_typed};
+    pub use arbitrary;
+}

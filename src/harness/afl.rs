@@ -5,10 +5,13 @@
 //! stack at death (in a debugger, under a sanitizer) is the panic's. Crashes are minimized after
 //! the run by the same binary's reduce mode (`hellfuzz reduce --harness`, `hellfuzz triage`).
 
+use super::corpus::RunFn;
 use super::target::Target;
 
-/// The harness's `main` under AFL: reduce mode when asked, else AFL's persistent loop.
-pub fn main(target: &Target, run: fn(&[u8])) {
+/// The harness's `main` under AFL: the target's `init`, then reduce mode when asked, else AFL's
+/// persistent loop. AFL has no corpus to keep an input out of: `Corpus::Reject` is a plain run.
+pub fn main(target: &Target, run: RunFn) {
+    target.run_init();
     super::reduce_mode::run_if_requested(target, run);
     afl::fuzz(false, |data: &[u8]| {
         if crate::oracle::catch_panic_fatal(|| run(data), &|_| {}).is_err() {

@@ -171,7 +171,7 @@ pub fn reduce_in_harness(
 }
 
 enum ReduceMode {
-    Done(ArtifactRecord),
+    Done(Box<ArtifactRecord>),
     /// Reduce mode did not produce a result; `grammar` is what the harness said it uses.
     Failed {
         grammar: Option<String>,
@@ -216,7 +216,7 @@ fn run_reduce_mode(binary: &str, crash: &Path, out: &Path, options: &Options) ->
     let result = run.stdout.lines().find_map(|l| l.strip_prefix(RESULT_LINE));
     if let (Exit::Code(0), Some(result)) = (&run.exit, result) {
         let record = serde_json::from_str(result).map_err(|e| format!("unreadable reduce-mode result: {e}"))?;
-        return Ok(ReduceMode::Done(record));
+        return Ok(ReduceMode::Done(Box::new(record)));
     }
     let reason = match &run.exit {
         Exit::Code(super::reduce_mode::EXIT_NO_PANIC) => "the crash is not a panic the harness can catch".to_string(),

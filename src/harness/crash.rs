@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use super::corpus::RunFn;
 use super::target::{Settings, Target};
 use crate::files::write_atomically;
 use crate::oracle::{InProcess, Oracle, Outcome, Signature};
@@ -44,6 +45,10 @@ pub struct ArtifactRecord {
     pub budget_exhausted: bool,
     /// Notes from the reducer (fallbacks, flakiness).
     pub notes: Vec<String>,
+    /// For a typed (`arbitrary`) target: the `Debug` of the value the minimized bytes build, as
+    /// `cargo fuzz fmt` prints it. The minimized file itself holds the bytes the fuzzer reads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub minimized_value: Option<String>,
 }
 
 /// A short hash naming a signature: the first 16 hex digits of the SHA-1 of its normalized form.
@@ -85,7 +90,7 @@ impl<'t> CrashHandler<'t> {
 
     /// Handles one crash of `input` with `signature`; `run` is the target closure. Returns the
     /// record when a minimized file was written. Never panics; problems are reported on stderr.
-    pub fn handle(&self, input: &[u8], signature: &Signature, run: fn(&[u8])) -> Option<ArtifactRecord> {
+    pub fn handle(&self, input: &[u8], signature: &Signature, run: RunFn) -> Option<ArtifactRecord> {
         let original = format!("crash-{}", sha1_smol::Sha1::from(input).digest());
         if self.save_original && !self.path(&original).exists() {
             if let Err(e) = write_atomically(&self.path(&original), input) {
@@ -161,7 +166,7 @@ pub(super) fn handle_in_hook(
     settings: Settings,
     input: &[u8],
     signature: &Signature,
-    run: fn(&[u8]),
+    run: RunFn,
 ) {
     let limit = settings
         .options
@@ -227,19 +232,25 @@ fn main_stack_size() -> usize {
     DEFAULT
 }
 
-/// Reduces `input` in-process with `run` as the oracle (Fail = a panic matching `signature`).
-/// The smallest failing candidate so far is written to `partial` as it improves (at most every
+/// Reduces `input` in-process with `run` as the oracle (Fail = a panic matching `signature`; a
+/// run that returns, `Corpus::Reject` included, passes). For a typed target the candidates are
+/// bytes, and `run` builds each one's value as the fuzzer's input was built. The smallest failing candidate so far is written to `partial` as it improves (at most every
 /// half second), so a reduction killed by a hanging or crashing candidate leaves its best.
 pub(super) fn minimize(
     target: &Target,
     input: &[u8],
     signature: &Signature,
-    run: fn(&[u8]),
+    run: RunFn,
     options: &Options,
     partial: &Path,
 ) -> Result<Reduction, String> {
     let oracle = KeepBest {
-        inner: InProcess::with_signature(run, signature.clone()),
+        inner: InProcess::with_signature(
+            move |candidate: &[u8]| {
+                let _verdict = run(candidate);
+            },
+            signature.clone(),
+        ),
         best: Mutex::new((input.len(), None)),
         path: partial,
     };
@@ -269,6 +280,7 @@ pub(super) fn make_record(
         time_secs: reduction.time.as_secs_f64(),
         budget_exhausted: reduction.budget_exhausted,
         notes: reduction.notes.clone(),
+        minimized_value: target.show_input(&reduction.input),
     }
 }
 
@@ -324,19 +336,20 @@ impl<O: Oracle> Oracle for KeepBest<'_, O> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::harness::GrammarSource;
+    use crate::harness::{Corpus, GrammarSource};
     use crate::oracle::catch_panic;
 
     /// A JSON "consumer" with a bug: an object key `"boom"` holding an array of three or more
     /// elements makes it index past a fixed table.
-    fn consume(data: &[u8]) {
+    fn consume(data: &[u8]) -> Corpus {
         let Ok(value) = serde_json::from_slice::<serde_json::Value>(data) else {
-            return;
+            return Corpus::Reject;
         };
         if let Some(items) = value.get("boom").and_then(|v| v.as_array()) {
             let table = [0u8; 2];
             let _ = table[items.len() - 1];
         }
+        Corpus::Keep
     }
 
     static JSON: Target = Target::new(GrammarSource::Named("json"));
@@ -391,10 +404,11 @@ mod tests {
             .exists());
     }
 
-    fn consume_other(data: &[u8]) {
+    fn consume_other(data: &[u8]) -> Corpus {
         if data.windows(3).any(|w| w == b"bad") {
             panic!("bad input of {} bytes", data.len());
         }
+        Corpus::Keep
     }
 
     #[test]
@@ -417,6 +431,7 @@ mod tests {
             time_secs: 0.0,
             budget_exhausted: false,
             notes: vec![],
+            minimized_value: None,
         };
         write_artifacts(&dir.path().join("nightly-minimized-0"), b"bad", &record).unwrap();
         let target = Target::new(GrammarSource::None);

@@ -8,6 +8,7 @@ use std::ffi::CStr;
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use super::corpus::RunFn;
 use super::crash::handle_in_hook;
 use super::target::{Settings, Target};
 use crate::oracle::{catch_panic_fatal, install_panic_hook, Signature};
@@ -26,21 +27,18 @@ static FLAGS: OnceLock<Flags> = OnceLock::new();
 
 /// Called from `LLVMFuzzerInitialize`: reads `-artifact_prefix=` and `-timeout=` from the command
 /// line, installs hellfuzz's panic hook (not libfuzzer-sys's aborting one: ours tells the fuzzed
-/// input's panic, which it reduces and then aborts on, from candidates' panics, which unwind), and
-/// runs reduce mode when asked.
+/// input's panic, which it reduces and then aborts on, from candidates' panics, which unwind),
+/// runs the target's `init` (after the hook, as libfuzzer-sys does), and runs reduce mode when
+/// asked.
 ///
 /// # Safety
 /// `argc` and `argv` must be what libFuzzer passes to `LLVMFuzzerInitialize` (`int *argc`,
 /// `char ***argv`).
-pub unsafe fn initialize(
-    target: &Target,
-    argc: *const std::os::raw::c_int,
-    argv: *const *const *const u8,
-    run: fn(&[u8]),
-) {
+pub unsafe fn initialize(target: &Target, argc: *const std::os::raw::c_int, argv: *const *const *const u8, run: RunFn) {
     let args = unsafe { arguments(argc, argv) };
     let _ = FLAGS.set(parse_flags(&args));
     install_panic_hook();
+    target.run_init();
     super::reduce_mode::run_if_requested(target, run);
 }
 
@@ -78,14 +76,24 @@ fn parse_flags(args: &[String]) -> Flags {
     flags
 }
 
-/// Called from `rust_fuzzer_test_input` for every execution. On a panic: the panic is printed as
+/// Called from `rust_fuzzer_test_input` for every execution; returns libFuzzer's code for the
+/// run's verdict (-1 for `Corpus::Reject`, and for a typed input the bytes build no value of).
+/// On a panic: the panic is printed as
 /// usual, the crash is reduced and its artifacts written, then the process aborts, so libFuzzer
 /// reports the crash and saves the input exactly as without hellfuzz. All of that happens inside
 /// the panic hook (see [`catch_panic_fatal`]): the process dies with the panic's frames on the
 /// stack, so the stack a sanitizer or libFuzzer prints names the function that panicked.
-pub fn test_input(target: &'static Target, data: &[u8], run: fn(&[u8])) -> i32 {
+pub fn test_input(target: &'static Target, data: &[u8], run: RunFn) -> i32 {
     if let Some(path) = libfuzzer_sys::rust_libfuzzer_debug_path() {
-        // `cargo fuzz fmt` asks for the input's Debug form; keep that working.
+        // `cargo fuzz fmt` asks for the input's Debug form; answered as libfuzzer-sys does: the
+        // bytes (code 0), or a typed input's value or `Arbitrary Error: …` (code -1, and nothing
+        // written for an input shorter than the type's size hint).
+        if target.is_typed() {
+            if let Some(text) = target.show_input(data) {
+                let _ = std::fs::write(path, format!("{text}\n"));
+            }
+            return -1;
+        }
         let _ = std::fs::write(path, format!("{data:?}\n"));
         return 0;
     }
@@ -107,7 +115,7 @@ pub fn test_input(target: &'static Target, data: &[u8], run: fn(&[u8])) -> i32 {
         super::deadly::panic_abort_follows();
     };
     match catch_panic_fatal(|| run(data), &before_abort) {
-        Ok(()) => 0,
+        Ok(verdict) => verdict.to_libfuzzer_code(),
         Err(signature) => {
             // The hook did not see this panic (replaced by the target, or `resume_unwind`): the
             // same handling after unwinding; the stack at death is then the wrapper's.

@@ -4,31 +4,171 @@
 //! The closure body becomes a named `#[inline(never)]` function, so backtraces and signatures
 //! show the target's own frame (as libfuzzer-sys does).
 
-/// Defines a fuzz target whose crashes are minimized with a grammar before they are saved.
+/// Defines a fuzz target whose crashes are minimized (with a grammar, for bytes) before they are
+/// saved. Every form of libfuzzer-sys 0.4's `fuzz_target!` is accepted, with the same meaning:
+///
+/// ```ignore
+/// hellfuzz::fuzz_target!(|data: &[u8]| { /* ... */ });                        // bytes
+/// hellfuzz::fuzz_target!(|data| { /* ... */ });                               // the same
+/// hellfuzz::fuzz_target!(|input: MyStruct| { /* ... */ });  // MyStruct: arbitrary::Arbitrary + Debug
+/// hellfuzz::fuzz_target!(|data: &[u8]| -> hellfuzz::Corpus { /* ... */ });   // Reject: not kept
+/// hellfuzz::fuzz_target!(init: { /* once */ }, |data: &[u8]| { /* ... */ });  // one-time set-up
+/// ```
+///
+/// and, before the closure, the grammar used to minimize crashes of a byte-slice target:
 ///
 /// ```ignore
 /// hellfuzz::fuzz_target!(grammar = "json", |data: &[u8]| { /* ... */ });       // built-in or path
 /// hellfuzz::fuzz_target!(grammar_file = "my.grammar", |data: &[u8]| { /* ... */ }); // compiled in
-/// hellfuzz::fuzz_target!(|data: &[u8]| { /* ... */ });                        // no grammar
+/// hellfuzz::fuzz_target!(grammar = "json", init: setup(), |data: &[u8]| -> Corpus { /* ... */ });
 /// ```
 ///
 /// `grammar_file` is relative to the target crate's `Cargo.toml` and embedded in the binary.
+///
+/// A typed input is built from the fuzzer's bytes exactly as libfuzzer-sys builds it
+/// (`Unstructured::new(bytes)`, `arbitrary_take_rest`; an input shorter than the type's size
+/// hint, or that builds no value, is rejected without running the body). Its type derives
+/// `Arbitrary` from the user's own `arbitrary` 1.x dependency. Crashes are minimized on those
+/// bytes: each candidate is rebuilt the same way, and the record shows the minimized value. A
+/// grammar describes bytes, so it is refused with a typed input:
+///
+/// ```compile_fail
+/// #[derive(Debug, arbitrary::Arbitrary)]
+/// struct Point { x: u8, y: u8 }
+/// hellfuzz::fuzz_target!(grammar = "json", |point: Point| { let _ = point; });
+/// ```
+///
+/// ```no_run
+/// #[derive(Debug, arbitrary::Arbitrary)]
+/// struct Point { x: u8, y: u8 }
+/// hellfuzz::fuzz_target!(|point: Point| { let _ = point; });
+/// ```
 #[macro_export]
 macro_rules! fuzz_target {
-    (grammar = $name:expr, |$data:ident: &[u8]| $body:block) => {
-        $crate::__hellfuzz_runtime!($crate::harness::GrammarSource::Named($name), |$data| $body);
+    ($($input:tt)*) => {
+        $crate::__hellfuzz_target!(@options [] [] $($input)*);
     };
-    (grammar_file = $path:literal, |$data:ident: &[u8]| $body:block) => {
-        $crate::__hellfuzz_runtime!(
-            $crate::harness::GrammarSource::Embedded {
+}
+
+/// `fuzz_target!`'s parser: options (`grammar =`, `grammar_file =`, `init:`, in any order) into
+/// `[grammar] [init]`, then one of the closure forms.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __hellfuzz_target {
+    // Options.
+    (@options [] [$($init:tt)*] grammar = $name:expr, $($rest:tt)*) => {
+        $crate::__hellfuzz_target!(@options [$crate::harness::GrammarSource::Named($name)] [$($init)*] $($rest)*);
+    };
+    (@options [] [$($init:tt)*] grammar_file = $path:literal, $($rest:tt)*) => {
+        $crate::__hellfuzz_target!(
+            @options
+            [$crate::harness::GrammarSource::Embedded {
                 origin: $path,
                 text: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/", $path)),
-            },
-            |$data| $body
+            }]
+            [$($init)*]
+            $($rest)*
         );
     };
-    (|$data:ident: &[u8]| $body:block) => {
-        $crate::__hellfuzz_runtime!($crate::harness::GrammarSource::None, |$data| $body);
+    (@options [$($grammar:tt)+] [$($init:tt)*] grammar $($rest:tt)*) => {
+        compile_error!("hellfuzz::fuzz_target!: give one grammar (`grammar = …` or `grammar_file = …`), not two");
+    };
+    (@options [$($grammar:tt)+] [$($init:tt)*] grammar_file $($rest:tt)*) => {
+        compile_error!("hellfuzz::fuzz_target!: give one grammar (`grammar = …` or `grammar_file = …`), not two");
+    };
+    (@options [$($grammar:tt)*] [] init: $init:expr, $($rest:tt)*) => {
+        $crate::__hellfuzz_target!(@options [$($grammar)*] [$init] $($rest)*);
+    };
+    (@options [$($grammar:tt)*] [$($init:tt)+] init: $($rest:tt)*) => {
+        compile_error!("hellfuzz::fuzz_target!: `init:` is given twice");
+    };
+
+    // Byte-slice closures (before the typed ones: `&[u8]` would match `$ty` too).
+    (@options [$($grammar:tt)*] [$($init:tt)*] |$data:ident| $body:expr $(,)?) => {
+        $crate::__hellfuzz_target!(@bytes [$($grammar)*] [$($init)*] $data, (), { $body });
+    };
+    (@options [$($grammar:tt)*] [$($init:tt)*] |$data:ident: &[u8]| $body:expr $(,)?) => {
+        $crate::__hellfuzz_target!(@bytes [$($grammar)*] [$($init)*] $data, (), { $body });
+    };
+    (@options [$($grammar:tt)*] [$($init:tt)*] |$data:ident: &[u8]| -> $rty:ty $body:block $(,)?) => {
+        $crate::__hellfuzz_target!(@bytes [$($grammar)*] [$($init)*] $data, $rty, $body);
+    };
+
+    // Typed closures.
+    (@options [$($grammar:tt)+] [$($init:tt)*] |$data:ident: $dty:ty| $($rest:tt)*) => {
+        compile_error!(concat!(
+            "hellfuzz::fuzz_target!: a grammar describes the input bytes, but this target takes a typed input (`",
+            stringify!($dty),
+            "`) that `arbitrary` builds from the bytes; remove `grammar`/`grammar_file` (crashes are then minimized on the raw bytes), or take `|",
+            stringify!($data),
+            ": &[u8]|` and parse the bytes yourself"
+        ));
+    };
+    (@options [] [$($init:tt)*] |$data:ident: $dty:ty| $body:expr $(,)?) => {
+        $crate::__hellfuzz_target!(@typed [$($init)*] $data, $dty, (), { $body });
+    };
+    (@options [] [$($init:tt)*] |$data:ident: $dty:ty| -> $rty:ty $body:block $(,)?) => {
+        $crate::__hellfuzz_target!(@typed [$($init)*] $data, $dty, $rty, $body);
+    };
+
+    (@options [$($grammar:tt)*] [$($init:tt)*] $($rest:tt)*) => {
+        compile_error!(concat!(
+            "hellfuzz::fuzz_target!: expected `|data: &[u8]| { … }`, `|input: Type| { … }` or either with `-> Corpus` before the body, ",
+            "after the options `grammar = \"name\"`, `grammar_file = \"path\"`, `init: { … }` (each followed by a comma); found `",
+            stringify!($($rest)*),
+            "`"
+        ));
+    };
+
+    // Expansion. `__hellfuzz_run` is the user's body, a named frame on the stack at a crash, as
+    // libfuzzer-sys's `__libfuzzer_sys_run`; `__hellfuzz_input` is what the runtimes call.
+    (@bytes [$($grammar:tt)*] [$($init:tt)*] $data:ident, $rty:ty, $body:block) => {
+        $crate::__hellfuzz_runtime!(
+            $crate::harness::Target::with(
+                $crate::__hellfuzz_target!(@grammar $($grammar)*),
+                $crate::__hellfuzz_target!(@init_fn $($init)*),
+                None,
+            );
+            $crate::__hellfuzz_target!(@init_item $($init)*);
+
+            #[inline(never)]
+            fn __hellfuzz_run($data: &[u8]) -> $rty $body
+
+            fn __hellfuzz_input(bytes: &[u8]) -> $crate::Corpus {
+                $crate::Corpus::from(__hellfuzz_run(bytes))
+            }
+        );
+    };
+    (@typed [$($init:tt)*] $data:ident, $dty:ty, $rty:ty, $body:block) => {
+        $crate::__hellfuzz_runtime!(
+            $crate::harness::Target::with(
+                $crate::harness::GrammarSource::None,
+                $crate::__hellfuzz_target!(@init_fn $($init)*),
+                Some(__hellfuzz_show),
+            );
+            $crate::__hellfuzz_target!(@init_item $($init)*);
+
+            #[inline(never)]
+            fn __hellfuzz_run($data: $dty) -> $rty $body
+
+            fn __hellfuzz_input(bytes: &[u8]) -> $crate::Corpus {
+                $crate::__private::run_typed::<$dty, _>(bytes, __hellfuzz_run)
+            }
+
+            fn __hellfuzz_show(bytes: &[u8]) -> Option<String> {
+                $crate::__private::show_typed::<$dty>(bytes)
+            }
+        );
+    };
+    (@grammar) => { $crate::harness::GrammarSource::None };
+    (@grammar $($grammar:tt)+) => { $($grammar)+ };
+    (@init_fn) => { None };
+    (@init_fn $init:expr) => { Some(__hellfuzz_init as fn()) };
+    (@init_item) => {};
+    (@init_item $init:expr) => {
+        fn __hellfuzz_init() {
+            $init;
+        }
     };
 }
 
@@ -36,9 +176,11 @@ macro_rules! fuzz_target {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __hellfuzz_runtime {
-    ($grammar:expr, |$data:ident| $body:block) => {
+    ($target:expr; $($item:item)*) => {
         const _: () = {
-            static TARGET: $crate::harness::Target = $crate::harness::Target::new($grammar);
+            $($item)*
+
+            static TARGET: $crate::harness::Target = $target;
 
             #[no_mangle]
             pub extern "C" fn LLVMFuzzerInitialize(
@@ -46,19 +188,14 @@ macro_rules! __hellfuzz_runtime {
                 argv: *const *const *const u8,
             ) -> std::os::raw::c_int {
                 // Safety: libFuzzer passes its own argc/argv.
-                unsafe { $crate::harness::libfuzzer::initialize(&TARGET, argc, argv, __hellfuzz_run) };
+                unsafe { $crate::harness::libfuzzer::initialize(&TARGET, argc, argv, __hellfuzz_input) };
                 0
             }
 
             #[no_mangle]
             #[allow(improper_ctypes_definitions)]
             pub extern "C" fn rust_fuzzer_test_input(bytes: &[u8]) -> i32 {
-                $crate::harness::libfuzzer::test_input(&TARGET, bytes, __hellfuzz_run)
-            }
-
-            #[inline(never)]
-            fn __hellfuzz_run($data: &[u8]) {
-                $body
+                $crate::harness::libfuzzer::test_input(&TARGET, bytes, __hellfuzz_input)
             }
         };
     };
@@ -69,16 +206,13 @@ macro_rules! __hellfuzz_runtime {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __hellfuzz_runtime {
-    ($grammar:expr, |$data:ident| $body:block) => {
-        static __HELLFUZZ_TARGET: $crate::harness::Target = $crate::harness::Target::new($grammar);
+    ($target:expr; $($item:item)*) => {
+        $($item)*
 
-        #[inline(never)]
-        fn __hellfuzz_run($data: &[u8]) {
-            $body
-        }
+        static __HELLFUZZ_TARGET: $crate::harness::Target = $target;
 
         fn main() {
-            $crate::harness::main_runtime(&__HELLFUZZ_TARGET, __hellfuzz_run);
+            $crate::harness::main_runtime(&__HELLFUZZ_TARGET, __hellfuzz_input);
         }
     };
 }

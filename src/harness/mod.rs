@@ -2,11 +2,12 @@
 //! in-process with the same closure as oracle, and the minimized input lands next to the crash.
 //!
 //! Map: `macros` (`fuzz_target!`, `fuzz_mutator!`) · `target` (a target's grammar and settings) ·
-//! `crash` (reduce-on-crash, artifacts) · `reduce_mode` (a harness binary reducing one file) ·
+//! `corpus` (`Corpus`, a run's verdict) · `typed` (`arbitrary` inputs built from bytes) · `crash` (reduce-on-crash, artifacts) · `reduce_mode` (a harness binary reducing one file) ·
 //! `client` (`hellfuzz reduce --harness`: reduce mode, else a subprocess oracle) · `mutator`
 //! (grammar-aware mutation) · `libfuzzer`, `afl`, `standalone` (one entry point per runtime).
 //!
-//! A target looks like libfuzzer-sys's, with the grammar named:
+//! A target looks like libfuzzer-sys's (every form of its `fuzz_target!`: bytes, a typed
+//! `arbitrary` input, `-> Corpus`, `init:`), with the grammar named for bytes:
 //!
 //! ```ignore
 //! #![no_main]
@@ -21,6 +22,7 @@
 //! file in-process, writes the minimized input, and exits.
 
 mod client;
+mod corpus;
 mod crash;
 #[cfg(all(unix, feature = "libfuzzer"))]
 mod deadly;
@@ -28,6 +30,8 @@ mod macros;
 mod mutator;
 mod reduce_mode;
 mod target;
+#[doc(hidden)]
+pub mod typed;
 
 #[cfg(feature = "afl")]
 pub mod afl;
@@ -45,12 +49,13 @@ pub use afl::main as main_runtime;
 pub use standalone::main as main_runtime;
 
 pub use client::{reduce_in_harness, reduce_with_harness, HarnessReduction, Method};
+pub use corpus::{Corpus, RunFn};
 pub use crash::{ArtifactRecord, CrashHandler};
 #[cfg(feature = "libfuzzer")]
 pub use mutator::SharedMutator;
 pub use mutator::{MutationKind, Mutator};
 pub use reduce_mode::{REDUCE_ENV, REDUCE_OUT_ENV};
-pub use target::{GrammarSource, Settings, Target};
+pub use target::{GrammarSource, Settings, ShowFn, Target};
 
 /// Re-exported for the macros: a target crate needs no direct dependency on these.
 #[cfg(feature = "afl")]

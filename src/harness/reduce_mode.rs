@@ -10,6 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::corpus::RunFn;
 use super::crash::{make_record, minimize, write_artifacts, ArtifactRecord};
 use super::target::{Settings, Target};
 use crate::oracle::{catch_panic, Signature};
@@ -39,11 +40,13 @@ pub const RESULT_LINE: &str = "hellfuzz-result: ";
 /// no fuzzer is waiting for it.
 const DEFAULT_TIME_SECS: u64 = 300;
 
-/// Runs reduce mode and exits the process if [`REDUCE_ENV`] is set; returns otherwise.
-pub fn run_if_requested(target: &Target, run: fn(&[u8])) {
+/// Runs reduce mode and exits the process if [`REDUCE_ENV`] is set; returns otherwise. The
+/// target's `init` has run before (see [`Target::run_init`]).
+pub fn run_if_requested(target: &Target, run: RunFn) {
     let Some(crash) = std::env::var_os(REDUCE_ENV) else {
         return;
     };
+    target.run_init();
     let out = std::env::var_os(REDUCE_OUT_ENV).map(PathBuf::from);
     let info = serde_json::json!({ "grammar": target.source().name() });
     println!("{INFO_LINE}{info}");
@@ -120,6 +123,7 @@ fn reduce_file_in_processes(
         time_secs: reduction.time_secs,
         budget_exhausted: reduction.budget_exhausted,
         notes: reduction.notes.clone(),
+        minimized_value: target.show_input(&reduction.input),
     };
     write_artifacts(&out, &reduction.input, &record).map_err(|e| (EXIT_ERROR, e))?;
     if staging != out {
@@ -165,10 +169,10 @@ fn reduce_file(
     target: &Target,
     crash: &Path,
     out: Option<PathBuf>,
-    run: fn(&[u8]),
+    run: RunFn,
 ) -> Result<ArtifactRecord, (i32, String)> {
     let input = std::fs::read(crash).map_err(|e| (EXIT_ERROR, format!("cannot read {}: {e}", crash.display())))?;
-    let signature = match catch_panic(|| run(&input)) {
+    let signature = match catch_panic(|| run(&input)).map(drop) {
         Ok(()) => {
             return Err((
                 EXIT_NO_PANIC,

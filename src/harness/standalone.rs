@@ -5,10 +5,13 @@
 //! with the panic's frames on the stack, so subprocess oracles, debuggers and triage see the same
 //! crash either way. Useful to reproduce and in tests.
 
+use super::corpus::RunFn;
 use super::target::Target;
 
-/// The harness's `main` without a fuzzer.
-pub fn main(target: &Target, run: fn(&[u8])) {
+/// The harness's `main` without a fuzzer: the target's `init` once, then reduce mode or the files.
+/// `Corpus::Reject` means nothing here (no corpus): a rejected input is a run that passed.
+pub fn main(target: &Target, run: RunFn) {
+    target.run_init();
     super::reduce_mode::run_if_requested(target, run);
     let mut status = 0;
     let paths: Vec<_> = std::env::args_os().skip(1).collect();
@@ -38,7 +41,7 @@ pub fn main(target: &Target, run: fn(&[u8])) {
 /// Runs one input; a panic aborts the process from the panic hook (see
 /// [`catch_panic_fatal`](crate::oracle::catch_panic_fatal)), or after unwinding if the hook
 /// was replaced.
-fn run_or_abort(run: fn(&[u8]), data: &[u8]) {
+fn run_or_abort(run: RunFn, data: &[u8]) {
     if crate::oracle::catch_panic_fatal(|| run(data), &|_| {}).is_err() {
         std::process::abort();
     }

@@ -1,10 +1,10 @@
 //! A fuzz target's static description (its grammar) and the reduction settings read from the
 //! environment.
 //!
-//! Map: [`GrammarSource`] (built-in name, embedded text, none) · [`Target`] (loads the grammar once)
-//! · [`Settings`] (`HELLFUZZ_*` variables, with defaults that stay inside libFuzzer's `-timeout`).
+//! Map: [`GrammarSource`] (built-in name, embedded text, none) · [`Target`] (loads the grammar once,
+//! runs the target's `init` once, shows a typed input) · [`Settings`] (`HELLFUZZ_*` variables, with defaults that stay inside libFuzzer's `-timeout`).
 
-use std::sync::OnceLock;
+use std::sync::{Once, OnceLock};
 use std::time::Duration;
 
 use crate::grammar::Grammar;
@@ -49,19 +49,57 @@ impl GrammarSource {
     }
 }
 
+/// Shows a typed target's input: the `Debug` of the value built from the bytes, as `cargo fuzz fmt`
+/// prints it (`None` when libfuzzer-sys would print nothing). See `typed::show_typed`.
+pub type ShowFn = fn(&[u8]) -> Option<String>;
+
 /// One fuzz target: what the macros put in a `static`. The grammar is loaded on first use.
 pub struct Target {
     source: GrammarSource,
     parser: OnceLock<Option<Parser>>,
+    init: Option<fn()>,
+    init_once: Once,
+    show: Option<ShowFn>,
 }
 
 impl Target {
-    /// A target reducing with the grammar from `source`.
+    /// A target over bytes reducing with the grammar from `source`, without set-up.
     pub const fn new(source: GrammarSource) -> Target {
+        Target::with(source, None, None)
+    }
+
+    /// A target with a one-time set-up `init` (the macro's `init: …`) and, for a typed input,
+    /// `show` (its `Debug`, for `cargo fuzz fmt` and the minimized artifact's record).
+    pub const fn with(source: GrammarSource, init: Option<fn()>, show: Option<ShowFn>) -> Target {
         Target {
             source,
             parser: OnceLock::new(),
+            init,
+            init_once: Once::new(),
+            show,
         }
+    }
+
+    /// Runs the target's `init` if it has one and it has not run in this process: every runtime
+    /// calls it before the first input (also in reduce mode), as libfuzzer-sys does from
+    /// `LLVMFuzzerInitialize`.
+    pub fn run_init(&self) {
+        if let Some(init) = self.init {
+            self.init_once.call_once(init);
+        }
+    }
+
+    /// Whether the target takes a typed (`arbitrary`) input rather than bytes.
+    pub fn is_typed(&self) -> bool {
+        self.show.is_some()
+    }
+
+    /// The `Debug` of the typed value `bytes` build (`None` for a byte-slice target, when the
+    /// bytes are too short to build one, or when the user's `Arbitrary` or `Debug` panics: the
+    /// crash may be in them, and showing it must not end the reduction that found it).
+    pub fn show_input(&self, bytes: &[u8]) -> Option<String> {
+        let show = self.show?;
+        crate::oracle::catch_panic(|| show(bytes)).ok().flatten()
     }
 
     /// Where the grammar comes from.
