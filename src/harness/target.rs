@@ -181,7 +181,12 @@ impl Settings {
         });
         let options = Options {
             algorithm: algorithm.unwrap_or(Algorithm::GtrStar),
-            jobs: number("HELLFUZZ_REDUCE_JOBS").map_or(1, |n| (n as usize).max(1)),
+            jobs: number("HELLFUZZ_REDUCE_JOBS").map_or(1, |n| {
+                if n < 1.0 {
+                    eprintln!("hellfuzz: ignoring HELLFUZZ_REDUCE_JOBS=\"{n}\": expected at least 1; testing one candidate at a time");
+                }
+                (n as usize).max(1)
+            }),
             budget: Budget {
                 max_tests: number("HELLFUZZ_REDUCE_TESTS").and_then(|n| {
                     if n < 1.0 {
@@ -200,7 +205,14 @@ impl Settings {
             ..Options::default()
         };
         Settings {
-            enabled: var("HELLFUZZ_MINIMIZE").is_none_or(|v| v.trim() != "0"),
+            enabled: var("HELLFUZZ_MINIMIZE").is_none_or(|v| match v.trim() {
+                "0" => false,
+                "1" | "" => true,
+                other => {
+                    eprintln!("hellfuzz: HELLFUZZ_MINIMIZE={other:?} is neither 0 (off) nor 1 (on): minimizing");
+                    true
+                }
+            }),
             options,
         }
     }
@@ -222,6 +234,18 @@ mod tests {
         let s = Settings::from_vars(Some(Duration::from_secs(12)), vars(&[]));
         assert_eq!(s.options.budget.max_time, Some(Duration::from_secs(4)));
         assert_eq!(s.options.algorithm, Algorithm::GtrStar);
+    }
+
+    #[test]
+    fn odd_switches_and_no_jobs_fall_back_to_minimizing_one_at_a_time() {
+        let s = Settings::from_vars(
+            None,
+            vars(&[("HELLFUZZ_MINIMIZE", "maybe"), ("HELLFUZZ_REDUCE_JOBS", "0")]),
+        );
+        assert!(s.enabled);
+        assert_eq!(s.options.jobs, 1);
+        assert!(!Settings::from_vars(None, vars(&[("HELLFUZZ_MINIMIZE", " 0 ")])).enabled);
+        assert!(Settings::from_vars(None, vars(&[("HELLFUZZ_MINIMIZE", "1")])).enabled);
     }
 
     #[test]
