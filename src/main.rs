@@ -180,9 +180,9 @@ enum Command {
         no_byte_pass: bool,
         /// Simplification passes to run once deletion is exhausted, in order, comma-separated:
         /// tokens (a word becomes `a`, a number `0`/`1`, a string empty or unquoted), repeats
-        /// (every copy of a repeated token at once), pairs (two tokens at once, up to 40 tokens),
+        /// (every copy of a repeated token deleted, or replaced by a smaller one), pairs (two tokens at once, up to 40 tokens),
         /// bytes (a byte becomes a smaller one); `none` for none. Each costs oracle runs.
-        #[arg(long, value_delimiter = ',', value_parser = parse_pass, default_value = "tokens")]
+        #[arg(long, value_delimiter = ',', value_parser = parse_pass, default_value = "tokens,repeats")]
         passes: Vec<Option<hellfuzz::reduce::Pass>>,
         /// Sample inputs (files, folders, globs) to learn the GTR paper's corpus filters from
         /// (mandatory edges, allowed contexts): extra pruning of candidates, needs --grammar.

@@ -13,10 +13,11 @@ use super::tester::Tester;
 use crate::oracle::Outcome;
 
 /// One simplification pass. [`Pass::DEFAULT`] lists the ones `reduce` runs unless told otherwise:
-/// only [`Pass::Tokens`]. On the eleven real crashes of `scripts/bench-reduce-generic` it made the
-/// html5ever case smaller (49 → 46 bytes: its attribute values lose their quotes, where shrinkray
-/// ended at 47) for 0–104 more oracle calls per case; the other passes made no result smaller and
-/// cost runs (repeats +0–5, pairs +3–54, bytes +7–1,066 per case), so they are left to `--passes`.
+/// [`Pass::Tokens`] and [`Pass::Repeats`]. On the eleven real crashes of
+/// `scripts/bench-reduce-generic` they made two results smaller (html5ever 49 → 46 bytes, its
+/// attribute values unquoted; ron 317 → 288, its nested `{` turned into `(`; shrinkray ended at
+/// 47 and 289) for 0–108 more oracle calls per case. Pairs and bytes made no result smaller and
+/// cost runs (+3–54 and +7–1,066 per case), so they are left to `--passes`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub enum Pass {
     /// A word becomes `a`, a number `0` or `1`, a quoted string its empty quotes or its bare
@@ -36,7 +37,7 @@ pub const PAIR_LIMIT: usize = 40;
 
 impl Pass {
     /// The passes run by default, in the order they run.
-    pub const DEFAULT: &'static [Pass] = &[Pass::Tokens];
+    pub const DEFAULT: &'static [Pass] = &[Pass::Tokens, Pass::Repeats];
 
     /// Every pass, for `--passes`.
     pub const ALL: &'static [Pass] = &[Pass::Tokens, Pass::Repeats, Pass::Pairs, Pass::Bytes];
