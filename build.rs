@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::{env, fs};
 
 fn main() {
+    sanitizer_cfg();
     let root = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let grammars_dir = root.join("grammars");
     let seeds_dir = root.join("seeds");
@@ -63,4 +64,27 @@ fn sorted_files(dir: &Path) -> Vec<PathBuf> {
     };
     files.sort();
     files
+}
+
+/// `cfg(hellfuzz_sanitizer)` when the crate is built with a sanitizer (`-Zsanitizer=` or
+/// `-Csanitizer=` among the flags, as `cargo fuzz build` passes them): the deadly-signal handler
+/// then leaves the stack to the sanitizer. Looking its runtime up at run time (`dlsym`) finds
+/// nothing in an executable, which does not export the runtime's symbols.
+fn sanitizer_cfg() {
+    println!("cargo:rustc-check-cfg=cfg(hellfuzz_sanitizer)");
+    println!("cargo:rerun-if-env-changed=CARGO_ENCODED_RUSTFLAGS");
+    let flags = env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
+    let mut previous = "";
+    for flag in flags.split('\x1f') {
+        // `-Zsanitizer=address`, or `-Z` then `sanitizer=address`.
+        let value = flag
+            .strip_prefix("-Z")
+            .or_else(|| flag.strip_prefix("-C"))
+            .or(["-Z", "-C"].contains(&previous).then_some(flag));
+        if value.is_some_and(|v| v.starts_with("sanitizer=") && v != "sanitizer=") {
+            println!("cargo:rustc-cfg=hellfuzz_sanitizer");
+            return;
+        }
+        previous = flag;
+    }
 }

@@ -6,7 +6,8 @@
 //! OBJ and ARR (one shared panicking helper, reached from different callers), DIV (division by
 //! zero), SLICE (a bad range), ABORT and HALT (two `abort()` sites in one function: only the line
 //! tells them apart), DEEP (stack overflow), OOM (allocation failure), HANG (never ends), FLAKY
-//! (crashes on every other run, keeping state in $TRIAGE_HARNESS_STATE).
+//! (crashes on every other run, keeping state in $TRIAGE_HARNESS_STATE), NAME (a panic whose
+//! message quotes the next word of the input, unquoted: one bug, a coarse hash per word).
 //! TRIAGE_HARNESS_FIXED=KEYWORD,... "fixes" those bugs.
 //! No dependencies: the tests compile it with `rustc --edition 2021 -g` in about a second.
 
@@ -58,10 +59,18 @@ fn parse(data: &[u8]) {
                 std::thread::sleep(std::time::Duration::from_secs(1));
             },
             "FLAKY" => flaky(data),
+            "NAME" => name(&text),
             _ => continue,
         }
         return;
     }
+}
+
+#[inline(never)]
+fn name(text: &str) {
+    let after = text.split("NAME").nth(1).unwrap_or_default();
+    let word = after.split_whitespace().next().unwrap_or("nothing");
+    panic!("unknown name {word}");
 }
 
 #[inline(never)]

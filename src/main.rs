@@ -261,6 +261,12 @@ enum Command {
         /// another that crashes at the same place with the same message.
         #[arg(long)]
         trace_all: bool,
+        /// Join groups whose stacks are nearly the same: CASR's stack distance (0: the same stack,
+        /// 1: nothing in common) below THRESHOLD, complete linkage. Plain `--join-stacks` takes
+        /// CASR's 0.3.
+        #[arg(long, value_name = "THRESHOLD", num_args = 0..=1, require_equals = true,
+              default_missing_value = "0.3", value_parser = stack_distance)]
+        join_stacks: Option<f64>,
     },
     /// Convert a tree-sitter grammar (a grammar.json, or the name of a tree-sitter crate in cargo's
     /// registry) into a hellfuzz grammar file.
@@ -372,6 +378,17 @@ fn max_size(text: &str) -> Result<usize, String> {
 fn seed(text: &str) -> Result<u64, String> {
     text.parse::<u64>()
         .map_err(|_| format!("{text} is not a seed (a whole number from 0 to {})", u64::MAX))
+}
+
+/// A stack distance threshold: more than 0 (0 would join nothing), at most 1.
+fn stack_distance(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(t) if t > 0.0 && t <= 1.0 => Ok(t),
+        Ok(_) => Err(format!(
+            "{text}: a stack distance is more than 0 and at most 1 (CASR uses 0.3)"
+        )),
+        Err(e) => Err(format!("{text}: not a number ({e})")),
+    }
 }
 
 /// A count of at least 1 (workers, runs).
@@ -552,6 +569,7 @@ fn main() -> ExitCode {
             minimize_time,
             fail_on_new,
             trace_all,
+            join_stacks,
         } => grammar.as_deref().map(load_grammar).transpose().and_then(|grammar| {
             let fail_on_new = fail_on_new.as_deref().map(cli::triage::FailOn::parse).transpose()?;
             let options = hellfuzz::triage::Options {
@@ -563,6 +581,7 @@ fn main() -> ExitCode {
                 minimize: !no_minimize,
                 minimize_time: Some(minimize_time),
                 trace_all,
+                join_stacks,
                 ..hellfuzz::triage::Options::new(harness)
             };
             cli::triage::triage_cmd(&dirs, options, fail_on_new)

@@ -1105,3 +1105,62 @@ fn cli_fail_on_new_by_severity() {
     assert_ne!(bad.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown severity 'harmless'"));
 }
+
+#[test]
+fn join_stacks_joins_a_panic_that_quotes_the_input_and_keeps_two_callers_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, out, state) = layout(dir.path());
+    let lf = "fuzz/artifacts/parse_doc";
+    // One bug whose message quotes a word of the input: a coarse hash per word.
+    for (i, word) in ["alpha", "beta", "gamma", "beta"].iter().enumerate() {
+        put(
+            &root,
+            &format!("{lf}/crash-name-{i}"),
+            format!("NAME {word} {i}").as_bytes(),
+        );
+    }
+    // One helper, two callers: near stacks, but not near enough at CASR's threshold.
+    put(&root, &format!("{lf}/crash-obj"), b"OBJ {");
+    put(&root, &format!("{lf}/crash-arr"), b"x ARR");
+    let run = |join: Option<f64>, n: u64| {
+        let options = Options {
+            minimize: false,
+            join_stacks: join,
+            ..options(&out, &state)
+        };
+        triage(std::slice::from_ref(&root), &options, night(n), &mut |_| {}).unwrap()
+    };
+    let apart = run(None, 0);
+    assert_eq!(apart.groups.len(), 5, "three words, OBJ, ARR");
+    let first_ids: BTreeSet<String> = apart.groups.iter().map(|g| g.id.clone()).collect();
+    std::fs::remove_dir_all(&out).unwrap();
+
+    let joined = run(Some(0.3), 0);
+    assert_eq!(joined.groups.len(), 3, "{:#?}", joined.groups);
+    let names: Vec<_> = joined.groups.iter().filter(|g| g.files.len() == 4).collect();
+    assert_eq!(names.len(), 1);
+    let name = names[0];
+    // The largest member (beta, two files) keeps its id; the other two are listed as joined.
+    assert!(name.signature.message.contains("beta"), "{}", name.signature);
+    assert!(first_ids.contains(&name.id));
+    assert_eq!(name.joined.len(), 2);
+    assert!(
+        name.notes.iter().any(|n| n.starts_with("joined with group")),
+        "{:?}",
+        name.notes
+    );
+    let json = std::fs::read_to_string(out.join("report.json")).unwrap();
+    assert!(json.contains("\"joined\""));
+    for g in joined.groups.iter().filter(|g| g.files.len() == 1) {
+        assert!(g.joined.is_empty());
+        let text = std::fs::read_to_string(&g.files[0]).unwrap();
+        assert!(text.contains("OBJ") || text.contains("ARR"), "{text}");
+    }
+
+    // The next night without the join: the groups that were joined are seen again, none is
+    // fixed; with the join again, everything is known.
+    let apart_again = run(None, 1);
+    assert_eq!(apart_again.counts.fixed, 0);
+    let again = run(Some(0.3), 2);
+    assert_eq!((again.counts.new, again.counts.known, again.counts.fixed), (0, 3, 0));
+}

@@ -95,8 +95,12 @@ pub struct Group {
     /// is in [`Group::notes`]); `None` when minimized or not tried yet.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub not_minimized: Option<String>,
-    /// Things to know (why it was not minimized, reducer notes).
+    /// Things to know (why it was not minimized, reducer notes, groups joined into it).
     pub notes: Vec<String>,
+    /// The coarse hashes of the groups joined into this one by `--join-stacks` (see
+    /// [`super::join::join_groups`]); empty otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub joined: Vec<String>,
     /// The representative's stderr.
     #[serde(skip)]
     pub log: String,
@@ -151,6 +155,7 @@ pub fn group_results(results: &[FileResult]) -> Vec<Group> {
                 minimized: None,
                 not_minimized: None,
                 notes: Vec::new(),
+                joined: Vec::new(),
                 log: crash.log.clone(),
                 run_time: rep.duration,
             }
@@ -456,6 +461,7 @@ mod tests {
             minimized: None,
             not_minimized: None,
             notes: Vec::new(),
+            joined: Vec::new(),
             log: String::new(),
             run_time: Some(Duration::from_millis(run_ms)),
         }

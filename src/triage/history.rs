@@ -104,6 +104,33 @@ impl History {
     ) -> (Vec<FixedGroup>, Vec<FixedGroup>) {
         for g in groups.iter_mut() {
             let summary = g.signature.to_string();
+            // Groups joined into this one tonight (`--join-stacks`) are seen, not fixed; one of
+            // them known and open makes the joined group known, whichever member kept the id.
+            let mut joined_known: Option<String> = None;
+            for coarse in &g.joined {
+                if let Some(e) = self.groups.get_mut(coarse) {
+                    if e.fixed_since.is_none() && joined_known.as_ref().is_none_or(|f| e.first_seen < *f) {
+                        joined_known = Some(e.first_seen.clone());
+                    }
+                    e.last_seen = now.to_string();
+                    e.fixed_since = None;
+                }
+            }
+            if let (Some(first_seen), false) = (&joined_known, self.groups.contains_key(&g.coarse)) {
+                g.label = Label::Known;
+                g.first_seen = first_seen.clone();
+                let entry = Entry {
+                    id: g.id.clone(),
+                    class: g.class.name().to_string(),
+                    summary,
+                    first_seen: first_seen.clone(),
+                    last_seen: now.to_string(),
+                    fixed_since: None,
+                    files: g.files.len(),
+                };
+                self.groups.insert(g.coarse.clone(), entry);
+                continue;
+            }
             match self.groups.get_mut(&g.coarse) {
                 Some(e) => {
                     g.label = match &e.fixed_since {
@@ -140,7 +167,7 @@ impl History {
             return (fixed, unseen);
         }
         for (coarse, e) in self.groups.iter_mut() {
-            if e.fixed_since.is_some() || groups.iter().any(|g| &g.coarse == coarse) {
+            if e.fixed_since.is_some() || groups.iter().any(|g| &g.coarse == coarse || g.joined.contains(coarse)) {
                 continue;
             }
             if still_crashes(coarse, e) {

@@ -4,9 +4,9 @@
 //! Map: `discover` (libFuzzer/AFL layouts) · `rerun` (parallel reruns: frames asked for per crash
 //! site, flakiness per group) · `crash` (what a run shows, its class) · `stack` (symbolized
 //! frames, crash line and source) · `debugger` (gdb runs for crashes that print no stack) ·
-//! `severity` (CASR-like classes) · `group` (grouping, [`minimize_group`], group folders) ·
-//! `history` (NEW/KNOWN/FIXED across nights) · `report` (markdown, JSON, SARIF). [`triage`] runs
-//! them in that order.
+//! `severity` (CASR-like classes) · `group` (grouping, [`minimize_group`], group folders) · `join`
+//! (`--join-stacks`: groups with nearly the same stack joined) · `history` (NEW/KNOWN/FIXED
+//! across nights) · `report` (markdown, JSON, SARIF). [`triage`] runs them in that order.
 //!
 //! Crash files are only ever read. Everything is written into [`Options::out`]: `report.md`,
 //! `report.json`, `report.sarif`, `history.json` and `groups/<id>/`.
@@ -16,6 +16,7 @@ pub mod debugger;
 pub mod discover;
 pub mod group;
 pub mod history;
+pub mod join;
 pub mod report;
 pub mod rerun;
 pub mod severity;
@@ -65,6 +66,9 @@ pub struct Options {
     /// Rerun every crash file without a printed stack for its frames (see
     /// [`RerunOptions::trace_all`]).
     pub trace_all: bool,
+    /// Join groups whose stacks are closer than this stack distance (CASR's, from 0 to 1; see
+    /// [`join::join_groups`]); `None`: groups are their coarse hashes.
+    pub join_stacks: Option<f64>,
     /// Set from outside (Ctrl-C): stop starting work, write a partial report.
     pub cancel: Option<Arc<AtomicBool>>,
 }
@@ -85,6 +89,7 @@ impl Options {
             max_minimize_size: 1 << 20,
             env: Vec::new(),
             trace_all: false,
+            join_stacks: None,
             cancel: None,
         }
     }
@@ -286,6 +291,9 @@ pub fn triage(
         return Err(format!("no crash file could be tested; the first: {note}"));
     }
     let mut groups = group::group_results(&results);
+    if let Some(threshold) = options.join_stacks {
+        groups = join::join_groups(groups, threshold);
+    }
     let now = history::rfc3339(now);
     let interrupted = options.cancelled();
     // A group missing from tonight's folders is fixed only if its kept reproducer (from the

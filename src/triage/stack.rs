@@ -113,7 +113,9 @@ fn rust_stack(lines: &[&str]) -> Vec<Frame> {
 /// The frames of the first sanitizer/libFuzzer trace: lines `    #N 0x… in symbol [file:line[:col]]`.
 fn sanitizer_stack(lines: &[&str]) -> Vec<Frame> {
     static FRAME: OnceLock<Regex> = OnceLock::new();
-    let re = FRAME.get_or_init(|| Regex::new(r"^\s*#(\d+) 0x[0-9a-fA-F]+ in (.+)$").expect("constant regex"));
+    // A frame in a library without symbols has no ` in function`: `#4 0x7f…  (/lib/libc.so.6+0x3c04f)`.
+    let re = FRAME
+        .get_or_init(|| Regex::new(r"^\s*#(\d+) 0x[0-9a-fA-F]+(?: in (.+)|\s+\(.*\).*)$").expect("constant regex"));
     let mut frames = Vec::new();
     for line in lines {
         let Some(c) = re.captures(line) else {
@@ -126,12 +128,22 @@ fn sanitizer_stack(lines: &[&str]) -> Vec<Frame> {
         if &c[1] == "0" && !frames.is_empty() {
             break;
         }
-        let text = c[2].trim();
+        let Some(text) = c.get(2).map(|m| m.as_str().trim()) else {
+            frames.push(frame("??", None));
+            continue;
+        };
         // `symbol /path/file.rs:1:2` or `symbol (binary+0x1234)`; symbols may hold spaces
         // (`<T as Trait>::f`), a path or module does not start a symbol.
         let (symbol, location) = match text.rfind(' ') {
             Some(pos) if text[pos + 1..].starts_with('(') => (&text[..pos], None),
             Some(pos) if looks_like_location(&text[pos + 1..]) => (&text[..pos], Some(&text[pos + 1..])),
+            // A file without a line (code the compiler gave line 0, such as an inlined `abort()`).
+            Some(pos) if text[pos + 1..].starts_with('/') && text[pos + 1..].ends_with(".rs") => {
+                let mut f = frame(&text[..pos], None);
+                f.file = Some(text[pos + 1..].to_string());
+                frames.push(f);
+                continue;
+            }
             _ => (text, None),
         };
         frames.push(frame(symbol, location));
@@ -255,7 +267,19 @@ fn clean_symbol(symbol: &str) -> String {
 /// function name with `core`'s file and line: two `abort()` sites would share that line),
 /// innermost first.
 pub fn user_frames(frames: &[Frame]) -> Vec<Frame> {
-    frames
+    // Below the first `catch_unwind` under the user's frames (`__rust_try`) is the harness that
+    // called them: a sanitizer names its inlined functions without their paths (`capture`,
+    // `test_input`), which would pass for user frames and locate an abort in the harness.
+    let end = frames
+        .iter()
+        .position(|f| f.function.starts_with("__rust_try"))
+        .filter(|&i| {
+            frames[..i]
+                .iter()
+                .any(|f| !is_machinery_frame(&f.function) && !f.function.starts_with("??"))
+        })
+        .unwrap_or(frames.len());
+    frames[..end]
         .iter()
         .filter(|f| {
             !is_machinery_frame(&f.function)
@@ -403,6 +427,35 @@ mod tests {
         let stack = output_stack(deadly);
         assert_eq!(names(&stack), ["std::backtrace::Backtrace::force_capture", "t::halt"]);
         assert_eq!(user_frames(&stack)[0].location().as_deref(), Some("/src/t.rs:102:9"));
+    }
+
+    #[test]
+    fn sanitizer_trace_through_a_library_frame_without_symbols_to_a_line_less_user_frame() {
+        // libFuzzer's deadly-signal trace of an ASan build with hellfuzz::fuzz_target!: an
+        // inlined abort() in `parse` (no line), libc without symbols, the harness below.
+        let trace = concat!(
+            "==1== ERROR: libFuzzer: deadly signal\n",
+            "    #0 0x55 in __sanitizer_print_stack_trace /rustc/llvm/src/llvm-project/compiler-rt/lib/asan/asan_stack.cpp:87:3\n",
+            "    #1 0x55 in fuzzer::PrintStackTrace() /r/libfuzzer/FuzzerUtil.cpp:210:38\n",
+            "    #4 0x7f  (/lib/x86_64-linux-gnu/libc.so.6+0x3c04f) (BuildId: 93ac61ec)\n",
+            "    #5 0x7f in __pthread_kill_implementation nptl/./nptl/pthread_kill.c:43:17\n",
+            "    #7 0x7f in abort stdlib/./stdlib/abort.c:79:7\n",
+            "    #9 0x55 in std::process::abort /rustc/5980/library/std/src/process.rs:2533:5\n",
+            "    #10 0x55 in triage_bugs::bugs::parse /w/fuzz/fuzz_targets/common/triage_bugs.rs\n",
+            "    #11 0x55 in __rust_try hellfuzz.d90eab47a7ff2fbf-cgu.0\n",
+            "    #12 0x55 in catch_unwind<(), core::panic::AssertUnwindSafe<F>> /rustc/5980/library/std/src/panicking.rs:544:19\n",
+            "    #14 0x55 in capture<(), F> /w/src/oracle/inprocess.rs:144:18\n",
+            "    #17 0x55 in hellfuzz::harness::libfuzzer::test_input /w/src/harness/libfuzzer.rs:109:11\n",
+        );
+        let stack = output_stack(trace);
+        assert_eq!(stack.len(), 11, "{stack:?}");
+        let user = user_frames(&stack);
+        assert_eq!(names(&user), ["triage_bugs::bugs::parse"]);
+        assert_eq!(
+            user[0].file.as_deref(),
+            Some("/w/fuzz/fuzz_targets/common/triage_bugs.rs")
+        );
+        assert_eq!(user[0].line, None);
     }
 
     #[test]
