@@ -8,10 +8,10 @@ use std::ffi::CStr;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use super::corpus::RunFn;
+use super::corpus::{Corpus, RunFn};
 use super::crash::handle_in_hook;
 use super::target::{Settings, Target};
-use crate::oracle::{catch_panic_fatal, install_panic_hook, Signature};
+use crate::oracle::{install_panic_hook, FatalScope, Signature};
 
 /// The flags of this process that matter for reduction.
 struct Flags {
@@ -78,12 +78,42 @@ fn parse_flags(args: &[String]) -> Flags {
 
 /// Called from `rust_fuzzer_test_input` for every execution; returns libFuzzer's code for the
 /// run's verdict (-1 for `Corpus::Reject`, and for a typed input the bytes build no value of).
-/// On a panic: the panic is printed as
+/// [`enter`], `run(data)` and [`Execution::finish`] in one call; the macro makes those three
+/// calls itself, so that no frame of this function lies under the target's at a crash.
+pub fn test_input(target: &'static Target, data: &[u8], run: RunFn) -> i32 {
+    match enter(target, data, run) {
+        Ok(execution) => {
+            let verdict = run(data);
+            execution.finish(verdict)
+        }
+        Err(code) => code,
+    }
+}
+
+/// One execution of the fuzzed input, between [`enter`] and [`Execution::finish`].
+pub struct Execution<'a> {
+    // Dropped first: a panic the hook did not see is handled before the input is forgotten.
+    _scope: FatalScope<'a>,
+    #[cfg(unix)]
+    _running: Option<super::deadly::RunningGuard>,
+}
+
+impl Execution<'_> {
+    /// Ends the execution and turns the target's verdict into libFuzzer's code.
+    pub fn finish(self, verdict: Corpus) -> i32 {
+        drop(self);
+        verdict.to_libfuzzer_code()
+    }
+}
+
+/// Prepares the execution of `data`, or answers without running the target (`Err`: the code to
+/// return, for `cargo fuzz fmt`). While the execution lasts, a panic in the target is printed as
 /// usual, the crash is reduced and its artifacts written, then the process aborts, so libFuzzer
 /// reports the crash and saves the input exactly as without hellfuzz. All of that happens inside
-/// the panic hook (see [`catch_panic_fatal`]): the process dies with the panic's frames on the
-/// stack, so the stack a sanitizer or libFuzzer prints names the function that panicked.
-pub fn test_input(target: &'static Target, data: &[u8], run: RunFn) -> i32 {
+/// the panic hook (see [`FatalScope`]): the process dies with the panic's frames on the stack,
+/// directly under `rust_fuzzer_test_input`, so the stack a sanitizer or libFuzzer prints names
+/// the function that panicked and holds no frame of hellfuzz's that every crash would share.
+pub fn enter<'a>(target: &'static Target, data: &'a [u8], run: RunFn) -> Result<Execution<'a>, i32> {
     if let Some(path) = libfuzzer_sys::rust_libfuzzer_debug_path() {
         // `cargo fuzz fmt` asks for the input's Debug form; answered as libfuzzer-sys does: the
         // bytes (code 0), or a typed input's value or `Arbitrary Error: …` (code -1, and nothing
@@ -92,10 +122,10 @@ pub fn test_input(target: &'static Target, data: &[u8], run: RunFn) -> i32 {
             if let Some(text) = target.show_input(data) {
                 let _ = std::fs::write(path, format!("{text}\n"));
             }
-            return -1;
+            return Err(-1);
         }
         let _ = std::fs::write(path, format!("{data:?}\n"));
-        return 0;
+        return Err(0);
     }
     let flags = FLAGS.get_or_init(|| parse_flags(&[]));
     // Installed here rather than in `initialize`, as libFuzzer sets its own handlers after that.
@@ -105,8 +135,8 @@ pub fn test_input(target: &'static Target, data: &[u8], run: RunFn) -> i32 {
     super::deadly::install(&flags.artifact_prefix, || Settings::from_env(flags.timeout));
     // A campaign (not a run of given files): a deadly signal must not lose the input.
     #[cfg(unix)]
-    let _running = (!flags.running_files).then(|| super::deadly::running(data));
-    let before_abort = |signature: &Signature| {
+    let running = (!flags.running_files).then(|| super::deadly::running(data));
+    let before_abort = move |signature: &Signature| {
         if !flags.running_files {
             let settings = Settings::from_env(flags.timeout);
             handle_in_hook(target, &flags.artifact_prefix, settings, data, signature, run);
@@ -114,15 +144,11 @@ pub fn test_input(target: &'static Target, data: &[u8], run: RunFn) -> i32 {
         #[cfg(unix)]
         super::deadly::panic_abort_follows();
     };
-    match catch_panic_fatal(|| run(data), &before_abort) {
-        Ok(verdict) => verdict.to_libfuzzer_code(),
-        Err(signature) => {
-            // The hook did not see this panic (replaced by the target, or `resume_unwind`): the
-            // same handling after unwinding; the stack at death is then the wrapper's.
-            before_abort(&signature);
-            std::process::abort()
-        }
-    }
+    Ok(Execution {
+        _scope: FatalScope::enter(Box::new(before_abort)),
+        #[cfg(unix)]
+        _running: running,
+    })
 }
 
 /// libFuzzer's own mutation of `data[..size]` (for the custom mutator's fallback).

@@ -185,6 +185,61 @@ pub fn catch_panic_fatal<R>(f: impl FnOnce() -> R, before_abort: &FatalCallback<
     result
 }
 
+/// [`catch_panic_fatal`] as a scope rather than a wrapper: entered before a fuzzer's input runs
+/// and dropped after it returns, so that no frame of hellfuzz lies between the caller (the
+/// generated `rust_fuzzer_test_input`) and the target on the stack at death. Stack-based tools
+/// (CASR) skip `rust_fuzzer_test_input` but would count wrapper frames under every crash alike,
+/// which made different bugs look alike (their stacks' common tail).
+///
+/// A panic inside the scope is handled by the hook, as with [`catch_panic_fatal`]: printed,
+/// `before_abort` called with its signature before unwinding, then the process aborts. If the
+/// hook did not see it (the target replaced it), the scope's drop during unwinding calls
+/// `before_abort` and aborts instead.
+pub struct FatalScope<'a> {
+    before_abort: Box<FatalCallback<'a>>,
+    outer_fatal: Option<(u32, *const FatalCallback<'static>)>,
+    outer_report: bool,
+}
+
+impl<'a> FatalScope<'a> {
+    /// Enters the scope on this thread.
+    pub fn enter(before_abort: Box<FatalCallback<'a>>) -> FatalScope<'a> {
+        install_panic_hook();
+        let outer_report = REPORT.with(|r| r.replace(true));
+        let _ = CAPTURED.try_with(|slot| slot.borrow_mut().take());
+        let depth = CAPTURE_DEPTH.with(|d| {
+            d.set(d.get() + 1);
+            d.get()
+        });
+        // SAFETY (lifetime erasure): the box lives as long as the scope, which unsets the pointer
+        // when dropped; the hook only calls it for a panic raised while the scope is entered.
+        let callback: *const FatalCallback<'static> =
+            unsafe { std::mem::transmute::<*const FatalCallback<'_>, *const FatalCallback<'static>>(&*before_abort) };
+        let outer_fatal = FATAL.with(|fatal| fatal.replace(Some((depth, callback))));
+        FatalScope {
+            before_abort,
+            outer_fatal,
+            outer_report,
+        }
+    }
+}
+
+impl Drop for FatalScope<'_> {
+    fn drop(&mut self) {
+        let _ = FATAL.try_with(|fatal| fatal.set(self.outer_fatal));
+        let _ = CAPTURE_DEPTH.try_with(|d| d.set(d.get().saturating_sub(1)));
+        let _ = REPORT.try_with(|r| r.set(self.outer_report));
+        if std::thread::panicking() {
+            // Unwinding through the scope: the hook did not handle this panic.
+            let recorded = CAPTURED.try_with(|slot| slot.borrow_mut().take()).ok().flatten();
+            let signature =
+                recorded.unwrap_or_else(|| Signature::panic(None, "a panic hellfuzz's hook did not see".to_string()));
+            (self.before_abort)(&signature);
+            std::process::abort();
+        }
+    }
+}
+
 /// An oracle that calls a closure on each candidate in this process.
 ///
 /// Fail when the closure panics with a signature that [`matches`](Signature::matches) the
