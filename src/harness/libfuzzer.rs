@@ -76,10 +76,10 @@ fn parse_flags(args: &[String]) -> Flags {
     flags
 }
 
-/// Called from `rust_fuzzer_test_input` for every execution; returns libFuzzer's code for the
-/// run's verdict (-1 for `Corpus::Reject`, and for a typed input the bytes build no value of).
-/// [`enter`], `run(data)` and [`Execution::finish`] in one call; the macro makes those three
-/// calls itself, so that no frame of this function lies under the target's at a crash.
+/// One execution of the fuzzed input in one call: [`enter`], `run(data)`, [`Execution::finish`];
+/// returns libFuzzer's code for the run's verdict (-1 for `Corpus::Reject`, and for a typed input
+/// the bytes build no value of). The macro's `rust_fuzzer_test_input` makes the three calls
+/// itself, so that no frame of this function lies under the target's at a crash.
 pub fn test_input(target: &'static Target, data: &[u8], run: RunFn) -> i32 {
     match enter(target, data, run) {
         Ok(execution) => {
