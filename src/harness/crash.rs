@@ -294,7 +294,7 @@ pub(super) fn write_artifacts(path: &Path, input: &[u8], record: &ArtifactRecord
 
 /// A record with signature hash `hash` among the `minimized-*.json` files under `prefix`: a
 /// crash minimized by an earlier process of the same campaign (libFuzzer `-fork`, restarts).
-fn find_record(prefix: &str, hash: &str) -> Option<PathBuf> {
+pub(super) fn find_record(prefix: &str, hash: &str) -> Option<PathBuf> {
     let probe = PathBuf::from(format!("{prefix}x"));
     let dir = match probe.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),

@@ -2,16 +2,18 @@
 //!
 //! Map: [`initialize`] (flags from libFuzzer's argv, our panic hook, reduce mode) · [`test_input`]
 //! (one execution: on a panic, reduce from the panic hook and abort there, so libFuzzer saves the
-//! crash as always and the stack at death is the panic's).
+//! crash as always and the stack at death is the panic's) · [`test_input_continuing`] (continue
+//! mode: a panic is caught, saved and minimized once per signature, and fuzzing goes on).
 
 use std::ffi::CStr;
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use super::continuing::{Campaign, ContinueSettings};
 use super::corpus::{Corpus, RunFn};
-use super::crash::handle_in_hook;
+use super::crash::{handle_in_hook, CrashHandler};
 use super::target::{Settings, Target};
-use crate::oracle::{install_panic_hook, FatalScope, Signature};
+use crate::oracle::{catch_panic_fatal, install_panic_hook, FatalScope, Fate, Signature};
 
 /// The flags of this process that matter for reduction.
 struct Flags {
@@ -25,6 +27,9 @@ struct Flags {
 
 static FLAGS: OnceLock<Flags> = OnceLock::new();
 
+/// Continue mode's campaign, when it is on (and libFuzzer is fuzzing, not running given files).
+static CAMPAIGN: OnceLock<Campaign> = OnceLock::new();
+
 /// Called from `LLVMFuzzerInitialize`: reads `-artifact_prefix=` and `-timeout=` from the command
 /// line, installs hellfuzz's panic hook (not libfuzzer-sys's aborting one: ours tells the fuzzed
 /// input's panic, which it reduces and then aborts on, from candidates' panics, which unwind),
@@ -36,10 +41,37 @@ static FLAGS: OnceLock<Flags> = OnceLock::new();
 /// `char ***argv`).
 pub unsafe fn initialize(target: &Target, argc: *const std::os::raw::c_int, argv: *const *const *const u8, run: RunFn) {
     let args = unsafe { arguments(argc, argv) };
-    let _ = FLAGS.set(parse_flags(&args));
+    let flags = FLAGS.get_or_init(|| parse_flags(&args));
+    let continuing = ContinueSettings::from_env(&args);
+    if continuing.enabled && !flags.running_files && std::env::var_os(super::REDUCE_ENV).is_none() {
+        let summary = Campaign::summary_path(&flags.artifact_prefix);
+        if CAMPAIGN
+            .set(Campaign::new(flags.artifact_prefix.clone(), summary, continuing))
+            .is_ok()
+        {
+            // libFuzzer ends a run (`-runs`, `-max_total_time`) with `exit`: the summary is
+            // completed and printed then.
+            // SAFETY: registering a plain `extern "C"` function.
+            #[cfg(unix)]
+            unsafe {
+                libc::atexit(finish_campaign)
+            };
+        }
+    }
     install_panic_hook();
     target.run_init();
     super::reduce_mode::run_if_requested(target, run);
+}
+
+/// Whether continue mode is on: the macro then runs each input through [`test_input_continuing`].
+pub fn continuing() -> bool {
+    CAMPAIGN.get().is_some()
+}
+
+extern "C" fn finish_campaign() {
+    if let Some(campaign) = CAMPAIGN.get() {
+        campaign.finish();
+    }
 }
 
 /// # Safety: as for [`initialize`].
@@ -94,8 +126,7 @@ pub fn test_input(target: &'static Target, data: &[u8], run: RunFn) -> i32 {
 pub struct Execution<'a> {
     // Dropped first: a panic the hook did not see is handled before the input is forgotten.
     _scope: FatalScope<'a>,
-    #[cfg(unix)]
-    _running: Option<super::deadly::RunningGuard>,
+    _running: Running,
 }
 
 impl Execution<'_> {
@@ -114,6 +145,56 @@ impl Execution<'_> {
 /// directly under `rust_fuzzer_test_input`, so the stack a sanitizer or libFuzzer prints names
 /// the function that panicked and holds no frame of hellfuzz's that every crash would share.
 pub fn enter<'a>(target: &'static Target, data: &'a [u8], run: RunFn) -> Result<Execution<'a>, i32> {
+    let (flags, running) = prepare(target, data)?;
+    let before_abort = move |signature: &Signature, report: &dyn Fn()| {
+        report();
+        abort_follows(target, flags, data, signature, run);
+        Fate::Abort
+    };
+    Ok(Execution {
+        _scope: FatalScope::enter(Box::new(before_abort)),
+        _running: running,
+    })
+}
+
+/// Continue mode's execution of `data` (see `continuing`): a panic is printed, saved and
+/// minimized the first time its signature is met in the campaign, counted afterwards, and
+/// answered with -1 (not interesting: not added to the corpus) so that fuzzing goes on in this
+/// process. Past `HELLFUZZ_CONTINUE_MAX` catches of one signature it is fatal as in [`enter`].
+pub fn test_input_continuing(target: &'static Target, data: &[u8], run: RunFn) -> i32 {
+    let Some(campaign) = CAMPAIGN.get() else {
+        return test_input(target, data, run);
+    };
+    let (flags, _running) = match prepare(target, data) {
+        Ok(prepared) => prepared,
+        Err(code) => return code,
+    };
+    campaign.executed();
+    let on_panic = |signature: &Signature, report: &dyn Fn()| match campaign.decide(signature, report, false) {
+        Fate::Abort => {
+            abort_follows(target, flags, data, signature, run);
+            Fate::Abort
+        }
+        Fate::Unwind => Fate::Unwind,
+    };
+    match catch_panic_fatal(|| run(data), &on_panic) {
+        Ok(verdict) => verdict.to_libfuzzer_code(),
+        Err(signature) => {
+            campaign.caught(&signature, || {
+                let settings = Settings::from_env(flags.timeout);
+                let handler = CrashHandler::new(target, flags.artifact_prefix.clone(), true, settings);
+                let record = handler.handle(data, &signature, run);
+                let crash = format!("crash-{}", sha1_smol::Sha1::from(data).digest());
+                (Some(crash), record.map(|r| r.minimized))
+            });
+            -1
+        }
+    }
+}
+
+/// What both kinds of execution do first: answer `cargo fuzz fmt` (`Err`: the code to return),
+/// install the deadly-signal handler, and remember the input for it.
+fn prepare(target: &'static Target, data: &[u8]) -> Result<(&'static Flags, Running), i32> {
     if let Some(path) = libfuzzer_sys::rust_libfuzzer_debug_path() {
         // `cargo fuzz fmt` asks for the input's Debug form; answered as libfuzzer-sys does: the
         // bytes (code 0), or a typed input's value or `Arbitrary Error: …` (code -1, and nothing
@@ -136,19 +217,26 @@ pub fn enter<'a>(target: &'static Target, data: &'a [u8], run: RunFn) -> Result<
     // A campaign (not a run of given files): a deadly signal must not lose the input.
     #[cfg(unix)]
     let running = (!flags.running_files).then(|| super::deadly::running(data));
-    let before_abort = move |signature: &Signature| {
-        if !flags.running_files {
-            let settings = Settings::from_env(flags.timeout);
-            handle_in_hook(target, &flags.artifact_prefix, settings, data, signature, run);
-        }
-        #[cfg(unix)]
-        super::deadly::panic_abort_follows();
-    };
-    Ok(Execution {
-        _scope: FatalScope::enter(Box::new(before_abort)),
-        #[cfg(unix)]
-        _running: running,
-    })
+    #[cfg(not(unix))]
+    let running = ();
+    Ok((flags, running))
+}
+
+/// While an input runs: the deadly-signal handler's hold on it (see [`prepare`]).
+#[cfg(unix)]
+type Running = Option<super::deadly::RunningGuard>;
+#[cfg(not(unix))]
+type Running = ();
+
+/// Before a fatal panic aborts: save and reduce it (not when running given files), and tell the
+/// deadly-signal handler that the abort is ours.
+fn abort_follows(target: &'static Target, flags: &Flags, data: &[u8], signature: &Signature, run: RunFn) {
+    if !flags.running_files {
+        let settings = Settings::from_env(flags.timeout);
+        handle_in_hook(target, &flags.artifact_prefix, settings, data, signature, run);
+    }
+    #[cfg(unix)]
+    super::deadly::panic_abort_follows();
 }
 
 /// libFuzzer's own mutation of `data[..size]` (for the custom mutator's fallback).

@@ -195,6 +195,9 @@ macro_rules! __hellfuzz_runtime {
             #[no_mangle]
             #[allow(improper_ctypes_definitions)]
             pub extern "C" fn rust_fuzzer_test_input(bytes: &[u8]) -> i32 {
+                if $crate::harness::libfuzzer::continuing() {
+                    return $crate::harness::libfuzzer::test_input_continuing(&TARGET, bytes, __hellfuzz_input);
+                }
                 // The target is called from here, not from inside hellfuzz: at a crash, only
                 // this frame (which crash tools skip) lies between libFuzzer's and the target's.
                 match $crate::harness::libfuzzer::enter(&TARGET, bytes, __hellfuzz_input) {

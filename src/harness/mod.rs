@@ -2,7 +2,7 @@
 //! in-process with the same closure as oracle, and the minimized input lands next to the crash.
 //!
 //! Map: `macros` (`fuzz_target!`, `fuzz_mutator!`) · `target` (a target's grammar and settings) ·
-//! `corpus` (`Corpus`, a run's verdict) · `typed` (`arbitrary` inputs built from bytes) · `crash` (reduce-on-crash, artifacts) · `reduce_mode` (a harness binary reducing one file) ·
+//! `continuing` (continue mode: keep fuzzing past known crashes) · `corpus` (`Corpus`, a run's verdict) · `typed` (`arbitrary` inputs built from bytes) · `crash` (reduce-on-crash, artifacts) · `reduce_mode` (a harness binary reducing one file) ·
 //! `client` (`hellfuzz reduce --harness`: reduce mode, else a subprocess oracle) · `mutator`
 //! (grammar-aware mutation) · `libfuzzer`, `afl`, `standalone` (one entry point per runtime).
 //!
@@ -22,6 +22,7 @@
 //! file in-process, writes the minimized input, and exits.
 
 mod client;
+mod continuing;
 mod corpus;
 mod crash;
 #[cfg(all(unix, feature = "libfuzzer"))]
@@ -49,6 +50,10 @@ pub use afl::main as main_runtime;
 pub use standalone::main as main_runtime;
 
 pub use client::{reduce_in_harness, reduce_with_harness, HarnessReduction, Method};
+pub use continuing::{
+    Campaign, Caught, ContinueSettings, CrashSummary, SummaryEntry, SummaryError, CONTINUE_ENV, CONTINUE_FLAG,
+    CONTINUE_MAX_ENV, SUMMARY_ENV, SUMMARY_FILE,
+};
 pub use corpus::{Corpus, RunFn};
 pub use crash::{ArtifactRecord, CrashHandler};
 #[cfg(feature = "libfuzzer")]

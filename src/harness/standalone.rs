@@ -42,7 +42,7 @@ pub fn main(target: &Target, run: RunFn) {
 /// [`catch_panic_fatal`](crate::oracle::catch_panic_fatal)), or after unwinding if the hook
 /// was replaced.
 fn run_or_abort(run: RunFn, data: &[u8]) {
-    if crate::oracle::catch_panic_fatal(|| run(data), &|_| {}).is_err() {
+    if crate::oracle::catch_panic_fatal(|| run(data), &|_, _| crate::oracle::Fate::Abort).is_err() {
         std::process::abort();
     }
 }

@@ -33,8 +33,21 @@ thread_local! {
     static FATAL: Cell<Option<(u32, *const FatalCallback<'static>)>> = const { Cell::new(None) };
 }
 
-/// What [`catch_panic_fatal`] runs in the panic hook before the process aborts.
-pub type FatalCallback<'a> = dyn Fn(&Signature) + 'a;
+/// What [`catch_panic_fatal`] runs in the panic hook of the fuzzed input's panic, on the
+/// panicking thread before unwinding: given the panic's signature and `report` (which prints the
+/// panic as without hellfuzz, through the hook installed before ours), it decides the panic's
+/// [`Fate`]. The hook prints the panic itself before aborting if the callback did not.
+pub type FatalCallback<'a> = dyn Fn(&Signature, &dyn Fn()) -> Fate + 'a;
+
+/// What becomes of a fuzzed input's panic (see [`FatalCallback`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fate {
+    /// The process aborts from the hook, with the panic's frames on the stack.
+    Abort,
+    /// The panic unwinds and is caught: [`catch_panic_fatal`] returns its signature (continue
+    /// mode: a known crash is counted and fuzzing goes on).
+    Unwind,
+}
 
 static INSTALL: Once = Once::new();
 
@@ -91,12 +104,23 @@ fn rust_panic_hook_hellfuzz(info: &PanicHookInfo<'_>) {
     if let Some((_, callback)) = fatal {
         // Once: a panic inside the callback (a bug of ours) must not come back here.
         let _ = FATAL.try_with(|f| f.set(None));
-        previous(info);
+        let reported = Cell::new(false);
+        let report = || {
+            if !reported.replace(true) {
+                previous(info);
+            }
+        };
         // SAFETY: set by `catch_panic_fatal` for the extent of its closure, and this panic is
         // raised inside that closure and has not unwound yet, so the callback's frame is alive.
-        unsafe { (*callback)(&signature) };
-        // Directly here, so that the frames under it are the panic's and the user's.
-        std::process::abort();
+        let fate = unsafe { (*callback)(&signature, &report) };
+        if fate == Fate::Abort {
+            report();
+            // Directly here, so that the frames under it are the panic's and the user's.
+            std::process::abort();
+        }
+        // Unwinding to the caught end of `catch_panic_fatal`, which returns the signature.
+        let _ = CAPTURED.try_with(|slot| slot.try_borrow_mut().map(|mut slot| *slot = Some(signature)));
+        return;
     }
     let stored = CAPTURED.try_with(|slot| match slot.try_borrow_mut() {
         Ok(mut slot) => {
@@ -161,24 +185,26 @@ pub fn catch_panic_reported<R>(f: impl FnOnce() -> R) -> Result<R, Signature> {
     capture(f, true)
 }
 
-/// Runs `f` for a fuzzer: a panic escaping it is fatal. The hook prints it as usual (the hook
-/// installed before ours), calls `before_abort` with its signature *on the panicking thread,
-/// before unwinding*, and aborts the process from the hook. So the stack at death is the panic's
-/// own (the user's function under `core::panicking` and the hook), as with libfuzzer-sys, and not
-/// the wrapper's; `before_abort` can still reduce the crash, provided it runs candidates on
-/// another thread (a panic on this thread, inside the hook, would abort at once).
+/// Runs `f` for a fuzzer: a panic escaping it is handled by `on_panic` *on the panicking thread,
+/// before unwinding*, with its signature. When it answers [`Fate::Abort`] (it may reduce the
+/// crash first), the panic is printed as usual (by the hook installed before ours) and the
+/// process aborts from the hook. So the stack at death is the panic's own (the user's function
+/// under `core::panicking` and the hook), as with libfuzzer-sys, and not the wrapper's; `on_panic`
+/// can still reduce the crash, provided it runs candidates on another thread (a panic on this
+/// thread, inside the hook, would abort at once). When it answers [`Fate::Unwind`] (continue
+/// mode), the panic unwinds and `Err` returns its signature.
 ///
 /// A panic that `f` catches itself with [`catch_panic`] is not fatal; one it catches with
 /// `std::panic::catch_unwind` is (the hook cannot know it will be caught), as under libfuzzer-sys.
-/// `Err` only when the hook did not see the panic (another hook replaced ours, or
+/// `Err` also when the hook did not see the panic (another hook replaced ours, or
 /// `resume_unwind`): the caller then decides, after unwinding.
-pub fn catch_panic_fatal<R>(f: impl FnOnce() -> R, before_abort: &FatalCallback<'_>) -> Result<R, Signature> {
+pub fn catch_panic_fatal<R>(f: impl FnOnce() -> R, on_panic: &FatalCallback<'_>) -> Result<R, Signature> {
     install_panic_hook();
     let depth = CAPTURE_DEPTH.with(Cell::get) + 1;
     // SAFETY (lifetime erasure): the pointer is only dereferenced by the hook of a panic raised
     // inside `f`, before that panic unwinds out of this function, and is unset before we return.
     let callback: *const FatalCallback<'static> =
-        unsafe { std::mem::transmute::<*const FatalCallback<'_>, *const FatalCallback<'static>>(before_abort) };
+        unsafe { std::mem::transmute::<*const FatalCallback<'_>, *const FatalCallback<'static>>(on_panic) };
     let outer = FATAL.with(|fatal| fatal.replace(Some((depth, callback))));
     let result = catch_panic_reported(f);
     FATAL.with(|fatal| fatal.set(outer));
@@ -234,7 +260,8 @@ impl Drop for FatalScope<'_> {
             let recorded = CAPTURED.try_with(|slot| slot.borrow_mut().take()).ok().flatten();
             let signature =
                 recorded.unwrap_or_else(|| Signature::panic(None, "a panic hellfuzz's hook did not see".to_string()));
-            (self.before_abort)(&signature);
+            // Aborting whatever the callback answers: the panic cannot be caught here.
+            let _ = (self.before_abort)(&signature, &|| {});
             std::process::abort();
         }
     }
@@ -457,10 +484,16 @@ mod tests {
         // A panic the target catches itself with `catch_panic` is not fatal.
         let inner = catch_panic_fatal(
             || catch_panic(|| user_function_that_panics(b"!inner")).is_err(),
-            &|_| println!("wrongly fatal"),
+            &|_, _| {
+                println!("wrongly fatal");
+                Fate::Abort
+            },
         );
         println!("inner caught: {inner:?}");
-        let before_abort = |signature: &Signature| {
+        // A panic the callback lets unwind is caught, with its signature.
+        let spared = catch_panic_fatal(|| user_function_that_panics(b"!spared"), &|_, _| Fate::Unwind);
+        println!("spared: {:?}", spared.map_err(|s| s.message));
+        let before_abort = |signature: &Signature, _report: &dyn Fn()| {
             // The panicking frames are still there while the callback runs.
             let stack = std::backtrace::Backtrace::force_capture().to_string();
             println!("on stack: {}", stack.contains("user_function_that_panics"));
@@ -469,6 +502,7 @@ mod tests {
             let oracle = InProcess::with_signature(user_function_that_panics, signature.clone());
             let outcomes = std::thread::scope(|s| s.spawn(|| (oracle.test(b"!"), oracle.test(b"ok"))).join().unwrap());
             println!("candidates: {outcomes:?}");
+            Fate::Abort
         };
         let _ = catch_panic_fatal(|| user_function_that_panics(b"!fatal"), &before_abort);
         println!("not reached");
@@ -498,6 +532,7 @@ mod tests {
         }
         assert!(stdout.contains("inner caught: Ok(true)"), "{stdout}");
         assert!(!stdout.contains("wrongly fatal"), "{stdout}");
+        assert!(stdout.contains("spared: Err(\"fatal marker 7\")"), "{stdout}");
         assert!(stdout.contains("on stack: true"), "{stdout}");
         assert!(stdout.contains("signature: fatal marker 6"), "{stdout}");
         assert!(stdout.contains("candidates: (Fail, Pass)"), "{stdout}");

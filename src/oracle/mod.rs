@@ -35,7 +35,8 @@ pub use cache::{Cached, Stats};
 pub use error::OracleError;
 pub use filter::{keep_if, KeepIfError, KeepIfOptions, KeepIfStats, Rejection, Shortfall, DEFAULT_TRIES_PER_INPUT};
 pub use inprocess::{
-    catch_panic, catch_panic_fatal, catch_panic_reported, install_panic_hook, FatalCallback, FatalScope, InProcess,
+    catch_panic, catch_panic_fatal, catch_panic_reported, install_panic_hook, FatalCallback, FatalScope, Fate,
+    InProcess,
 };
 pub use processed::Processed;
 pub use signature::{crash_summary, normalize_message, parse_panic, parse_panics, CrashKind, Signature};

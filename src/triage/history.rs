@@ -1,12 +1,12 @@
 //! The history of triage runs: every group ever seen, keyed by coarse hash, with when it was first
 //! and last seen and since when it no longer crashes; it decides tonight's NEW / KNOWN / FIXED.
 //!
-//! Map: [`History`] (load, [`History::update`] with tonight's groups, save) · [`rfc3339`] (UTC
-//! timestamps without a date-time dependency).
+//! Map: [`History`] (load, [`History::update`] with tonight's groups, save).
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::time::{SystemTime, UNIX_EPOCH};
+
+pub use crate::files::rfc3339;
 
 use serde::{Deserialize, Serialize};
 
@@ -187,49 +187,9 @@ impl History {
     }
 }
 
-/// `time` as RFC 3339 in UTC to the second (`2026-11-21T17:34:48Z`); times before 1970 give the epoch.
-pub fn rfc3339(time: SystemTime) -> String {
-    let secs = time.duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
-    let (days, rem) = (secs / 86_400, secs % 86_400);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
-
-    #[test]
-    fn timestamps() {
-        assert_eq!(rfc3339(UNIX_EPOCH), "1970-01-01T00:00:00Z");
-        assert_eq!(
-            rfc3339(UNIX_EPOCH + Duration::from_secs(951_782_400)),
-            "2000-02-29T00:00:00Z"
-        );
-        assert_eq!(
-            rfc3339(UNIX_EPOCH + Duration::from_secs(1_795_282_488)),
-            "2026-11-21T17:34:48Z"
-        );
-        assert_eq!(
-            rfc3339(UNIX_EPOCH + Duration::from_secs(4_102_444_799)),
-            "2099-12-31T23:59:59Z"
-        );
-    }
 
     #[test]
     fn missing_and_bad_files() {
