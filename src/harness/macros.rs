@@ -25,6 +25,11 @@
 ///
 /// `grammar_file` is relative to the target crate's `Cargo.toml` and embedded in the binary.
 ///
+/// A panic is minimized and then ends the run, as with libfuzzer-sys. With `HELLFUZZ_CONTINUE=1`
+/// (or `cargo fuzz run t -- --hellfuzz-continue`) the first panic of each signature is saved and
+/// minimized and fuzzing goes on in the same process; later ones are counted in
+/// `hellfuzz-crashes.json` (see [`ContinueSettings`](crate::harness::ContinueSettings)).
+///
 /// A typed input is built from the fuzzer's bytes exactly as libfuzzer-sys builds it
 /// (`Unstructured::new(bytes)`, `arbitrary_take_rest`; an input shorter than the type's size
 /// hint, or that builds no value, is rejected without running the body). Its type derives

@@ -2,12 +2,15 @@
 //! `slow-unit-*`, `minimized-*`) and AFL findings (`crashes/id:*`, `hangs/id:*`) at any depth.
 //!
 //! Map: [`discover`] walks folders (sorted, symlinked folders not followed) into [`CrashFile`]s;
-//! [`classify_name`] decides from a file's name and folder whether it is a crash file.
+//! [`classify_name`] decides from a file's name and folder whether it is a crash file;
+//! [`continue_hits`] reads continue mode's summaries beside them.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
+
+use crate::harness::{CrashSummary, SUMMARY_FILE};
 
 /// Which fuzzer left a crash file, and what its name says about it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -167,6 +170,34 @@ fn parent_name(path: &Path) -> String {
         .unwrap_or_default()
 }
 
+/// Continue mode's hit counts by crash file: every `hellfuzz-crashes.json` (also after a
+/// libFuzzer `-artifact_prefix` such as `x-`) in the folders of `files`, each entry's hits under
+/// the path of the original it saved. Unreadable summaries are skipped: counts are a bonus.
+pub fn continue_hits(files: &[CrashFile]) -> BTreeMap<PathBuf, u64> {
+    let folders: BTreeSet<&Path> = files.iter().filter_map(|f| f.path.parent()).collect();
+    let mut hits = BTreeMap::new();
+    for folder in folders {
+        let Ok(entries) = std::fs::read_dir(folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(prefix) = name.to_str().and_then(|n| n.strip_suffix(SUMMARY_FILE)) else {
+                continue;
+            };
+            let Ok(summary) = CrashSummary::load(&entry.path()) else {
+                continue;
+            };
+            for e in summary.signatures {
+                if let Some(crash) = e.crash {
+                    *hits.entry(folder.join(format!("{prefix}{crash}"))).or_insert(0) += e.hits;
+                }
+            }
+        }
+    }
+    hits
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -233,5 +264,30 @@ mod tests {
         // A file given directly is taken whatever its name.
         let direct = discover(&[root.join("night/artifacts/json/notes.txt")], None).unwrap();
         assert_eq!(direct.files.len(), 1);
+    }
+
+    #[test]
+    fn continue_hits_are_read_from_summaries_beside_the_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let art = dir.path().join("artifacts");
+        std::fs::create_dir_all(&art).unwrap();
+        std::fs::write(art.join("crash-aa"), "a").unwrap();
+        std::fs::write(art.join("crash-bb"), "b").unwrap();
+        let summary = r#"{"version": 1, "signatures": [
+            {"signature_hash": "1", "signature": {"kind": "Panic", "location": "a.rs:1:1", "message": "a"},
+             "first_seen": "2026-11-25T00:00:00Z", "first_seen_secs": 0.5, "first_seen_execs": 10,
+             "last_seen": "2026-11-25T00:00:01Z", "hits": 1234, "crash": "crash-aa", "minimized": "minimized-cc"},
+            {"signature_hash": "2", "signature": {"kind": "Panic", "location": null, "message": "b"},
+             "first_seen": "2026-11-25T00:00:00Z", "first_seen_secs": 0.5, "first_seen_execs": 10,
+             "last_seen": "2026-11-25T00:00:01Z", "hits": 7}]}"#;
+        std::fs::write(art.join(SUMMARY_FILE), summary).unwrap();
+        let found = discover(&[dir.path().to_path_buf()], None).unwrap();
+        assert_eq!(found.files.len(), 2, "the summary is not a crash file");
+        let hits = continue_hits(&found.files);
+        assert_eq!(hits.len(), 1, "{hits:?}");
+        assert_eq!(hits.get(&art.join("crash-aa")), Some(&1234));
+        // A summary that does not parse is skipped.
+        std::fs::write(art.join(format!("other-{SUMMARY_FILE}")), "{").unwrap();
+        assert_eq!(continue_hits(&found.files).len(), 1);
     }
 }

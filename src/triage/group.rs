@@ -78,6 +78,10 @@ pub struct Group {
     pub files: Vec<PathBuf>,
     /// How many of them are flaky.
     pub flaky_files: usize,
+    /// Hits counted by continue mode: the `hellfuzz-crashes.json` entries (beside the files) whose
+    /// saved original is among the group's files. `None` without such a summary.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hits: Option<u64>,
     /// Distinct exact hashes (paths to the bug) among the files.
     pub exact_hashes: usize,
     /// The smallest file (preferring files that always reproduce), and its size.
@@ -146,6 +150,7 @@ pub fn group_results(results: &[FileResult]) -> Vec<Group> {
                 severity: crash.severity.clone(),
                 trace: crash.trace,
                 files,
+                hits: None,
                 flaky_files: members.iter().filter(|(r, _)| r.status == Status::Flaky).count(),
                 exact_hashes: exact.len(),
                 smallest: rep.file.path.clone(),
@@ -452,6 +457,7 @@ mod tests {
             severity: Severity::of(class, &Signature::panic(None, "x"), ""),
             trace: Trace::None,
             files: vec![PathBuf::from(id)],
+            hits: None,
             flaky_files: 0,
             exact_hashes: 1,
             smallest: PathBuf::from(id),

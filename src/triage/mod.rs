@@ -291,6 +291,15 @@ pub fn triage(
         return Err(format!("no crash file could be tested; the first: {note}"));
     }
     let mut groups = group::group_results(&results);
+    let hits = discover::continue_hits(&found.files);
+    if !hits.is_empty() {
+        for g in &mut groups {
+            let counted: Vec<u64> = g.files.iter().filter_map(|f| hits.get(f).copied()).collect();
+            if !counted.is_empty() {
+                g.hits = Some(counted.iter().sum());
+            }
+        }
+    }
     if let Some(threshold) = options.join_stacks {
         groups = join::join_groups(groups, threshold);
     }

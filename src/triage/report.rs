@@ -115,11 +115,15 @@ pub fn markdown(t: &Triage) -> String {
     let mut groups: Vec<&Group> = t.groups.iter().collect();
     groups.sort_by(|a, b| (a.label, &a.id).cmp(&(b.label, &b.id)));
     for &g in &groups {
-        let files = if g.flaky_files > 0 {
+        let mut files = if g.flaky_files > 0 {
             format!("{} ({} flaky)", g.files.len(), g.flaky_files)
         } else {
             g.files.len().to_string()
         };
+        if let Some(hits) = g.hits {
+            // Continue mode saved one file per signature and counted the rest.
+            files.push_str(&format!(", {hits} hits"));
+        }
         let minimized = match &g.minimized {
             Some(m) if m.budget_exhausted => format!("{} B (budget out)", m.size),
             Some(m) => format!("{} B", m.size),
