@@ -273,9 +273,13 @@ impl Campaign {
         &self.summary
     }
 
-    /// Counts one execution (for the summary's `first_seen_execs`).
+    /// Counts one execution (for the summary's `first_seen_execs`). Every 65,536 executions it
+    /// also writes hits not written yet, so that the file is current when no panic comes for a
+    /// long time (a hit is otherwise written by the next panic after a second).
     pub fn executed(&self) {
-        self.execs.fetch_add(1, Ordering::Relaxed);
+        if self.execs.fetch_add(1, Ordering::Relaxed) % 65_536 == 65_535 {
+            self.flush(false);
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
