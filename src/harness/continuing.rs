@@ -221,8 +221,10 @@ struct State {
     /// By signature hash, in the order first seen.
     seen: Vec<(String, Seen)>,
     index: HashMap<String, usize>,
-    /// The hash the hook last decided on: [`Campaign::caught`] finishes what it began.
-    decided: Option<String>,
+    /// Exact (location, message) pairs met, with their index in `seen` (at most [`RAW_CACHE`]).
+    raw: Vec<(Option<String>, String, usize)>,
+    /// The index in `seen` the hook last decided on: [`Campaign::caught`] finishes what it began.
+    decided: Option<usize>,
     last_flush: Option<Instant>,
     /// The summary file could not be read: warned once, never overwritten.
     unreadable: bool,
@@ -230,6 +232,9 @@ struct State {
 
 /// Hits are written to the summary at most this often (new signatures at once).
 const FLUSH_EVERY: Duration = Duration::from_secs(1);
+
+/// Exact panics remembered for the hot path of a known hit.
+const RAW_CACHE: usize = 256;
 
 /// What [`Campaign::caught`] did with a caught panic.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -273,13 +278,10 @@ impl Campaign {
         &self.summary
     }
 
-    /// Counts one execution (for the summary's `first_seen_execs`). Every 65,536 executions it
-    /// also writes hits not written yet, so that the file is current when no panic comes for a
-    /// long time (a hit is otherwise written by the next panic after a second).
+    /// Counts one execution (for the summary's `first_seen_execs`). Nothing else: no
+    /// comparison either (see [`Campaign::decide`]).
     pub fn executed(&self) {
-        if self.execs.fetch_add(1, Ordering::Relaxed) % 65_536 == 65_535 {
-            self.flush(false);
-        }
+        self.execs.fetch_add(1, Ordering::Relaxed);
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -292,29 +294,30 @@ impl Campaign {
     /// shallow bug hit a million times does not fill the log. `abort_new`: a new signature ends
     /// the process (AFL, which saves crashes itself; known ones are caught so that they do not
     /// flood `crashes/`).
+    ///
+    /// A known hit must cost little, and few comparisons above all: this code runs inside
+    /// libFuzzer's callback, instrumented like the target, and every comparison it makes goes
+    /// into libFuzzer's tables of recent comparisons, which guide its mutations. Normalizing and
+    /// hashing a message on every hit filled them with our own operands (with comparison-guided
+    /// mutation off, `-use_cmp=0`, continue mode had needed fewer executions than fork mode).
+    /// So a panic met before with the same location and message is found by two string
+    /// comparisons, and the signature hash is computed only for a new pair.
     pub fn decide(&self, signature: &Signature, report: &dyn Fn(), abort_new: bool) -> Fate {
-        let hash = signature_hash(signature);
         let mut state = self.lock();
-        let at = match state.index.get(&hash) {
-            Some(&at) => at,
+        let cached = state
+            .raw
+            .iter()
+            .find(|(location, message, _)| *message == signature.message && *location == signature.location)
+            .map(|&(_, _, at)| at);
+        let at = match cached {
+            Some(at) => at,
             None => {
-                let known_before = CrashSummary::load(&self.summary).is_ok_and(|s| s.get(&hash).is_some())
-                    || find_record(&self.prefix, &hash).is_some();
-                let seen = Seen {
-                    signature: signature.clone(),
-                    hits: 0,
-                    unflushed: 0,
-                    known_before,
-                    first_seen: SystemTime::now(),
-                    first_seen_secs: self.start.elapsed().as_secs_f64(),
-                    first_seen_execs: self.execs.load(Ordering::Relaxed),
-                    crash: None,
-                    minimized: None,
-                    entry_stale: !known_before,
-                };
-                state.seen.push((hash.clone(), seen));
-                let at = state.seen.len() - 1;
-                state.index.insert(hash.clone(), at);
+                let at = self.index_of(&mut state, signature);
+                if state.raw.len() < RAW_CACHE {
+                    state
+                        .raw
+                        .push((signature.location.clone(), signature.message.clone(), at));
+                }
                 at
             }
         };
@@ -322,7 +325,7 @@ impl Campaign {
         seen.hits += 1;
         seen.unflushed += 1;
         let (hits, new) = (seen.hits, seen.hits == 1 && !seen.known_before);
-        state.decided = Some(hash);
+        state.decided = Some(at);
         if new {
             report();
         }
@@ -341,23 +344,54 @@ impl Campaign {
         Fate::Unwind
     }
 
+    /// The index in `seen` of `signature`'s hash, entered (known before or not) if new.
+    fn index_of(&self, state: &mut State, signature: &Signature) -> usize {
+        let hash = signature_hash(signature);
+        if let Some(&at) = state.index.get(&hash) {
+            return at;
+        }
+        let known_before = CrashSummary::load(&self.summary).is_ok_and(|s| s.get(&hash).is_some())
+            || find_record(&self.prefix, &hash).is_some();
+        state.seen.push((
+            hash.clone(),
+            Seen {
+                signature: signature.clone(),
+                hits: 0,
+                unflushed: 0,
+                known_before,
+                first_seen: SystemTime::now(),
+                first_seen_secs: self.start.elapsed().as_secs_f64(),
+                first_seen_execs: self.execs.load(Ordering::Relaxed),
+                crash: None,
+                minimized: None,
+                entry_stale: !known_before,
+            },
+        ));
+        let at = state.seen.len() - 1;
+        state.index.insert(hash, at);
+        at
+    }
+
     /// After a caught panic has unwound: for a signature new to the campaign, `save` keeps the
     /// original and minimizes it (it returns the two file names); every hit is counted, and the
     /// summary is brought up to date (at once for a new signature, else at most every second).
     pub fn caught(&self, signature: &Signature, save: impl FnOnce() -> (Option<String>, Option<String>)) -> Caught {
-        let hash = signature_hash(signature);
-        if self.lock().decided.take().as_deref() != Some(hash.as_str()) {
-            // The hook did not see this panic (the target replaced it): count it here.
-            self.decide(
-                signature,
-                &|| eprintln!("hellfuzz: the target panicked: {signature}"),
-                false,
-            );
-            self.lock().decided = None;
-        }
+        let decided = self.lock().decided.take();
+        let at = match decided {
+            Some(at) => at,
+            None => {
+                // The hook did not see this panic (the target replaced it): count it here.
+                self.decide(
+                    signature,
+                    &|| eprintln!("hellfuzz: the target panicked: {signature}"),
+                    false,
+                );
+                self.lock().decided.take().unwrap_or_default()
+            }
+        };
         let new = {
             let state = self.lock();
-            let seen = &state.seen[state.index[&hash]].1;
+            let seen = &state.seen[at].1;
             seen.hits == 1 && !seen.known_before
         };
         if !new {
@@ -367,7 +401,6 @@ impl Campaign {
         let (crash, minimized) = save();
         {
             let mut state = self.lock();
-            let at = state.index[&hash];
             let seen = &mut state.seen[at].1;
             seen.crash = crash.clone();
             seen.minimized = minimized.clone();
