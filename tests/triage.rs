@@ -1164,3 +1164,165 @@ fn join_stacks_joins_a_panic_that_quotes_the_input_and_keeps_two_callers_apart()
     let again = run(Some(0.3), 2);
     assert_eq!((again.counts.new, again.counts.known, again.counts.fixed), (0, 3, 0));
 }
+
+/// A harness printing what a libFuzzer target built with AddressSanitizer prints (the first word
+/// of the file picks the crash): two `abort()` sites, a panic in a helper reached from two
+/// callers (libFuzzer's deadly-signal trace after the panic message), and a heap-buffer-overflow
+/// (ASan's report with the allocation's stack after the crash's). Like ASan, it symbolizes its
+/// stacks (`#N 0x… in function file:line`) unless `ASAN_OPTIONS` has `symbolize=0` (then
+/// `#N 0x…  (module+offset) (BuildId: …)`), or always when `FAKE_SYMBOLIZE_ALWAYS` is set. The
+/// absolute addresses move with every run, as ASLR moves them. Every symbolized run is logged
+/// to `dir/symbolized`.
+fn fake_asan_harness(dir: &Path) -> PathBuf {
+    shell_harness(
+        dir,
+        &format!(
+            r#"what=$(cut -d' ' -f1 "$1")
+case "$ASAN_OPTIONS" in *symbolize=0*) sym=0 ;; *) sym=1 ;; esac
+[ -n "$FAKE_SYMBOLIZE_ALWAYS" ] && sym=1
+[ $sym = 1 ] && echo "$1" >> {log}
+base=$(( 0x550000000000 + ($$ % 4093) * 4096 ))
+n=0
+frame() {{
+  if [ $sym = 1 ]; then
+    printf '    #%d 0x%x in %s %s\n' $n $((base + $1)) "$2" "$3" >&2
+  else
+    printf '    #%d 0x%x  (/fuzz/t+0x%x) (BuildId: 1fce27e7)\n' $n $((base + $1)) $1 >&2
+  fi
+  n=$((n + 1))
+}}
+deadly() {{
+  printf '==%d== ERROR: libFuzzer: deadly signal\n' $$ >&2
+  frame 4096 __sanitizer_print_stack_trace /rustc/llvm/asan_stack.cpp:87:3
+  frame 8192 std::process::abort /rustc/x/library/std/src/process.rs:2533:5
+}}
+bottom() {{
+  frame 16384 t::parse /src/t.rs:40:5
+  frame 20480 rust_fuzzer_test_input /src/lib.rs:1:1
+}}
+case $what in
+  abort_a|abort_b)
+    deadly
+    if [ $what = abort_a ]; then frame 12288 t::site_a /src/t.rs:12:9; else frame 12544 t::site_b /src/t.rs:22:9; fi
+    bottom
+    echo 'SUMMARY: libFuzzer: deadly signal' >&2
+    exit 77 ;;
+  object|array)
+    printf "thread '<unnamed>' panicked at src/check.rs:3:5:\ninvariant violated\n" >&2
+    deadly
+    frame 9000 core::panicking::panic_fmt /rustc/x/library/core/src/panicking.rs:80:14
+    frame 10000 t::fail /src/check.rs:3:5
+    if [ $what = object ]; then frame 11000 t::object /src/p.rs:9:1; else frame 11500 t::array /src/p.rs:19:1; fi
+    bottom
+    echo 'SUMMARY: libFuzzer: deadly signal' >&2
+    exit 77 ;;
+  overflow)
+    printf '==%d==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x602000000013\n' $$ >&2
+    echo 'READ of size 1 at 0x602000000013 thread T0' >&2
+    frame 14000 t::read /src/t.rs:30:13
+    bottom
+    printf '0x602000000013 is located 0 bytes after 3-byte region\nallocated by thread T0 here:\n' >&2
+    n=0
+    frame 24576 malloc /rustc/llvm/asan_malloc_linux.cpp:69:3
+    frame 16400 t::parse /src/t.rs:39:5
+    if [ $sym = 1 ]; then
+      echo 'SUMMARY: AddressSanitizer: heap-buffer-overflow /src/t.rs:30:13 in t::read' >&2
+    else
+      echo 'SUMMARY: AddressSanitizer: heap-buffer-overflow (/fuzz/t+0x36b0) (BuildId: 1fce27e7) ' >&2
+    fi
+    exit 1 ;;
+esac
+exit 0
+"#,
+            log = dir.join("symbolized").display()
+        ),
+    )
+}
+
+/// Sanitizers symbolize their stacks with llvm-symbolizer, which costs several times the run: the
+/// first runs ask for none (`symbolize=0`), and only one file per unsymbolized stack (module
+/// offsets, which fix the frames) is rerun symbolized. The groups, their frames, crash lines,
+/// messages and logs are those of runs that symbolized every stack.
+#[test]
+fn unsymbolized_sanitizer_stacks_group_as_symbolized_ones_with_one_symbolized_run_per_stack() {
+    let dir = tempfile::tempdir().unwrap();
+    let harness = fake_asan_harness(dir.path());
+    let night_dir = dir.path().join("night");
+    let kinds = ["abort_a", "abort_b", "object", "array", "overflow"];
+    for (k, kind) in kinds.iter().enumerate() {
+        for i in 0..4 {
+            put(
+                &night_dir,
+                &format!("fuzz/artifacts/t/crash-{k}{i}"),
+                format!("{kind} {}", "x".repeat(3 - i)).as_bytes(),
+            );
+        }
+    }
+    put(&night_dir, "fuzz/artifacts/t/crash-fine", b"fine");
+    let run = |out: &str, env: Vec<(String, String)>| {
+        let _ = std::fs::remove_file(dir.path().join("symbolized"));
+        let options = Options {
+            jobs: 2,
+            minimize: false,
+            out: dir.path().join(out),
+            env,
+            ..Options::new(&harness)
+        };
+        let t = triage(std::slice::from_ref(&night_dir), &options, night(0), &mut |_| {}).unwrap();
+        let symbolized = std::fs::read_to_string(dir.path().join("symbolized")).unwrap_or_default();
+        (t, symbolized.lines().map(str::to_string).collect::<Vec<_>>())
+    };
+    let (always, _) = run("always", vec![("FAKE_SYMBOLIZE_ALWAYS".into(), "1".into())]);
+    let (deferred, symbolized) = run("deferred", Vec::new());
+    assert_eq!(always.groups.len(), 5, "{:#?}", always.groups);
+    assert_eq!(
+        symbolized.len(),
+        5,
+        "one symbolized run per stack, of its smallest file: {symbolized:?}"
+    );
+    assert!(symbolized.iter().all(|f| f.ends_with('3')), "{symbolized:?}");
+    let view = |t: &Triage| {
+        t.groups
+            .iter()
+            .map(|g| {
+                (
+                    g.id.clone(),
+                    g.files.clone(),
+                    g.signature.clone(),
+                    g.frames.clone(),
+                    g.stack.clone(),
+                    g.crash_line.clone(),
+                    (g.class, g.severity.clone(), g.trace, g.flaky_files),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(view(&deferred), view(&always));
+    let counts = &deferred.counts;
+    assert_eq!((counts.reproduced, counts.flaky, counts.does_not_reproduce), (20, 0, 1));
+    let crash_lines: BTreeSet<String> = deferred
+        .groups
+        .iter()
+        .map(|g| g.crash_line.as_ref().unwrap().frame.describe())
+        .collect();
+    let expected: BTreeSet<String> = [
+        "t::site_a (/src/t.rs:12:9)",
+        "t::site_b (/src/t.rs:22:9)",
+        "t::fail (/src/check.rs:3:5)",
+        "t::read (/src/t.rs:30:13)",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    assert_eq!(crash_lines, expected);
+    let overflow = deferred.groups.iter().find(|g| g.frames[0] == "t::read").unwrap();
+    assert_eq!(
+        overflow.signature.message,
+        "SUMMARY: AddressSanitizer: heap-buffer-overflow /src/t.rs:30:13 in t::read"
+    );
+    for g in &deferred.groups {
+        let log = std::fs::read_to_string(dir.path().join("deferred/groups").join(&g.id).join("output.log")).unwrap();
+        assert!(log.contains(" in t::parse /src/t.rs:40:5"), "{log}");
+        assert!(!log.contains("BuildId"), "the group's log is a symbolized run's: {log}");
+    }
+}

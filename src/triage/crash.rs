@@ -8,7 +8,7 @@
 use serde::Serialize;
 
 use super::severity::Severity;
-use super::stack::{output_stack, user_frames, Frame};
+use super::stack::{output_stack, raw_stack, user_frames, Frame};
 use crate::oracle::{normalize_message, CrashHashes, CrashKind, Run, Signature};
 
 /// What kind of crash, as the morning report names it.
@@ -82,6 +82,12 @@ pub struct Crash {
     /// The run's stderr (capped), for the group's log.
     #[serde(skip)]
     pub log: String,
+    /// When the run printed a stack that gave no frames, that stack as printed, without its
+    /// addresses (see [`raw_stack`]): a sanitizer's trace with `symbolize=0` is module offsets,
+    /// which tell crash sites apart as the frames would, until a symbolized run gives the frames.
+    /// Kept when frames are taken. Empty otherwise.
+    #[serde(skip)]
+    pub raw_stack: Vec<String>,
 }
 
 impl Crash {
@@ -100,8 +106,12 @@ impl Crash {
             trace: Trace::None,
             severity,
             log: run.stderr.clone(),
+            raw_stack: Vec::new(),
         };
         crash.set_stack(output_stack(&run.stderr), Trace::Output);
+        if crash.trace == Trace::None {
+            crash.raw_stack = raw_stack(&run.stderr);
+        }
         Some(crash)
     }
 
@@ -127,10 +137,13 @@ impl Crash {
     }
 
     /// Takes another run's frames, location and hashes (a file of the same [`Crash::key`] whose
-    /// frames were not asked for: the traced files of its key all agree).
+    /// frames were not asked for: the traced files of its key all agree). A crash other than a
+    /// panic takes its message too: the same up to what symbolizing changes (a sanitizer's
+    /// `SUMMARY:` line names the crash's file and function, or its module offset without).
     pub fn take_frames_of(&mut self, other: &Crash) {
         if self.signature.kind != CrashKind::Panic {
             self.signature.location = other.signature.location.clone();
+            self.signature.message = other.signature.message.clone();
         }
         self.frames = other.frames.clone();
         self.stack = other.stack.clone();
@@ -138,16 +151,40 @@ impl Crash {
         self.hashes = CrashHashes::new(&self.signature, &self.frames);
     }
 
-    /// What a run shows without any stack: kind, normalized message and (for a panic, which
-    /// prints it) location. Crashes of one key differ only in their frames.
+    /// What a run shows without any stack, symbolized or not: kind, normalized message and (for
+    /// a panic, which prints it) location. A sanitizer's `SUMMARY:` line counts up to the error
+    /// type: what follows is the crash's first frame, as a file and function when the sanitizer
+    /// symbolized it and as a module offset when not. Crashes of one key differ only in their
+    /// frames.
     pub fn key(&self) -> (String, Option<String>, String) {
         let kind = format!("{:?}", self.signature.kind);
         let location = match self.signature.kind {
             CrashKind::Panic => self.signature.location.clone(),
             _ => None,
         };
-        (kind, location, normalize_message(&self.signature.message))
+        let message = match self.signature.kind {
+            CrashKind::Panic => self.signature.message.as_str(),
+            _ => without_summary_location(&self.signature.message),
+        };
+        (kind, location, normalize_message(message))
     }
+}
+
+/// A sanitizer's `SUMMARY: XSanitizer: type …` line up to the type (`SUMMARY: AddressSanitizer:
+/// stack-overflow`); any other message as it is (libFuzzer's `SUMMARY: libFuzzer: deadly signal`
+/// names no frame).
+fn without_summary_location(message: &str) -> &str {
+    let Some(rest) = message.strip_prefix("SUMMARY: ") else {
+        return message;
+    };
+    let mut words = rest.split(' ');
+    let tool = words.next().unwrap_or("");
+    if !tool.ends_with("Sanitizer:") {
+        return message;
+    }
+    let Some(kind) = words.next() else { return message };
+    let end = "SUMMARY: ".len() + tool.len() + 1 + kind.len();
+    &message[..end.min(message.len())]
 }
 
 fn classify(signature: &Signature, stderr: &str) -> CrashClass {
@@ -175,5 +212,87 @@ fn classify(signature: &Signature, stderr: &str) -> CrashClass {
         CrashClass::Signal
     } else {
         CrashClass::ExitStatus
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::oracle::{crash_summary, Exit, Outcome};
+    use std::time::Duration;
+
+    /// A run that exited with status 1 after printing `stderr`, as the subprocess oracle sees it.
+    fn run(stderr: &str) -> Run {
+        Run {
+            outcome: Outcome::Fail,
+            signature: Some(Signature {
+                kind: CrashKind::ExitCode(1),
+                location: None,
+                message: crash_summary(stderr).unwrap_or_default(),
+            }),
+            exit: Exit::Code(1),
+            stdout: String::new(),
+            stderr: stderr.to_string(),
+            duration: Duration::ZERO,
+        }
+    }
+
+    const SYMBOLIZED: &str = concat!(
+        "==1==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x602000000013 at pc 0x55d5a4\n",
+        "READ of size 1 at 0x602000000013 thread T0\n",
+        "    #0 0x55d5a4 in t::read /src/t.rs:30:13\n",
+        "    #1 0x55d5a5 in t::parse /src/t.rs:41:5\n",
+        "SUMMARY: AddressSanitizer: heap-buffer-overflow /src/t.rs:30:13 in t::read\n",
+    );
+    const RAW: &str = concat!(
+        "==2==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x602000000013 at pc 0x7fd5a4\n",
+        "READ of size 1 at 0x602000000013 thread T0\n",
+        "    #0 0x7fd5a4  (/fuzz/t+0x3c00) (BuildId: 1fce27e7)\n",
+        "    #1 0x7fd5a5  (/fuzz/t+0x4010) (BuildId: 1fce27e7)\n",
+        "SUMMARY: AddressSanitizer: heap-buffer-overflow (/fuzz/t+0x3c00) (BuildId: 1fce27e7) \n",
+    );
+
+    #[test]
+    fn an_unsymbolized_run_has_the_key_of_the_symbolized_one_and_takes_its_frames() {
+        let symbolized = Crash::from_run(&run(SYMBOLIZED)).unwrap();
+        let mut raw = Crash::from_run(&run(RAW)).unwrap();
+        assert_eq!(symbolized.trace, Trace::Output);
+        assert_eq!(symbolized.frames, ["t::read", "t::parse"]);
+        assert!(symbolized.raw_stack.is_empty());
+        assert_eq!(raw.trace, Trace::None);
+        assert!(raw.frames.is_empty());
+        assert_eq!(raw.raw_stack, ["(/fuzz/t+0x3c00)", "(/fuzz/t+0x4010)"]);
+        assert_eq!(raw.key(), symbolized.key());
+        assert_eq!(raw.class, symbolized.class);
+        assert_eq!(raw.severity, symbolized.severity);
+        raw.take_frames_of(&symbolized);
+        assert_eq!(
+            raw.signature, symbolized.signature,
+            "the symbolized SUMMARY line and location"
+        );
+        assert_eq!(raw.hashes, symbolized.hashes, "the same group");
+        assert_eq!(raw.stack, symbolized.stack);
+    }
+
+    #[test]
+    fn a_summary_line_counts_up_to_the_error_type() {
+        let cut = without_summary_location;
+        assert_eq!(
+            cut("SUMMARY: AddressSanitizer: stack-overflow /a/t.rs:96:5 in t::recurse"),
+            "SUMMARY: AddressSanitizer: stack-overflow"
+        );
+        assert_eq!(
+            cut("SUMMARY: AddressSanitizer: SEGV (/fuzz/t+0x12) (BuildId: 1f)"),
+            "SUMMARY: AddressSanitizer: SEGV"
+        );
+        assert_eq!(
+            cut("SUMMARY: libFuzzer: deadly signal"),
+            "SUMMARY: libFuzzer: deadly signal"
+        );
+        assert_eq!(cut("SUMMARY: MemorySanitizer:"), "SUMMARY: MemorySanitizer:");
+        assert_eq!(
+            cut("memory allocation of 8 bytes failed"),
+            "memory allocation of 8 bytes failed"
+        );
     }
 }

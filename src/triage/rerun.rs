@@ -97,17 +97,22 @@ pub const TRACE_SAMPLE: usize = 3;
 ///
 /// Runs are spent where they decide something, in three rounds:
 /// 1. every file once without a backtrace (`RUST_BACKTRACE=0`: symbolizing one costs the harness
-///    far more than the run); a file that does not crash is retried [`RerunOptions::reruns`]
-///    times. A stack the run prints anyway (a sanitizer's, libFuzzer's, our macro's on a deadly
-///    signal) gives the crash its frames.
-/// 2. crashes without frames, by key: [`TRACE_SAMPLE`] files of the key (spread over it by size)
-///    are rerun with `RUST_BACKTRACE=1`, and under gdb (when installed) if that prints no stack
+///    far more than the run) and without symbolizing a sanitizer's stack (`symbolize=0` added to
+///    `ASAN_OPTIONS` and the other sanitizers' options: ASan's `llvm-symbolizer` reading the
+///    binary's debug info costs several times the run); a file that does not crash is retried
+///    [`RerunOptions::reruns`] times. A symbolized stack the run prints anyway (our macro's on a
+///    deadly signal) gives the crash its frames; an unsymbolized one, its [`Crash::raw_stack`].
+/// 2. crashes without frames, by key and raw stack: of a raw stack (module offsets, which fix
+///    the frames), its smallest file is rerun with the sanitizer symbolizing, and the others take
+///    its frames. Without one, [`TRACE_SAMPLE`] files of the key (spread over it by size) are
+///    rerun with `RUST_BACKTRACE=1`, and under gdb (when installed) if that prints no stack
 ///    either (an abort, a segfault, a stack overflow); when their frames agree the key's other
 ///    files take them, otherwise every file of the key gets its own (two callers of one
 ///    panicking helper, two `abort()` sites). With [`RerunOptions::trace_all`], every file.
 /// 3. flakiness: per group (coarse hash), its smallest file runs until it has had `1 + reruns`
-///    runs (the traced run counts); when one of the group's files proves flaky, every file of
-///    the group does.
+///    runs (the traced run counts, so a group whose smallest file was traced needs none more;
+///    these runs symbolize nothing: they compare [`Crash::key`]s); when one of the group's
+///    files proves flaky, every file of the group does.
 pub fn rerun_all(
     files: &[CrashFile],
     options: &RerunOptions,
@@ -255,8 +260,46 @@ impl HarnessRun {
     }
 }
 
-/// The harness on `file`, with `RUST_BACKTRACE` as given.
-fn harness_command(file: &CrashFile, options: &RerunOptions, backtrace: bool) -> Result<HarnessRun, String> {
+/// The options variables of the sanitizers that take `symbolize=0` (ThreadSanitizer's reports
+/// differ, and it is not used for fuzzing).
+const SANITIZER_OPTIONS: [&str; 5] = [
+    "ASAN_OPTIONS",
+    "MSAN_OPTIONS",
+    "LSAN_OPTIONS",
+    "UBSAN_OPTIONS",
+    "HWASAN_OPTIONS",
+];
+
+/// The sanitizers' options variables with `symbolize=0` after what the user set (in `env`, else
+/// in our own environment; a later option overrides an earlier one).
+fn unsymbolized(env: &[(String, String)]) -> Vec<(String, String)> {
+    SANITIZER_OPTIONS
+        .iter()
+        .map(|&name| {
+            let given = env
+                .iter()
+                .rev()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+                .or_else(|| std::env::var(name).ok())
+                .unwrap_or_default();
+            let value = match given.trim_end_matches([':', ' ', ',']) {
+                "" => "symbolize=0".to_string(),
+                given => format!("{given}:symbolize=0"),
+            };
+            (name.to_string(), value)
+        })
+        .collect()
+}
+
+/// The harness on `file`, with `RUST_BACKTRACE` as given, and the sanitizers symbolizing their
+/// stacks or not.
+fn harness_command(
+    file: &CrashFile,
+    options: &RerunOptions,
+    backtrace: bool,
+    symbolize: bool,
+) -> Result<HarnessRun, String> {
     // Commands take UTF-8 arguments: a file whose name is not UTF-8 is given as a temporary
     // copy (its lossy name would name no file, and the harness would report it missing).
     let (arg, input) = match file.path.to_str() {
@@ -273,6 +316,11 @@ fn harness_command(file: &CrashFile, options: &RerunOptions, backtrace: bool) ->
     for (k, v) in &options.env {
         command = command.env(k.clone(), v.clone());
     }
+    if !symbolize {
+        for (k, v) in unsymbolized(&options.env) {
+            command = command.env(k, v);
+        }
+    }
     Ok(HarnessRun {
         command: command.env("RUST_BACKTRACE", if backtrace { "1" } else { "0" }),
         input,
@@ -285,7 +333,7 @@ fn first_runs(file: &CrashFile, size: u64, sha1: &str, options: &RerunOptions) -
     if cancelled(options) {
         return not_tested(file, Status::Interrupted, None);
     }
-    let command = match harness_command(file, options, false) {
+    let command = match harness_command(file, options, false, false) {
         Ok(c) => c,
         Err(e) => return not_tested(file, Status::Error, Some(e)),
     };
@@ -367,11 +415,16 @@ fn needs_frames(result: &FileResult) -> bool {
 
 /// Round 2 (see [`rerun_all`]).
 fn trace_keys(files: &[CrashFile], unique: &[usize], results: &mut [Option<FileResult>], options: &RerunOptions) {
+    // Crashes without frames by what their runs showed: the key, and the stack as printed
+    // without symbols (empty when there was none).
     let mut by_key: BTreeMap<_, Vec<usize>> = BTreeMap::new();
     for &i in unique {
-        if let Some(r) = results[i].as_ref().filter(|r| needs_frames(r)) {
-            let key = r.crash.as_ref().map(Crash::key);
-            by_key.entry(key).or_default().push(i);
+        if let Some(c) = results[i]
+            .as_ref()
+            .filter(|r| needs_frames(r))
+            .and_then(|r| r.crash.as_ref())
+        {
+            by_key.entry((c.key(), c.raw_stack.clone())).or_default().push(i);
         }
     }
     let order = |i: &usize| {
@@ -379,16 +432,22 @@ fn trace_keys(files: &[CrashFile], unique: &[usize], results: &mut [Option<FileR
         (r.and_then(|r| r.size), files[*i].path.clone())
     };
     let mut samples = Vec::new();
-    let mut rest: Vec<Vec<usize>> = Vec::new();
-    for members in by_key.values_mut() {
+    // Per key: its sampled files, the others, and whether it has a raw stack.
+    let mut keys: Vec<(Vec<usize>, Vec<usize>, bool)> = Vec::new();
+    for ((_, raw), members) in by_key.iter_mut() {
         members.sort_by_cached_key(order);
         let n = members.len();
-        let (sample, others): (Vec<usize>, Vec<usize>) = if options.trace_all || n <= TRACE_SAMPLE {
+        // Module offsets fix the frames: one file of a raw stack tells them all, the smallest
+        // (it is the group's representative, and its symbolized log the group's).
+        let wanted = if raw.is_empty() { TRACE_SAMPLE } else { 1 };
+        let (sample, others): (Vec<usize>, Vec<usize>) = if options.trace_all || n <= wanted {
             (members.clone(), Vec::new())
+        } else if wanted == 1 {
+            (vec![members[0]], members[1..].to_vec())
         } else {
             // Spread over the key (smallest, largest and between): files of one size often come
             // from one fuzzer's mutations of one seed, and share a path through the code.
-            let picks: Vec<usize> = (0..TRACE_SAMPLE).map(|k| k * (n - 1) / (TRACE_SAMPLE - 1)).collect();
+            let picks: Vec<usize> = (0..wanted).map(|k| k * (n - 1) / (wanted - 1)).collect();
             let mut sample = Vec::new();
             let mut others = Vec::new();
             for (p, &i) in members.iter().enumerate() {
@@ -401,7 +460,7 @@ fn trace_keys(files: &[CrashFile], unique: &[usize], results: &mut [Option<FileR
             (sample, others)
         };
         samples.extend(&sample);
-        rest.push(others);
+        keys.push((sample, others, !raw.is_empty()));
     }
     let apply = |results: &mut [Option<FileResult>], i: usize, traced: Option<Option<Crash>>| {
         let (Some(result), Some(traced)) = (results[i].as_mut(), traced) else {
@@ -415,28 +474,30 @@ fn trace_keys(files: &[CrashFile], unique: &[usize], results: &mut [Option<FileR
             }
         }
     };
-    for (i, t) in trace_files(files, &samples, options) {
+    for (i, t) in trace_files(files, &samples, results, options) {
         apply(results, i, t);
     }
     let mut second = Vec::new();
-    for others in rest {
+    for (sample, others, raw) in keys {
         if others.is_empty() {
             continue;
         }
-        let key = results[others[0]]
-            .as_ref()
-            .and_then(|r| r.crash.as_ref())
-            .map(Crash::key);
-        let traced: Vec<&Crash> = samples
+        let traced: Vec<&Crash> = sample
             .iter()
             .filter_map(|&i| results[i].as_ref()?.crash.as_ref())
-            .filter(|c| c.trace != Trace::None && Some(c.key()) == key)
+            .filter(|c| c.trace != Trace::None)
             .collect();
         let mut coarse: Vec<&str> = traced.iter().map(|c| c.hashes.coarse.as_str()).collect();
         coarse.sort_unstable();
         coarse.dedup();
+        let sample_flaky = sample
+            .iter()
+            .any(|&i| results[i].as_ref().is_some_and(|r| r.status == Status::Flaky));
         match coarse.len() {
-            // No frames to be had (no gdb, a crash gdb cannot see): nothing to give or split.
+            // The one file of a raw stack did not crash alike again: the others tell their own.
+            0 if raw && sample_flaky => second.extend(others),
+            // No frames to be had (no symbolizer nor gdb, a crash gdb cannot see): nothing to
+            // give or split.
             0 => {}
             1 => {
                 let model = traced[0].clone();
@@ -450,21 +511,39 @@ fn trace_keys(files: &[CrashFile], unique: &[usize], results: &mut [Option<FileR
             _ => second.extend(others),
         }
     }
-    for (i, t) in trace_files(files, &second, options) {
+    for (i, t) in trace_files(files, &second, results, options) {
         apply(results, i, t);
     }
 }
 
-/// Runs of `which` for their frames: with `RUST_BACKTRACE=1`, then under gdb (when installed)
-/// for those that printed no stack and are not a panic or a timeout, in one gdb per worker. Per
-/// file: `None` when the run did not happen (cancelled, the harness does not start);
+/// Runs of `which` for their frames: a crash with a [`Crash::raw_stack`] with the sanitizers
+/// symbolizing ([`symbolized_run`]), others with `RUST_BACKTRACE=1`; then under gdb (when
+/// installed) for those that printed no stack and are not a panic or a timeout, in one gdb per
+/// worker. Per file: `None` when the run did not happen (cancelled, the harness does not start);
 /// `Some(None)` when it did not crash.
-fn trace_files(files: &[CrashFile], which: &[usize], options: &RerunOptions) -> Vec<(usize, Option<Option<Crash>>)> {
+fn trace_files(
+    files: &[CrashFile],
+    which: &[usize],
+    results: &[Option<FileResult>],
+    options: &RerunOptions,
+) -> Vec<(usize, Option<Option<Crash>>)> {
+    let raw = |i: usize| {
+        results[i]
+            .as_ref()
+            .and_then(|r| r.crash.as_ref())
+            .is_some_and(|c| !c.raw_stack.is_empty())
+    };
     let mut traced: BTreeMap<usize, Option<Option<Crash>>> = BTreeMap::new();
     parallel(
         which,
         options.jobs,
-        &|i| backtrace_run(&files[i], options),
+        &|i| {
+            if raw(i) {
+                symbolized_run(&files[i], options)
+            } else {
+                backtrace_run(&files[i], options)
+            }
+        },
         &mut |i, t| {
             traced.insert(i, t);
         },
@@ -501,12 +580,29 @@ fn trace_files(files: &[CrashFile], which: &[usize], options: &RerunOptions) -> 
     traced.into_iter().collect()
 }
 
+/// A run of `file` as round 1's but with the sanitizers symbolizing: its stack, the one round 1
+/// printed without symbols, with functions, files and lines (see [`trace_files`]). When that
+/// gives no frames either (no symbolizer), a [`backtrace_run`].
+fn symbolized_run(file: &CrashFile, options: &RerunOptions) -> Option<Option<Crash>> {
+    if cancelled(options) {
+        return None;
+    }
+    let run = harness_command(file, options, false, true).ok()?.run();
+    if matches!(run.exit, Exit::NotRun(_)) || cancelled(options) {
+        return None;
+    }
+    match Crash::from_run(&run) {
+        Some(crash) if crash.trace == Trace::None => backtrace_run(file, options),
+        crash => Some(crash),
+    }
+}
+
 /// A run of `file` with `RUST_BACKTRACE=1` (see [`trace_files`]).
 fn backtrace_run(file: &CrashFile, options: &RerunOptions) -> Option<Option<Crash>> {
     if cancelled(options) {
         return None;
     }
-    let run = harness_command(file, options, true).ok()?.run();
+    let run = harness_command(file, options, true, true).ok()?.run();
     if matches!(run.exit, Exit::NotRun(_)) || cancelled(options) {
         return None;
     }
@@ -550,13 +646,13 @@ fn confirm_groups(files: &[CrashFile], unique: &[usize], results: &mut [Option<F
     confirm_files(files, &all, results, options);
 }
 
-/// Runs each of `which` without a backtrace until it has had `1 + reruns` runs.
+/// Runs each of `which` without a backtrace or symbolizing until it has had `1 + reruns` runs.
 fn confirm_files(files: &[CrashFile], which: &[usize], results: &mut [Option<FileResult>], options: &RerunOptions) {
     let wanted = 1 + options.reruns;
     let before: Vec<Option<FileResult>> = results.to_vec();
     let confirm = |i: usize| {
         let mut result = before[i].clone()?;
-        let command = harness_command(&files[i], options, false).ok()?;
+        let command = harness_command(&files[i], options, false, false).ok()?;
         while result.runs < wanted {
             let run = command.run();
             if matches!(run.exit, Exit::NotRun(_)) || cancelled(options) {
@@ -617,6 +713,20 @@ mod tests {
             path: path.to_path_buf(),
             origin: Origin::LibFuzzerCrash,
         }
+    }
+
+    #[test]
+    fn unsymbolized_runs_keep_the_users_sanitizer_options() {
+        let env = vec![
+            ("ASAN_OPTIONS".to_string(), "detect_leaks=1".to_string()),
+            ("ASAN_OPTIONS".to_string(), "detect_leaks=0:".to_string()),
+            ("OTHER".to_string(), "x".to_string()),
+        ];
+        let vars = unsymbolized(&env);
+        let asan = vars.iter().find(|(k, _)| k == "ASAN_OPTIONS").unwrap();
+        assert_eq!(asan.1, "detect_leaks=0:symbolize=0", "the last one given, then ours");
+        assert!(vars.iter().all(|(_, v)| v.ends_with("symbolize=0")));
+        assert_eq!(vars.len(), SANITIZER_OPTIONS.len());
     }
 
     #[test]

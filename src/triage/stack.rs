@@ -151,6 +151,33 @@ fn sanitizer_stack(lines: &[&str]) -> Vec<Frame> {
     frames
 }
 
+/// The frames of the first sanitizer/libFuzzer trace in `stderr` as printed, without their
+/// absolute addresses (which vary from run to run) and build ids: `(/path/bin+0x1234)` for a frame
+/// the sanitizer did not symbolize (`ASAN_OPTIONS=symbolize=0`), `in f file:line` for one it did.
+/// Within one binary the module offsets fix the symbolized frames, so two runs with the same raw
+/// stack have the same frames once symbolized. Empty when there is no such trace.
+pub fn raw_stack(stderr: &str) -> Vec<String> {
+    static FRAME: OnceLock<Regex> = OnceLock::new();
+    static BUILD_ID: OnceLock<Regex> = OnceLock::new();
+    let re = FRAME.get_or_init(|| Regex::new(r"^\s*#(\d+) 0x[0-9a-fA-F]+\s+(\S.*)$").expect("constant regex"));
+    let build_id = BUILD_ID.get_or_init(|| Regex::new(r"\s*\(BuildId: [0-9a-fA-F]+\)").expect("constant regex"));
+    let mut frames = Vec::new();
+    for line in stderr.lines().map(|l| l.trim_end_matches('\r')) {
+        let Some(c) = re.captures(line) else {
+            if !frames.is_empty() {
+                break;
+            }
+            continue;
+        };
+        // As in `sanitizer_stack`: a second trace is where the memory was allocated or freed.
+        if &c[1] == "0" && !frames.is_empty() {
+            break;
+        }
+        frames.push(build_id.replace_all(&c[2], "").trim().to_string());
+    }
+    frames
+}
+
 /// `file:line` or `file:line:col` whose file looks like a path (has a `/` or an extension).
 fn looks_like_location(text: &str) -> bool {
     static LOCATION: OnceLock<Regex> = OnceLock::new();
@@ -477,6 +504,59 @@ mod tests {
         assert_eq!(user[0].location().as_deref(), Some("/src/t.rs:12:9"));
         assert_eq!(user[1].location().as_deref(), Some("/src/t.rs:40"));
         assert!(output_stack("thread 'main' panicked at a.rs:1:1:\nboom\n").is_empty());
+    }
+
+    /// ASan's stack-overflow report of `fuzz/fuzz_targets/triage_bugs.rs` (ASan build), symbolized
+    /// and with `ASAN_OPTIONS=symbolize=0` (addresses as printed in two runs: ASLR moves them).
+    const OVERFLOW_SYMBOLIZED: &str = concat!(
+        "==8423==ERROR: AddressSanitizer: stack-overflow on address 0x7ffd6a3e8ff8 (pc 0x5650b8d66bee bp 0x7ffd6a3e9870 sp 0x7ffd6a3e9000 T0)\n",
+        "    #0 0x5650b8d66bee in __asan_memcpy /rustc/llvm/src/llvm-project/compiler-rt/lib/asan/asan_interceptors_memintrinsics.cpp:63:3\n",
+        "    #1 0x5650b91e4aaf in triage_bugs::bugs::recurse /w/fuzz/fuzz_targets/common/triage_bugs.rs:96:5\n",
+        "    #2 0x5650b91e4aaf in triage_bugs::bugs::recurse /w/fuzz/fuzz_targets/common/triage_bugs.rs:96:5\n",
+        "\n",
+        "SUMMARY: AddressSanitizer: stack-overflow /w/fuzz/fuzz_targets/common/triage_bugs.rs:96:5 in triage_bugs::bugs::recurse\n",
+        "==8423==ABORTING\n",
+    );
+    const OVERFLOW_RAW: &str = concat!(
+        "==8415==ERROR: AddressSanitizer: stack-overflow on address 0x7ffc1e0a7ff8 (pc 0x556588551bee bp 0x7ffc1e0a8870 sp 0x7ffc1e0a8000 T0)\n",
+        "    #0 0x556588551bee  (/w/fuzz/target/release/triage_bugs+0x66bee1) (BuildId: 1fce27e7254524703af1c1f77a61d1d3fc61e91f)\n",
+        "    #1 0x556588585aaf  (/w/fuzz/target/release/triage_bugs+0x699aaf) (BuildId: 1fce27e7254524703af1c1f77a61d1d3fc61e91f)\n",
+        "    #2 0x556588585aaf  (/w/fuzz/target/release/triage_bugs+0x699aaf) (BuildId: 1fce27e7254524703af1c1f77a61d1d3fc61e91f)\n",
+        "\n",
+        "SUMMARY: AddressSanitizer: stack-overflow (/w/fuzz/target/release/triage_bugs+0x66bee1) (BuildId: 1fce27e7254524703af1c1f77a61d1d3fc61e91f) \n",
+        "==8415==ABORTING\n",
+    );
+
+    #[test]
+    fn an_unsymbolized_sanitizer_trace_is_a_raw_stack_without_frames() {
+        // Without symbols: no frame, so no user frame; the raw stack is the module offsets.
+        assert!(user_frames(&output_stack(OVERFLOW_RAW)).is_empty());
+        let raw = raw_stack(OVERFLOW_RAW);
+        assert_eq!(
+            raw,
+            [
+                "(/w/fuzz/target/release/triage_bugs+0x66bee1)",
+                "(/w/fuzz/target/release/triage_bugs+0x699aaf)",
+                "(/w/fuzz/target/release/triage_bugs+0x699aaf)",
+            ]
+        );
+        // Another run of the same crash: other absolute addresses, the same raw stack.
+        let moved = OVERFLOW_RAW.replace("0x556588585aaf", "0x7f1234585aaf");
+        assert_eq!(raw_stack(&moved), raw);
+        // Symbolized: frames, and a raw stack of the symbolized lines (never asked for then).
+        let user = user_frames(&output_stack(OVERFLOW_SYMBOLIZED));
+        assert_eq!(
+            names(&user),
+            ["triage_bugs::bugs::recurse", "triage_bugs::bugs::recurse"]
+        );
+        assert_eq!(
+            raw_stack(OVERFLOW_SYMBOLIZED)[1],
+            "in triage_bugs::bugs::recurse /w/fuzz/fuzz_targets/common/triage_bugs.rs:96:5"
+        );
+        // Only the first trace: an allocation stack after it is not the crash's.
+        let two = format!("{OVERFLOW_RAW}allocated by thread T0 here:\n    #0 0x1  (/lib/libc.so.6+0x10)\n");
+        assert_eq!(raw_stack(&two), raw);
+        assert!(raw_stack("thread 'main' panicked at a.rs:1:1:\nboom\n").is_empty());
     }
 
     #[test]
