@@ -10,7 +10,7 @@
 use std::io::{BufRead, BufReader};
 use std::sync::OnceLock;
 
-use regex::Regex;
+use regex::{Captures, Regex};
 use serde::Serialize;
 
 use crate::oracle::is_machinery_frame;
@@ -117,17 +117,7 @@ fn sanitizer_stack(lines: &[&str]) -> Vec<Frame> {
     let re = FRAME
         .get_or_init(|| Regex::new(r"^\s*#(\d+) 0x[0-9a-fA-F]+(?: in (.+)|\s+\(.*\).*)$").expect("constant regex"));
     let mut frames = Vec::new();
-    for line in lines {
-        let Some(c) = re.captures(line) else {
-            if !frames.is_empty() {
-                break;
-            }
-            continue;
-        };
-        // A second trace (`#0` again: where the memory was allocated or freed) is not the crash's.
-        if &c[1] == "0" && !frames.is_empty() {
-            break;
-        }
+    for c in first_trace(lines.iter().copied(), re) {
         let Some(text) = c.get(2).map(|m| m.as_str().trim()) else {
             frames.push(frame("??", None));
             continue;
@@ -161,21 +151,25 @@ pub fn raw_stack(stderr: &str) -> Vec<String> {
     static BUILD_ID: OnceLock<Regex> = OnceLock::new();
     let re = FRAME.get_or_init(|| Regex::new(r"^\s*#(\d+) 0x[0-9a-fA-F]+\s+(\S.*)$").expect("constant regex"));
     let build_id = BUILD_ID.get_or_init(|| Regex::new(r"\s*\(BuildId: [0-9a-fA-F]+\)").expect("constant regex"));
-    let mut frames = Vec::new();
-    for line in stderr.lines().map(|l| l.trim_end_matches('\r')) {
-        let Some(c) = re.captures(line) else {
-            if !frames.is_empty() {
-                break;
-            }
-            continue;
-        };
-        // As in `sanitizer_stack`: a second trace is where the memory was allocated or freed.
-        if &c[1] == "0" && !frames.is_empty() {
-            break;
-        }
-        frames.push(build_id.replace_all(&c[2], "").trim().to_string());
-    }
-    frames
+    first_trace(stderr.lines().map(|l| l.trim_end_matches('\r')), re)
+        .map(|c| build_id.replace_all(&c[2], "").trim().to_string())
+        .collect()
+}
+
+/// The matches of `frame` (group 1: the frame number) on the lines of the first trace: from
+/// the first matching line to the first line that does not match, or to a second `#0` (a
+/// second trace, where the memory was allocated or freed, is not the crash's).
+fn first_trace<'l>(lines: impl Iterator<Item = &'l str>, frame: &'l Regex) -> impl Iterator<Item = Captures<'l>> {
+    let mut started = false;
+    lines
+        .map(move |line| frame.captures(line))
+        .skip_while(|c| c.is_none())
+        .map_while(|c| c)
+        .take_while(move |c| {
+            let second = started && &c[1] == "0";
+            started = true;
+            !second
+        })
 }
 
 /// `file:line` or `file:line:col` whose file looks like a path (has a `/` or an extension).
