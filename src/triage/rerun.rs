@@ -580,17 +580,24 @@ fn trace_files(
     traced.into_iter().collect()
 }
 
+/// `file` run again with the sanitizers symbolizing (and `RUST_BACKTRACE` as `backtrace`), or
+/// `None` when triage was cancelled or the harness did not run.
+fn symbolized_rerun(file: &CrashFile, options: &RerunOptions, backtrace: bool) -> Option<crate::oracle::Run> {
+    if cancelled(options) {
+        return None;
+    }
+    let run = harness_command(file, options, backtrace, true).ok()?.run();
+    if matches!(run.exit, Exit::NotRun(_)) || cancelled(options) {
+        return None;
+    }
+    Some(run)
+}
+
 /// A run of `file` as round 1's but with the sanitizers symbolizing: its stack, the one round 1
 /// printed without symbols, with functions, files and lines (see [`trace_files`]). When that
 /// gives no frames either (no symbolizer), a [`backtrace_run`].
 fn symbolized_run(file: &CrashFile, options: &RerunOptions) -> Option<Option<Crash>> {
-    if cancelled(options) {
-        return None;
-    }
-    let run = harness_command(file, options, false, true).ok()?.run();
-    if matches!(run.exit, Exit::NotRun(_)) || cancelled(options) {
-        return None;
-    }
+    let run = symbolized_rerun(file, options, false)?;
     match Crash::from_run(&run) {
         Some(crash) if crash.trace == Trace::None => backtrace_run(file, options),
         crash => Some(crash),
@@ -599,13 +606,7 @@ fn symbolized_run(file: &CrashFile, options: &RerunOptions) -> Option<Option<Cra
 
 /// A run of `file` with `RUST_BACKTRACE=1` (see [`trace_files`]).
 fn backtrace_run(file: &CrashFile, options: &RerunOptions) -> Option<Option<Crash>> {
-    if cancelled(options) {
-        return None;
-    }
-    let run = harness_command(file, options, true, true).ok()?.run();
-    if matches!(run.exit, Exit::NotRun(_)) || cancelled(options) {
-        return None;
-    }
+    let run = symbolized_rerun(file, options, true)?;
     let Some(mut crash) = Crash::from_run(&run) else {
         return Some(None);
     };
