@@ -178,6 +178,15 @@ impl Parser {
         self.parse(input).map(drop)
     }
 
+    /// Whether the first recognition run (the one that looks ahead, and takes the fast paths
+    /// unless they are off) accepts `input` by itself, without the diagnosing rerun.
+    #[cfg(test)]
+    pub(crate) fn first_run_accepts(&self, input: &[u8]) -> bool {
+        let mut scratch = self.take_scratch();
+        let mut lexer = self.lexer(input, &mut scratch);
+        earley::recognize(&self.compiled, &self.grammar, input, &mut lexer, &mut scratch).is_ok()
+    }
+
     /// The kept chart buffers, or fresh ones if another parse is using them.
     fn take_scratch(&self) -> earley::Scratch {
         self.scratch
