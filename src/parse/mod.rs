@@ -16,10 +16,11 @@
 //! assert_eq!(err.expected, vec!["[0-9]".to_string()]);
 //! ```
 //!
-//! How it is fast: non-recursive symbols (numbers, strings, whitespace) are matched as tokens by
-//! a direct matcher (`lexical`) instead of byte-by-byte Earley items; prediction and nullable
-//! handling are precomputed (`compile`); items are 16 bytes (`earley`); the tree is read back
-//! from recorded completions without search (`forest`).
+//! How it is fast: non-recursive symbols (numbers, strings, whitespace) are matched as tokens
+//! instead of byte-by-byte Earley items, by a lazy DFA (`scan`) where their meaning is regular,
+//! else by a direct matcher (`lexical`); prediction, nullable handling and lookahead (items that
+//! cannot continue are dropped) are precomputed (`compile`); items are 16 bytes (`earley`); the
+//! tree is read back from recorded completions without search (`forest`).
 
 mod compile;
 mod earley;
