@@ -4,6 +4,7 @@
 //! become single `Token` elements matched by `lexical`. Repetitions become left-recursive
 //! productions (unbounded) or chains of tail symbols (bounded), which `forest` flattens again.
 
+use super::scan::TokenDfa;
 use crate::grammar::{Body, ByteSet, Grammar, Item, SymbolId, Terminal, TerminalId};
 
 pub(crate) const NONE: u32 = u32::MAX;
@@ -78,6 +79,12 @@ pub(crate) struct Compiled {
     /// Per dotted item: the next element is a keyword right after the layout (`_ "select"`),
     /// which must not run on into a longer word.
     pub dot_keyword: Vec<bool>,
+    /// Per dotted item: the bytes that may come next for the item to lead anywhere (FIRST of
+    /// the rest of its production, and FOLLOW of its symbol if that rest can be empty), and
+    /// whether the end of the input may. Items that fail it cannot be part of any parse.
+    pub dot_look: Vec<(ByteSet, bool)>,
+    /// The lexical symbols matched as tokens, as one lazy DFA.
+    pub tokens: TokenDfa,
 }
 
 impl Compiled {
@@ -99,6 +106,8 @@ impl Compiled {
             prod_first: Vec::new(),
             prod_nullable: Vec::new(),
             dot_keyword: Vec::new(),
+            dot_look: Vec::new(),
+            tokens: TokenDfa::default(),
         };
         // Earley symbols for every non-lexical grammar symbol, then the start, then tails.
         for (i, s) in g.symbols().iter().enumerate() {
@@ -176,8 +185,22 @@ impl Compiled {
             c.prods_of[tail as usize] = (begin, c.prods.len() as u32);
         }
         c.fill_dots();
-        c.first_sets(g);
+        let esym_first = c.first_sets(g);
+        c.follow_sets(g, &esym_first);
         c.keywords(g);
+        // The symbols the chart matches as tokens (their parts stay with the interpreter:
+        // patterns for all of them would cost more to build than they save).
+        let mut tokens: Vec<SymbolId> = c
+            .elems
+            .iter()
+            .filter_map(|e| match e {
+                Elem::Token(s) => Some(*s),
+                _ => None,
+            })
+            .collect();
+        tokens.sort_unstable();
+        tokens.dedup();
+        c.tokens = TokenDfa::new(g, &tokens);
         c
     }
 
@@ -225,8 +248,9 @@ impl Compiled {
         }
     }
 
-    /// FIRST bytes of every production, by fixpoint over the Earley symbols.
-    fn first_sets(&mut self, g: &Grammar) {
+    /// FIRST bytes of every production, by fixpoint over the Earley symbols; returns those of
+    /// every Earley symbol.
+    fn first_sets(&mut self, g: &Grammar) -> Vec<ByteSet> {
         let a = g.analysis();
         let mut esym_first = vec![ByteSet::default(); self.ekind.len()];
         let rhs_first = |c: &Compiled, p: &Prod, esym_first: &[ByteSet]| -> (ByteSet, bool) {
@@ -258,6 +282,63 @@ impl Compiled {
             self.prods.iter().map(|p| rhs_first(self, p, &esym_first)).unzip();
         self.prod_first = firsts;
         self.prod_nullable = nullables;
+        esym_first
+    }
+
+    /// FIRST and nullability of one element.
+    fn elem_first(&self, g: &Grammar, esym_first: &[ByteSet], e: Elem) -> (ByteSet, bool) {
+        match e {
+            Elem::Term(t) => (g.analysis().terminal_first[t.index()], false),
+            Elem::Token(s) => (g.analysis().first_bytes[s.index()], g.is_nullable(s)),
+            Elem::Nt(n) => (esym_first[n as usize], self.nullable[n as usize]),
+        }
+    }
+
+    /// FOLLOW bytes (and end of input) of every Earley symbol by fixpoint, then each dotted
+    /// item's lookahead (`dot_look`).
+    fn follow_sets(&mut self, g: &Grammar, esym_first: &[ByteSet]) {
+        let mut follow = vec![(ByteSet::default(), false); self.ekind.len()];
+        follow[self.start as usize].1 = true;
+        // What may come after each suffix of a production: FIRST of the suffix, plus the lhs's
+        // FOLLOW while the suffix is nullable.
+        let after = |c: &Compiled, p: &Prod, k: usize, follow: &[(ByteSet, bool)]| -> (ByteSet, bool) {
+            let mut acc = ByteSet::default();
+            for &e in &c.elems[p.rhs_start as usize + k..(p.rhs_start + p.len) as usize] {
+                let (first, nullable) = c.elem_first(g, esym_first, e);
+                acc.union(&first);
+                if !nullable {
+                    return (acc, false);
+                }
+            }
+            let (f, eof) = follow[p.lhs as usize];
+            acc.union(&f);
+            (acc, eof)
+        };
+        loop {
+            let mut changed = false;
+            for p in &self.prods {
+                for k in 0..p.len as usize {
+                    if let Elem::Nt(n) = self.elems[p.rhs_start as usize + k] {
+                        let (f, eof) = after(self, p, k + 1, &follow);
+                        changed |= follow[n as usize].0.union(&f);
+                        if eof && !follow[n as usize].1 {
+                            follow[n as usize].1 = true;
+                            changed = true;
+                        }
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        let mut look = Vec::with_capacity(self.dot_next.len());
+        for p in &self.prods {
+            for k in 0..=p.len as usize {
+                look.push(after(self, p, k, &follow));
+            }
+        }
+        self.dot_look = look;
     }
 
     fn add_prod(&mut self, lhs: u32, rhs: &[Elem], alt: u32) {

@@ -52,6 +52,8 @@ pub(crate) struct Scratch {
     items: Vec<EItem>,
     waiting: Vec<(u32, u32)>,
     sets: Vec<(u32, u32)>,
+    /// The token DFA's cache (its states are built lazily, and kept between parses).
+    pub dfa_cache: Option<super::scan::ScanCache>,
 }
 
 impl Scratch {
@@ -86,6 +88,19 @@ impl PartialOrd for Pending {
 impl Ord for Pending {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
         (other.target, other.seq).cmp(&(self.target, self.seq))
+    }
+}
+
+/// Whether the item with dotted item `dot` at offset `at` can lead anywhere: the byte there (or
+/// the end of the input) is one the rest of its production, or what follows its symbol, may
+/// start with. Items that fail this are part of no parse, and neither is anything derived from
+/// them, so dropping them changes no tree.
+#[inline]
+fn viable(c: &Compiled, input: &[u8], dot: u32, at: usize) -> bool {
+    let (bytes, eof) = &c.dot_look[dot as usize];
+    match input.get(at) {
+        Some(&b) => bytes.contains(b),
+        None => *eof,
     }
 }
 
@@ -309,6 +324,9 @@ pub(crate) fn recognize<'s>(
     let mut last_nonempty = 0usize;
     let mut accept = NONE;
     let mut collect_at = COLLECT_MIN;
+    // The run that looks ahead (whose failures are never reported) drops items that cannot
+    // continue, and the lexer matches tokens with the DFA; the diagnosing run tries everything.
+    let look = lexer.lookahead && lexer.fast;
 
     for i in 0..=n {
         let set_start = items.len();
@@ -359,6 +377,9 @@ pub(crate) fn recognize<'s>(
                                 break;
                             }
                             let wi = items[w as usize];
+                            if look && !viable(c, input, wi.dot + 1, i) {
+                                continue;
+                            }
                             add(
                                 items,
                                 &mut seen,
@@ -388,7 +409,7 @@ pub(crate) fn recognize<'s>(
                             set_start,
                         );
                     }
-                    if nullable {
+                    if nullable && (!look || viable(c, input, it.dot + 1, i)) {
                         add(
                             items,
                             &mut seen,
@@ -404,6 +425,7 @@ pub(crate) fn recognize<'s>(
                 }
                 Next::Term(t) => match match_terminal(g.terminal(t), &input[i..]) {
                     Some(len) if c.dot_keyword[it.dot as usize] && lexer.word_cut(i, i + len) => lexer.failed(t, i),
+                    Some(len) if look && !viable(c, input, it.dot + 1, i + len) => {}
                     Some(len) => scan_ahead(
                         &mut pending,
                         (i + len) as u32,
@@ -421,8 +443,11 @@ pub(crate) fn recognize<'s>(
                         (set, from, to) if set == i as u32 => (from, to),
                         _ => {
                             let from = token_ends.len();
-                            lexer.token_ends(sym, iu, &mut token_ends);
-                            token_ends[from..].sort_unstable();
+                            // The DFA's ends come ascending and distinct.
+                            if !lexer.dfa_ends(sym, iu, &mut token_ends) {
+                                lexer.token_ends(sym, iu, &mut token_ends);
+                                token_ends[from..].sort_unstable();
+                            }
                             let mut kept = from;
                             for r in from..token_ends.len() {
                                 if r == from || token_ends[r] != token_ends[kept - 1] {
@@ -443,6 +468,9 @@ pub(crate) fn recognize<'s>(
                     };
                     let check_word = c.dot_keyword[it.dot as usize];
                     for &e in &token_ends[from as usize..to as usize] {
+                        if look && !viable(c, input, advanced.dot, e as usize) {
+                            continue;
+                        }
                         if check_word && lexer.word_cut(i, e as usize) {
                             continue;
                         }

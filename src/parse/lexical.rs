@@ -7,6 +7,7 @@
 use rustc_hash::FxHashMap;
 
 use super::compile::match_terminal;
+use super::scan::{ScanCache, TokenDfa};
 use crate::grammar::{Body, ByteSet, Grammar, Item, TerminalId};
 use crate::tree::{NodeId, NodeKind, Tree};
 
@@ -45,6 +46,13 @@ pub(crate) struct Lexer<'a> {
     check_words: bool,
     /// For keywords after the layout (made on first use).
     boundary_cache: Option<crate::grammar::BoundaryCache>,
+    /// The token DFA (see `scan`) and its cache: the ends of the symbols it matches, wherever
+    /// failures need not be tracked (the run that looks ahead, and `derive`).
+    dfa: Option<&'a TokenDfa>,
+    pub dfa_cache: Option<ScanCache>,
+    /// Whether the fast paths are on: the DFA here, and in `earley` dropping items that cannot
+    /// continue. Off, the parser is the plain interpreter (tests compare the two).
+    pub fast: bool,
 }
 
 /// See [`Lexer::calls`]: far above what real grammars need (about 3 calls per byte for JSON).
@@ -73,6 +81,30 @@ impl<'a> Lexer<'a> {
             lookahead: true,
             check_words: grammar.layout().is_some() && !grammar.lexemes().is_empty(),
             boundary_cache: None,
+            dfa: None,
+            dfa_cache: None,
+            fast: false,
+        }
+    }
+
+    /// Turns the fast paths on, with the grammar's token DFA and a cache for it (`None`: a
+    /// fresh one).
+    pub fn with_dfa(mut self, dfa: &'a TokenDfa, cache: Option<ScanCache>) -> Lexer<'a> {
+        self.dfa_cache = cache.or_else(|| dfa.cache());
+        self.dfa = Some(dfa);
+        self.fast = true;
+        self
+    }
+
+    /// Appends the ends of `sym` at `pos` found by the DFA (ascending, distinct, longest only
+    /// for longest-match symbols), if the DFA may answer here; `false` if the interpreter must.
+    #[inline]
+    pub fn dfa_ends(&mut self, sym: crate::grammar::SymbolId, pos: u32, out: &mut Vec<u32>) -> bool {
+        match (self.dfa, self.dfa_cache.as_mut()) {
+            (Some(dfa), Some(cache)) if self.fast && (self.lookahead || !self.track_failures) && dfa.has(sym) => {
+                dfa.ends(cache, self.input, sym, pos, self.grammar.is_longest_match(sym), out)
+            }
+            _ => false,
         }
     }
 
@@ -125,12 +157,17 @@ impl<'a> Lexer<'a> {
                     return;
                 }
                 let first = out.len();
-                self.ends_body(s, pos, out);
+                if !self.dfa_ends(s, pos, out) {
+                    self.ends_body(s, pos, out);
+                }
                 let from = self.layout_ends.len() as u32;
                 self.layout_ends.extend_from_slice(&out[first..]);
                 self.layout_memo[pos as usize] = (from, self.layout_ends.len() as u32);
             }
             Item::Symbol(s) => {
+                if self.dfa_ends(s, pos, out) {
+                    return;
+                }
                 if self.memoize {
                     if let Some(known) = self.memo.get(&(s.0, pos)) {
                         out.extend_from_slice(known);
@@ -373,6 +410,25 @@ impl<'a> Lexer<'a> {
         match &self.grammar.symbol(s).body {
             Body::Choice(alts) => {
                 for (k, alt) in alts.iter().enumerate() {
+                    // A single terminal (a character of a string, a digit) derives the span
+                    // if it matches all of it: no split search.
+                    if let [Item::Terminal(t)] = alt.items[..] {
+                        let term = self.grammar.terminal(t);
+                        let len = (end - start) as usize;
+                        if match_terminal(term, &self.input[start as usize..end as usize]) != Some(len) {
+                            continue;
+                        }
+                        let node = tree.add_node(
+                            NodeKind::Rule {
+                                symbol: s,
+                                alt: k as u32,
+                            },
+                            len,
+                        );
+                        let leaf = tree.add_leaf(t, start as usize, len);
+                        tree.prepend_child_unsized(node, leaf);
+                        return Some(node);
+                    }
                     // The span is known to be derivable, so if every earlier alternative failed,
                     // the last one derives it and needs no verification.
                     let trusted = k == alts.len() - 1;
@@ -410,6 +466,7 @@ impl<'a> Lexer<'a> {
                     let child = self.derive_item(tree, *inner, w[0], w[1])?;
                     tree.prepend_child_unsized(node, child);
                 }
+                self.give(splits);
                 Some(node)
             }
         }
@@ -564,7 +621,8 @@ impl<'a> Lexer<'a> {
         start: u32,
         end: u32,
     ) -> Option<Vec<u32>> {
-        let mut splits = vec![start];
+        let mut splits = self.buf();
+        splits.push(start);
         let mut ends = self.buf();
         let mut p = start;
         while p < end {
@@ -579,7 +637,11 @@ impl<'a> Lexer<'a> {
         }
         self.give(ends);
         let iterations = (splits.len() - 1) as u32;
-        (p == end && iterations >= min && max.is_none_or(|m| iterations <= m)).then_some(splits)
+        if p == end && iterations >= min && max.is_none_or(|m| iterations <= m) {
+            return Some(splits);
+        }
+        self.give(splits);
+        None
     }
 
     /// Breadth-first search for the fewest iterations, for repetitions with choices at each step.

@@ -16,16 +16,18 @@
 //! assert_eq!(err.expected, vec!["[0-9]".to_string()]);
 //! ```
 //!
-//! How it is fast: non-recursive symbols (numbers, strings, whitespace) are matched as tokens by
-//! a direct matcher (`lexical`) instead of byte-by-byte Earley items; prediction and nullable
-//! handling are precomputed (`compile`); items are 16 bytes (`earley`); the tree is read back
-//! from recorded completions without search (`forest`).
+//! How it is fast: non-recursive symbols (numbers, strings, whitespace) are matched as tokens
+//! instead of byte-by-byte Earley items, by a lazy DFA (`scan`) where their meaning is regular,
+//! else by a direct matcher (`lexical`); prediction, nullable handling and lookahead (items that
+//! cannot continue are dropped) are precomputed (`compile`); items are 16 bytes (`earley`); the
+//! tree is read back from recorded completions without search (`forest`).
 
 mod compile;
 mod earley;
 mod forest;
 mod lexical;
 mod recover;
+mod scan;
 
 use std::fmt;
 
@@ -41,6 +43,9 @@ pub struct Parser {
     /// Chart buffers reused by the next parse (taken without waiting: parallel parses each
     /// allocate their own).
     scratch: std::sync::Mutex<earley::Scratch>,
+    /// Whether parses take the fast paths (token DFA, dropping items that cannot continue);
+    /// off only where tests compare them with the plain interpreter.
+    fast: bool,
 }
 
 /// Why an input does not parse: the furthest point reached and what was expected there.
@@ -86,6 +91,17 @@ impl Parser {
             compiled: compile::Compiled::new(grammar),
             grammar: grammar.clone(),
             scratch: Default::default(),
+            fast: true,
+        }
+    }
+
+    /// The same parser without the fast paths: the plain interpreter, which must give the same
+    /// trees and errors (what tests compare against).
+    #[cfg(test)]
+    pub(crate) fn interpreted(grammar: &Grammar) -> Parser {
+        Parser {
+            fast: false,
+            ..Parser::new(grammar)
         }
     }
 
@@ -100,20 +116,21 @@ impl Parser {
         if input.len() >= u32::MAX as usize {
             return Err(self.error(input, 0, vec!["an input smaller than 4 GiB".into()]));
         }
-        let mut lexer = lexical::Lexer::new(&self.grammar, input);
         let mut scratch = self.take_scratch();
+        let mut lexer = self.lexer(input, &mut scratch);
         let fast = match earley::recognize(&self.compiled, &self.grammar, input, &mut lexer, &mut scratch) {
             Ok(chart) => Some(forest::build(&self.compiled, &self.grammar, input, &chart, &mut lexer)),
             Err(_) => None,
         };
+        scratch.dfa_cache = lexer.dfa_cache.take();
         let result = match fast {
             Some(built) => built.map_err(|internal| self.error(input, 0, vec![internal])),
             // The fast run skipped symbols that cannot start where they were tried; what was
             // expected at the furthest point is exact only from a run that tries them all.
             None => {
-                let mut lexer = lexical::Lexer::new(&self.grammar, input);
+                let mut lexer = self.lexer(input, &mut scratch);
                 lexer.lookahead = false;
-                match earley::recognize(&self.compiled, &self.grammar, input, &mut lexer, &mut scratch) {
+                let result = match earley::recognize(&self.compiled, &self.grammar, input, &mut lexer, &mut scratch) {
                     Ok(chart) => forest::build(&self.compiled, &self.grammar, input, &chart, &mut lexer)
                         .map_err(|internal| self.error(input, 0, vec![internal])),
                     Err(failure) => {
@@ -124,11 +141,24 @@ impl Parser {
                             .collect();
                         Err(self.error(input, failure.offset, expected))
                     }
-                }
+                };
+                scratch.dfa_cache = lexer.dfa_cache.take();
+                result
             }
         };
         self.keep_scratch(scratch);
         result
+    }
+
+    /// A lexer for `input` with the fast paths as this parser has them (the DFA's cache taken
+    /// from `scratch`; the caller puts it back).
+    fn lexer<'a>(&'a self, input: &'a [u8], scratch: &mut earley::Scratch) -> lexical::Lexer<'a> {
+        let lexer = lexical::Lexer::new(&self.grammar, input);
+        if self.fast {
+            lexer.with_dfa(&self.compiled.tokens, scratch.dfa_cache.take())
+        } else {
+            lexer
+        }
     }
 
     /// Whether `input` parses, without building its tree: what validation needs, in about a
@@ -137,15 +167,25 @@ impl Parser {
         if input.len() >= u32::MAX as usize {
             return Err(self.error(input, 0, vec!["an input smaller than 4 GiB".into()]));
         }
-        let mut lexer = lexical::Lexer::new(&self.grammar, input);
         let mut scratch = self.take_scratch();
+        let mut lexer = self.lexer(input, &mut scratch);
         let ok = earley::recognize(&self.compiled, &self.grammar, input, &mut lexer, &mut scratch).is_ok();
+        scratch.dfa_cache = lexer.dfa_cache.take();
         self.keep_scratch(scratch);
         if ok {
             return Ok(());
         }
         // The error needs the run that tries every symbol (see `parse`).
         self.parse(input).map(drop)
+    }
+
+    /// Whether the first recognition run (the one that looks ahead, and takes the fast paths
+    /// unless they are off) accepts `input` by itself, without the diagnosing rerun.
+    #[cfg(test)]
+    pub(crate) fn first_run_accepts(&self, input: &[u8]) -> bool {
+        let mut scratch = self.take_scratch();
+        let mut lexer = self.lexer(input, &mut scratch);
+        earley::recognize(&self.compiled, &self.grammar, input, &mut lexer, &mut scratch).is_ok()
     }
 
     /// The kept chart buffers, or fresh ones if another parse is using them.

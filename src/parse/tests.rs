@@ -266,3 +266,110 @@ fn deep_nesting_does_not_overflow_the_stack() {
     let parens = format!("{}1{}", "(".repeat(20_000), ")".repeat(20_000));
     assert_eq!(expr.parse(parens.as_bytes()).unwrap().unparse(), parens.as_bytes());
 }
+
+/// Every built-in grammar with its parser and the same parser without the fast paths (token
+/// DFA, dropping items that cannot continue), built once for all the comparisons below.
+fn both_paths() -> &'static [(&'static str, Parser, Parser)] {
+    static PARSERS: std::sync::OnceLock<Vec<(&'static str, Parser, Parser)>> = std::sync::OnceLock::new();
+    PARSERS.get_or_init(|| {
+        crate::grammar::builtin::names()
+            .map(|name| {
+                let g = Grammar::load(name).unwrap_or_else(|e| panic!("{name}: {e}"));
+                (name, Parser::new(&g), Parser::interpreted(&g))
+            })
+            .collect()
+    })
+}
+
+/// The tree in pre-order: each node's kind, child count and (for leaves) bytes.
+fn fingerprint(t: &Tree) -> Vec<(NodeKind, usize, Vec<u8>)> {
+    let mut out = Vec::new();
+    t.pre_order(t.root(), |n| {
+        out.push((t.kind(n), t.child_count(n), t.leaf_bytes(n).to_vec()))
+    });
+    out
+}
+
+/// Both paths agree on `input`: the same tree, or the same error (offset and expected set).
+fn same_on_both_paths(name: &str, fast: &Parser, plain: &Parser, input: &[u8]) -> Result<(), String> {
+    match (fast.parse(input), plain.parse(input)) {
+        // A failed fast run is retried without the fast paths: that would hide a DFA that
+        // misses an end, so the fast run must accept on its own.
+        (Ok(_), Ok(_)) if !fast.first_run_accepts(input) => Err(format!(
+            "{name}: {:?}: the fast run alone rejects it",
+            String::from_utf8_lossy(input)
+        )),
+        (Ok(a), Ok(b)) if fingerprint(&a) == fingerprint(&b) => Ok(()),
+        (Err(a), Err(b)) if a == b => Ok(()),
+        (a, b) => Err(format!(
+            "{name}: {:?}: fast {:?} / plain {:?}",
+            String::from_utf8_lossy(input),
+            a.map(|t| fingerprint(&t).len()),
+            b.map(|t| fingerprint(&t).len())
+        )),
+    }
+}
+
+#[test]
+fn fast_and_plain_paths_give_the_same_trees_on_every_sample() {
+    for (name, fast, plain) in both_paths() {
+        for (file, sample) in crate::grammar::builtin::samples(name) {
+            let tree = fast.parse(sample).unwrap_or_else(|e| panic!("{name}/{file}: {e}"));
+            assert_eq!(tree.unparse(), *sample);
+            same_on_both_paths(name, fast, plain, sample).unwrap_or_else(|e| panic!("{file}: {e}"));
+        }
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// Generated inputs (uniform choices) parse to the same trees on both paths.
+    #[test]
+    fn fast_and_plain_paths_agree_on_generated_inputs(which in 0usize..64, seed in 0u64..1_000_000) {
+        let (name, fast, plain) = &both_paths()[which % both_paths().len()];
+        let g = fast.grammar();
+        let probs = crate::mine::Probabilities::new(g, None, crate::mine::Mode::Uniform);
+        let input = crate::generate::Generator::new(g, &probs, crate::generate::Limits::up_to(300), seed).input();
+        proptest::prop_assert!(fast.parse(&input).is_ok(), "{}: generated input does not parse", name);
+        if let Err(e) = same_on_both_paths(name, fast, plain, &input) {
+            proptest::prop_assert!(false, "{}", e);
+        }
+    }
+
+    /// Samples with a byte deleted, replaced or inserted: the same tree, or the same error
+    /// (offset and expected set), on both paths.
+    #[test]
+    fn fast_and_plain_paths_agree_on_corrupted_samples(
+        which in 0usize..64,
+        file in 0usize..1000,
+        at in 0usize..100_000,
+        edit in 0u8..3,
+        byte in proptest::prelude::any::<u8>(),
+    ) {
+        let (name, fast, plain) = &both_paths()[which % both_paths().len()];
+        let samples = crate::grammar::builtin::samples(name);
+        let mut input = samples[file % samples.len()].1.to_vec();
+        let at = at % (input.len() + 1);
+        match edit {
+            0 if at < input.len() => {
+                input.remove(at);
+            }
+            1 if at < input.len() => input[at] = byte,
+            _ => input.insert(at, byte),
+        }
+        if let Err(e) = same_on_both_paths(name, fast, plain, &input) {
+            proptest::prop_assert!(false, "{}", e);
+        }
+    }
+}
+
+#[test]
+fn json_tokens_are_matched_by_the_dfa() {
+    let g = Grammar::load("json").unwrap();
+    let p = Parser::new(&g);
+    for name in ["ws", "string", "number"] {
+        let s = g.symbols().iter().position(|s| s.name == name).unwrap();
+        assert!(p.compiled.tokens.has(crate::grammar::SymbolId(s as u32)), "{name}");
+    }
+}
