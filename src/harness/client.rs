@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::crash::ArtifactRecord;
-use super::reduce_mode::{INFO_LINE, REDUCE_ENV, REDUCE_OUT_ENV, RESULT_LINE};
+use super::env::{self, REDUCE_ENV, REDUCE_OUT_ENV};
+use super::reduce_mode::{INFO_LINE, RESULT_LINE};
 use crate::grammar::Grammar;
 use crate::oracle::{Classify, Command, Exit, Oracle, Outcome, Signature};
 use crate::reduce::{reduce, Options};
@@ -104,9 +105,9 @@ pub(super) fn reduce_in_processes(
         .map_err(|e| e.to_string())?
         .timeout(timeout)
         .env("RUST_BACKTRACE", "0")
-        .env("HELLFUZZ_MINIMIZE", "0")
+        .env(env::MINIMIZE_ENV, "0")
         // Each candidate's death would print a symbolized backtrace: time, and no use here.
-        .env("HELLFUZZ_BACKTRACE", "0")
+        .env(env::BACKTRACE_ENV, "0")
         .classify(Classify::SameCrash)
         .calibrate(input)
         .map_err(|e| e.to_string())?;
@@ -192,13 +193,13 @@ fn run_reduce_mode(binary: &str, crash: &Path, out: &Path, options: &Options) ->
         .env("RUST_BACKTRACE", "0")
         .env(REDUCE_ENV, crash.to_string_lossy())
         .env(REDUCE_OUT_ENV, out.to_string_lossy())
-        .env("HELLFUZZ_REDUCE_ALGO", options.algorithm.name())
-        .env("HELLFUZZ_REDUCE_JOBS", options.jobs.to_string());
+        .env(env::REDUCE_ALGO_ENV, options.algorithm.name())
+        .env(env::REDUCE_JOBS_ENV, options.jobs.to_string());
     if let Some(t) = budget.max_time {
-        command = command.env("HELLFUZZ_REDUCE_TIME", format!("{}", t.as_secs_f64()));
+        command = command.env(env::REDUCE_TIME_ENV, format!("{}", t.as_secs_f64()));
     }
     if let Some(n) = budget.max_tests {
-        command = command.env("HELLFUZZ_REDUCE_TESTS", n.to_string());
+        command = command.env(env::REDUCE_TESTS_ENV, n.to_string());
     }
     let run = command.run(b"");
     let grammar = run

@@ -43,7 +43,7 @@ pub unsafe fn initialize(target: &Target, argc: *const std::os::raw::c_int, argv
     let args = unsafe { arguments(argc, argv) };
     let flags = FLAGS.get_or_init(|| parse_flags(&args));
     let continuing = ContinueSettings::from_env(&args);
-    if continuing.enabled && !flags.running_files && std::env::var_os(super::REDUCE_ENV).is_none() {
+    if continuing.enabled && !flags.running_files && std::env::var_os(super::env::REDUCE_ENV).is_none() {
         let summary = Campaign::summary_path(&flags.artifact_prefix);
         if CAMPAIGN
             .set(Campaign::new(flags.artifact_prefix.clone(), summary, continuing))
