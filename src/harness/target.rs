@@ -176,7 +176,10 @@ impl Settings {
         let algorithm = var(env::REDUCE_ALGO_ENV).and_then(|name| {
             let algo = Algorithm::from_name(name.trim());
             if algo.is_none() {
-                eprintln!("hellfuzz: ignoring {}={name:?}: expected gtr*, gtr, hdd*, hdd or ddmin", env::REDUCE_ALGO_ENV);
+                eprintln!(
+                    "hellfuzz: ignoring {}={name:?}: expected gtr*, gtr, hdd*, hdd or ddmin",
+                    env::REDUCE_ALGO_ENV
+                );
             }
             algo
         });
@@ -210,7 +213,10 @@ impl Settings {
                 "0" => false,
                 "1" | "" => true,
                 other => {
-                    eprintln!("hellfuzz: {}={other:?} is neither 0 (off) nor 1 (on): minimizing", env::MINIMIZE_ENV);
+                    eprintln!(
+                        "hellfuzz: {}={other:?} is neither 0 (off) nor 1 (on): minimizing",
+                        env::MINIMIZE_ENV
+                    );
                     true
                 }
             }),
