@@ -112,7 +112,8 @@ impl CheckArgs {
                 .map(|(n, b)| (format!("<builtin:{name}>/{n}"), b.to_vec()))
                 .collect()
         } else {
-            hellfuzz::mine::samples::collect(samples)?
+            hellfuzz::mine::samples::collect(samples)
+                .map_err(|e| e.to_string())?
                 .into_iter()
                 .map(|p| read_input(&p).map(|b| (p.display().to_string(), b)))
                 .collect::<Result<_, _>>()?

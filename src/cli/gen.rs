@@ -37,7 +37,7 @@ fn gen_model(
         return Ok((Some(model), Vec::new()));
     }
     let (trees, skipped) = if !sample_args.is_empty() {
-        samples::parse_files(g, &samples::collect(sample_args)?)
+        samples::parse_files(g, &samples::collect(sample_args).map_err(|e| e.to_string())?)
     } else if builtin::grammar_text(name).is_some() {
         samples::parse_builtin(g, name)
     } else {

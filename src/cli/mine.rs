@@ -44,7 +44,7 @@ impl MineArgs {
         } = self;
         let (name, args, merge) = (grammar.as_str(), args.as_slice(), merge.as_slice());
         let g = load_grammar(name)?;
-        let files = samples::collect(args)?;
+        let files = samples::collect(args).map_err(|e| e.to_string())?;
         let (mut model, skipped) = samples::mine_files(&g, &files);
         report_skipped(&skipped);
         for path in merge {

@@ -97,14 +97,12 @@ impl ReduceArgs {
             (_, _, Some(re)) => Classify::stderr(&re).map_err(|e| e.to_string())?,
             _ => Classify::SameCrash,
         };
-        let options = Options {
-            algorithm: algo.into(),
-            byte_pass: !no_byte_pass,
-            passes: passes.into_iter().flatten().collect(),
-            jobs: limits.jobs,
-            budget: limits.budget(),
-            corpus: None,
-        };
+        let mut options = Options::default();
+        options.algorithm = algo.into();
+        options.byte_pass = !no_byte_pass;
+        options.passes = passes.into_iter().flatten().collect();
+        options.jobs = limits.jobs;
+        options.budget = limits.budget();
         let timeout = limits.timeout();
         if let Some(harness) = harness {
             return reduce_harness(&input, &harness, grammar.as_deref(), timeout, options, out, json);
@@ -137,14 +135,16 @@ impl ReduceArgs {
             let g = grammar
                 .as_ref()
                 .ok_or("--corpus needs --grammar: the corpus is parsed with it")?;
-            let (filter, learned, skipped) = hellfuzz::reduce::CorpusFilter::learn_files(g, &samples::collect(corpus)?);
+            let (filter, learned, skipped) =
+                hellfuzz::reduce::CorpusFilter::learn_files(g, &samples::collect(corpus).map_err(|e| e.to_string())?);
             report_skipped(&skipped);
             eprintln!("learned corpus filters from {learned} samples");
             options.corpus = Some(filter);
         }
         if !samples.is_empty() {
-            let (filter, learned, unreadable) =
-                hellfuzz::reduce::CorpusFilter::learn_generic_files(&samples::collect(samples)?);
+            let (filter, learned, unreadable) = hellfuzz::reduce::CorpusFilter::learn_generic_files(
+                &samples::collect(samples).map_err(|e| e.to_string())?,
+            );
             for (file, e) in &unreadable {
                 eprintln!("skipped {}: {e}", file.display());
             }
@@ -234,7 +234,7 @@ fn reduce_harness(
     bar.enable_steady_tick(Duration::from_millis(200));
     let result = hellfuzz::harness::reduce_with_harness(harness, path, &out, grammar.as_ref(), &options, timeout);
     bar.finish_and_clear();
-    let result = result?;
+    let result = result.map_err(|e| e.to_string())?;
     for note in &result.notes {
         eprintln!("note: {note}");
     }

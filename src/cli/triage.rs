@@ -137,7 +137,7 @@ impl TriageArgs {
         let out = options.out.clone();
         let result = triage(&dirs, &options, SystemTime::now(), &mut |p| display.show(p));
         display.finish();
-        let t = result?;
+        let t = result.map_err(|e| e.to_string())?;
         out!("{}", hellfuzz::triage::report::markdown(&t));
         if !t.empty_roots.is_empty() {
             let folders: Vec<String> = t.empty_roots.iter().map(|r| r.display().to_string()).collect();

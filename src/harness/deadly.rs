@@ -396,7 +396,7 @@ fn trim_to_interrupted(text: &str) -> Vec<(&str, Vec<&str>)> {
 }
 
 fn save_and_minimize(prepared: &Prepared, input: &[u8], signal: libc::c_int, b: &mut Buffers) {
-    let digest = sha1_smol::Sha1::from(input).digest().bytes();
+    let digest = crate::files::sha1(input);
     let mut hex = [0u8; 40];
     for (i, byte) in digest.iter().enumerate() {
         hex[2 * i] = b"0123456789abcdef"[usize::from(byte >> 4)];

@@ -184,7 +184,7 @@ pub fn test_input_continuing(target: &'static Target, data: &[u8], run: RunFn) -
                 let settings = Settings::from_env(flags.timeout);
                 let handler = CrashHandler::new(target, flags.artifact_prefix.clone(), true, settings);
                 let record = handler.handle(data, &signature, run);
-                let crash = format!("crash-{}", sha1_smol::Sha1::from(data).digest());
+                let crash = format!("crash-{}", crate::files::sha1_hex(data));
                 (Some(crash), record.map(|r| r.minimized))
             });
             -1

@@ -61,7 +61,7 @@ pub use afl::main as main_runtime;
 #[doc(hidden)]
 pub use standalone::main as main_runtime;
 
-pub use client::{reduce_in_harness, reduce_with_harness, HarnessReduction, Method};
+pub use client::{reduce_in_harness, reduce_with_harness, HarnessError, HarnessReduction, InHarness, Method};
 pub use continuing::{
     Campaign, Caught, ContinueSettings, CrashSummary, SummaryEntry, SummaryError, CONTINUE_FLAG, SUMMARY_FILE,
 };

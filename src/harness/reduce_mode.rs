@@ -95,7 +95,7 @@ fn reduce_file_in_processes(
         PROCESS_TIMEOUT,
         Vec::new(),
     )
-    .map_err(|e| (EXIT_ERROR, e))?;
+    .map_err(|e| (EXIT_ERROR, e.to_string()))?;
     let out = out.unwrap_or_else(|| minimized_path(dir, &reduction.input));
     let signature = reduction
         .signature
@@ -139,7 +139,7 @@ fn name(path: &Path) -> String {
 
 /// Where a minimized input goes without [`REDUCE_OUT_ENV`]: `minimized-<sha1>` in `dir`.
 fn minimized_path(dir: &Path, input: &[u8]) -> PathBuf {
-    dir.join(format!("minimized-{}", sha1_smol::Sha1::from(input).digest()))
+    dir.join(format!("minimized-{}", crate::files::sha1_hex(input)))
 }
 
 /// The reduction options from the environment, with reduce mode's longer default time.
