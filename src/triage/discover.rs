@@ -267,7 +267,12 @@ mod tests {
         std::fs::create_dir(root.join("empty")).unwrap();
         let with_empty = discover(&[root.join("night/artifacts"), root.join("empty")], None).unwrap();
         assert_eq!(with_empty.per_root, [2, 0]);
-        assert!(discover(&[root.join("missing")], None).unwrap_err().contains("missing"));
+        let e = discover(&[root.join("missing")], None).unwrap_err();
+        assert!(
+            matches!(&e, TriageError::Read { path, source } if path.ends_with("missing") && source.kind() == std::io::ErrorKind::NotFound),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("missing"), "{e}");
         // A file given directly is taken whatever its name.
         let direct = discover(&[root.join("night/artifacts/json/notes.txt")], None).unwrap();
         assert_eq!(direct.files.len(), 1);
