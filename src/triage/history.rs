@@ -202,7 +202,10 @@ mod tests {
         assert!(History::load(&path).unwrap().groups.is_empty());
         std::fs::write(&path, "{not json").unwrap();
         let e = History::load(&path).unwrap_err();
-        assert!(matches!(&e, TriageError::HistoryFormat { path: p, .. } if *p == path), "{e:?}");
+        assert!(
+            matches!(&e, TriageError::HistoryFormat { path: p, .. } if *p == path),
+            "{e:?}"
+        );
         assert!(e.to_string().contains("move it away"), "{e}");
         assert!(std::error::Error::source(&e).is_some(), "the serde_json error is kept");
         let mut h = History::load(&dir.path().join("none")).unwrap();
