@@ -28,12 +28,7 @@ pub struct CheckArgs {
 impl CheckArgs {
     /// Runs `hellfuzz check`.
     pub fn run(self) -> Result<ExitCode, String> {
-        let CheckArgs {
-            grammar,
-            samples,
-            expand,
-        } = self;
-        let (name, samples) = (grammar.as_str(), samples.as_slice());
+        let (name, samples, expand) = (self.grammar.as_str(), self.samples.as_slice(), self.expand);
         let g = load_grammar(name)?;
         if expand {
             // The grammar the parser, miner, generator and reducers see: contexts and exclusions

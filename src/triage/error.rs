@@ -160,15 +160,3 @@ impl std::error::Error for TriageError {
         }
     }
 }
-
-impl From<OracleError> for TriageError {
-    fn from(e: OracleError) -> TriageError {
-        TriageError::Oracle(e)
-    }
-}
-
-impl From<ReduceError> for TriageError {
-    fn from(e: ReduceError) -> TriageError {
-        TriageError::Reduce(e)
-    }
-}

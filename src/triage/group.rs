@@ -267,8 +267,13 @@ pub fn minimize_group_with_progress(
     // Candidates run without a backtrace: most do not crash, or crash otherwise, and a
     // symbolized backtrace costs more than the run. Frames are asked for only when the crash
     // looks the same without them.
-    let observer = Observer::new(harness, options)?;
-    let command = observer.plain.clone().classify(Classify::SameCrash).calibrate(input)?;
+    let observer = Observer::new(harness, options).map_err(TriageError::Oracle)?;
+    let command = observer
+        .plain
+        .clone()
+        .classify(Classify::SameCrash)
+        .calibrate(input)
+        .map_err(TriageError::Oracle)?;
     let oracle = SameGroup {
         command,
         observer,
@@ -287,13 +292,7 @@ pub fn minimize_group_with_progress(
         budget: options.budget.clone(),
         corpus: None,
     };
-    Ok(crate::reduce::reduce_with_progress(
-        input,
-        grammar,
-        &oracle,
-        &reduce_options,
-        progress,
-    )?)
+    crate::reduce::reduce_with_progress(input, grammar, &oracle, &reduce_options, progress).map_err(TriageError::Reduce)
 }
 
 /// The harness's reduce mode on `input`, if it has one and its result keeps the coarse hash.
