@@ -57,14 +57,18 @@ fn examples(text: &str) -> Vec<Example> {
     found
 }
 
-/// Whether every command of the example can run here: `[echo … && ]hellfuzz <runnable> …`.
+/// Whether every command of the example can run here: `hellfuzz <runnable> …`, possibly after
+/// an `echo` that feeds it (`echo … | hellfuzz …`, `echo … > f && hellfuzz …`).
 fn runnable(example: &Example) -> bool {
     example.commands.iter().all(|cmd| {
-        let hellfuzz = cmd.split(" && ").last().unwrap_or("");
-        let mut words = hellfuzz.split_whitespace();
-        words.next() == Some("hellfuzz")
-            && words.next().is_some_and(|sub| RUNNABLE.contains(&sub))
-            && !hellfuzz.contains("--keep-if")
+        let words: Vec<&str> = cmd.split_whitespace().collect();
+        let sub = words
+            .iter()
+            .position(|w| *w == "hellfuzz")
+            .and_then(|i| words.get(i + 1));
+        (cmd.starts_with("hellfuzz ") || cmd.starts_with("echo "))
+            && sub.is_some_and(|s| RUNNABLE.contains(s))
+            && !cmd.contains("--keep-if")
     })
 }
 
