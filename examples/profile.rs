@@ -230,7 +230,7 @@ fn features(g: &Grammar, json: bool, tree: &Tree, bytes: &[u8]) -> Features {
 
 /// Parses every file of `dirs` and reads its features.
 fn read_set(g: &Grammar, json: bool, label: &str, dirs: &[String]) -> Result<Set, String> {
-    let files: Vec<PathBuf> = samples::collect(dirs)?;
+    let files: Vec<PathBuf> = samples::collect(dirs).map_err(|e| e.to_string())?;
     let parser = Parser::new(g);
     let mut set = Set {
         label: label.to_string(),

@@ -1,28 +1,58 @@
 //! Writing files so that nothing is lost: results, models and corpus inputs.
 //!
-//! [`write_atomically`] writes a temporary file beside the target and renames it into place;
-//! [`rfc3339`] gives the UTC timestamps that records carry, without a date-time dependency.
+//! [`write_atomically`] and [`copy_atomically`] write a temporary file beside the target and
+//! rename it into place; [`sha1_hex`] names files by content; [`rfc3339`] gives the UTC
+//! timestamps that records carry, without a date-time dependency.
 
 use std::io::Write;
 use std::path::Path;
 
 /// Writes `bytes` to `path` atomically: into a temporary file beside it, then renamed over it.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut tmp = temp_beside(path)?;
+    tmp.write_all(bytes)?;
+    persist(tmp, path)
+}
+
+/// Copies the file `from` to `to` atomically (a crash file into a group folder): `to` is either
+/// absent, as before, or a complete copy.
+pub fn copy_atomically(from: &Path, to: &Path) -> std::io::Result<()> {
+    let mut tmp = temp_beside(to)?;
+    std::io::copy(&mut std::fs::File::open(from)?, tmp.as_file_mut())?;
+    persist(tmp, to)
+}
+
+/// A temporary file beside `path` (a rename within one file system is atomic), removed when
+/// dropped: if anything fails, nothing is left. Named by tempfile, so that two threads writing
+/// the same path never share a temporary file.
+fn temp_beside(path: &Path) -> std::io::Result<tempfile::NamedTempFile> {
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    // Beside the target (a rename within one file system is atomic); removed if anything fails.
     let mut builder = tempfile::Builder::new();
     builder.prefix(".hellfuzz-tmp-");
     // A file like any other (tempfile's default, 0600, is for secrets), the umask applied.
     #[cfg(unix)]
     builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-    let mut tmp = builder.tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
+    builder.tempfile_in(dir)
+}
+
+/// Flushes `tmp` to disk and renames it to `path`.
+fn persist(tmp: tempfile::NamedTempFile, path: &Path) -> std::io::Result<()> {
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// The SHA-1 of `bytes` in hexadecimal: the names of crash, minimized and corpus files.
+pub fn sha1_hex(bytes: &[u8]) -> String {
+    sha1_smol::Sha1::from(bytes).digest().to_string()
+}
+
+/// The SHA-1 of `bytes`: keys of caches and seen-sets.
+pub fn sha1(bytes: &[u8]) -> [u8; 20] {
+    sha1_smol::Sha1::from(bytes).digest().bytes()
 }
 
 /// Serializes a path as text with any bytes that are not UTF-8 replaced (U+FFFD), for

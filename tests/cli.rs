@@ -293,8 +293,11 @@ fn reduce_refuses_an_input_that_does_not_fail() {
         &["reduce", input.to_str().unwrap(), "--cmd", "true", "--algo", "magic"],
         None,
     );
+    // Refused by clap before any run, with the names it takes.
+    assert_eq!(out.status.code(), Some(2));
     assert!(
-        text(&out.stderr).contains("unknown algorithm `magic`"),
+        text(&out.stderr).contains("invalid value 'magic' for '--algo <ALGO>'")
+            && text(&out.stderr).contains("[possible values: gtr*, gtr, hdd*, hdd, ddmin]"),
         "{}",
         text(&out.stderr)
     );

@@ -459,7 +459,11 @@ fn harness_problems() {
         &mut |_| {},
     )
     .unwrap_err();
-    assert!(err.contains("build it first"), "{err}");
+    assert!(
+        matches!(&err, hellfuzz::triage::TriageError::HarnessMissing { source, .. } if source.kind() == std::io::ErrorKind::NotFound),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("build it first"), "{err}");
     let script = dir.path().join("hangs.sh");
     std::fs::write(&script, "#!/bin/sh\nsleep 30\n").unwrap();
     let not_exec = triage(
@@ -469,7 +473,11 @@ fn harness_problems() {
         &mut |_| {},
     )
     .unwrap_err();
-    assert!(not_exec.contains("not executable"), "{not_exec}");
+    assert!(
+        matches!(&not_exec, hellfuzz::triage::TriageError::HarnessNotExecutable { path } if *path == script),
+        "{not_exec:?}"
+    );
+    assert!(not_exec.to_string().contains("not executable"), "{not_exec}");
     // A harness that hangs on everything: every file is one timeout group, nothing is lost.
     #[cfg(unix)]
     {

@@ -1,7 +1,8 @@
-//! The subcommands' glue: each reads its arguments' files, calls the library, and prints.
+//! The subcommands: one module per subcommand, each with its `Args` struct (parsed and validated
+//! by clap) and a `run()` that reads files, calls the library, and prints.
 //!
-//! `common` (grammar and input loading), `grammar` (check, parse), `seeds` (mine, gen, dict),
-//! `reduce` (reduce), `repair` (repair), `triage` (triage).
+//! Map: [`Subcommand`] (dispatch) · `args` (shared arguments, value parsers) · `common` (grammar
+//! and input loading, Ctrl-C, `--cmd` splitting) · one module per subcommand.
 
 /// `println!` for the results on standard output: a closed pipe (`hellfuzz check js | head`)
 /// ends the process quietly, as with any Unix tool; any other write error is reported.
@@ -24,9 +25,47 @@ macro_rules! out {
     }};
 }
 
+pub mod args;
+pub mod check;
 pub mod common;
-pub mod grammar;
+pub mod dict;
+pub mod gen;
+pub mod import;
+pub mod mine;
+pub mod parse;
 pub mod reduce;
 pub mod repair;
-pub mod seeds;
 pub mod triage;
+
+use std::process::ExitCode;
+
+/// The subcommands of `hellfuzz` (each one's help is its `Args` struct's doc comment).
+#[derive(clap::Subcommand)]
+pub enum Subcommand {
+    Check(check::CheckArgs),
+    Parse(parse::ParseArgs),
+    Mine(mine::MineArgs),
+    Gen(gen::GenArgs),
+    Reduce(reduce::ReduceArgs),
+    Repair(repair::RepairArgs),
+    Triage(triage::TriageArgs),
+    Import(import::ImportArgs),
+    Dict(dict::DictArgs),
+}
+
+impl Subcommand {
+    /// Runs the subcommand: its exit status, or a message for `error: …`.
+    pub fn run(self) -> Result<ExitCode, String> {
+        match self {
+            Subcommand::Check(args) => args.run(),
+            Subcommand::Parse(args) => args.run(),
+            Subcommand::Mine(args) => args.run(),
+            Subcommand::Gen(args) => args.run(),
+            Subcommand::Reduce(args) => args.run(),
+            Subcommand::Repair(args) => args.run(),
+            Subcommand::Triage(args) => args.run(),
+            Subcommand::Import(args) => args.run(),
+            Subcommand::Dict(args) => args.run(),
+        }
+    }
+}

@@ -3,6 +3,7 @@
 //! gating).
 
 use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant, SystemTime};
@@ -10,6 +11,9 @@ use std::time::{Duration, Instant, SystemTime};
 use hellfuzz::triage::report::CRASH_FILE_NAMES;
 use hellfuzz::triage::{triage, CrashClass, Label, Options, Progress, SeverityClass};
 use indicatif::{ProgressBar, ProgressStyle};
+
+use super::args::{at_least_one, positive_seconds, stack_distance};
+use super::common::load_grammar;
 
 /// Which new groups fail a CI run (`--fail-on-new[=SEVERITY,…]`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,43 +46,120 @@ impl FailOn {
     }
 }
 
-/// `hellfuzz triage`. Exit status: 0; 1 with `fail_on_new` when a group is new (of one of its
-/// severities); 130 when interrupted (the partial report is written). Folders without crash
-/// files are warned about on stderr, and are no error: a night without crashes is good news.
-pub fn triage_cmd(
-    dirs: &[std::path::PathBuf],
-    mut options: Options,
-    fail_on_new: Option<FailOn>,
-) -> Result<ExitCode, String> {
-    // Ctrl-C: stop starting runs, kill the running ones, and write what is known.
-    let cancel = super::common::cancel_on_ctrl_c();
-    options.cancel = Some(cancel.clone());
-    let mut display = Display::new(std::io::stderr().is_terminal());
-    let out = options.out.clone();
-    let result = triage(dirs, &options, SystemTime::now(), &mut |p| display.show(p));
-    display.finish();
-    let t = result?;
-    out!("{}", hellfuzz::triage::report::markdown(&t));
-    if !t.empty_roots.is_empty() {
-        let folders: Vec<String> = t.empty_roots.iter().map(|r| r.display().to_string()).collect();
+/// Triage crash folders: rerun every crash file (libFuzzer crash-*/oom-*/timeout-*/…, AFL
+/// crashes/id:*, hangs/id:*, at any depth), group by signature, minimize one file per group,
+/// and report NEW / KNOWN / FIXED groups (report.md, report.json, report.sarif, history.json).
+#[derive(clap::Args)]
+pub struct TriageArgs {
+    /// Folders to search (at any depth) or crash files; never modified.
+    #[arg(required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// The harness binary: run as `HARNESS FILE` on each crash file.
+    #[arg(long)]
+    pub harness: PathBuf,
+    /// A built-in grammar name or a grammar file: minimize with GTR* (default: ddmin).
+    #[arg(long, short)]
+    pub grammar: Option<String>,
+    /// Files rerun at once (and candidates tested at once while minimizing).
+    #[arg(short = 'j', long, default_value_t = 1, value_parser = at_least_one, allow_negative_numbers = true)]
+    pub jobs: usize,
+    /// Where reports, history and group folders go.
+    #[arg(long, short, default_value = "triage")]
+    pub out: PathBuf,
+    /// Seconds before a run is killed and counted as a timeout.
+    #[arg(long, default_value = "10", value_parser = positive_seconds, allow_negative_numbers = true)]
+    pub timeout: Duration,
+    /// Extra runs per file to tell flaky files from reproducible ones.
+    #[arg(long, default_value_t = 1)]
+    pub reruns: u32,
+    /// Do not minimize (only rerun, group and report).
+    #[arg(long)]
+    pub no_minimize: bool,
+    /// Seconds allowed for minimizing one group.
+    #[arg(long, default_value = "120", value_parser = positive_seconds, allow_negative_numbers = true)]
+    pub minimize_time: Duration,
+    /// Exit with status 1 when a group is new (for CI gating); with `=SEVERITY[,SEVERITY…]`
+    /// only when a new group has one of these severities: exploitable, probably-exploitable,
+    /// not-exploitable, stack-overflow, out-of-memory, timeout.
+    #[arg(long, value_name = "SEVERITY", num_args = 0..=1, require_equals = true, default_missing_value = "any")]
+    pub fail_on_new: Option<String>,
+    /// Rerun every crash file that prints no stack for its frames (with RUST_BACKTRACE=1, or
+    /// under gdb), instead of a few per crash site: slower, and no group can hide behind
+    /// another that crashes at the same place with the same message.
+    #[arg(long)]
+    pub trace_all: bool,
+    /// Join groups whose stacks are nearly the same: CASR's stack distance (0: the same stack,
+    /// 1: nothing in common) below THRESHOLD, complete linkage. Plain `--join-stacks` takes
+    /// CASR's 0.3.
+    #[arg(long, value_name = "THRESHOLD", num_args = 0..=1, require_equals = true,
+          default_missing_value = "0.3", value_parser = stack_distance)]
+    pub join_stacks: Option<f64>,
+}
+
+impl TriageArgs {
+    /// Runs `hellfuzz triage`. Exit status: 0; 1 with `--fail-on-new` when a group is new (of one
+    /// of its severities); 130 when interrupted (the partial report is written). Folders without
+    /// crash files are warned about on stderr, and are no error: a night without crashes is good
+    /// news.
+    pub fn run(self) -> Result<ExitCode, String> {
+        let TriageArgs {
+            dirs,
+            harness,
+            grammar,
+            jobs,
+            out,
+            timeout,
+            reruns,
+            no_minimize,
+            minimize_time,
+            fail_on_new,
+            trace_all,
+            join_stacks,
+        } = self;
+        let grammar = grammar.as_deref().map(load_grammar).transpose()?;
+        let fail_on_new = fail_on_new.as_deref().map(FailOn::parse).transpose()?;
+        let mut options = Options {
+            grammar,
+            jobs,
+            out,
+            timeout,
+            reruns,
+            minimize: !no_minimize,
+            minimize_time: Some(minimize_time),
+            trace_all,
+            join_stacks,
+            ..Options::new(harness)
+        };
+        // Ctrl-C: stop starting runs, kill the running ones, and write what is known.
+        let cancel = super::common::cancel_on_ctrl_c();
+        options.cancel = Some(cancel.clone());
+        let mut display = Display::new(std::io::stderr().is_terminal());
+        let out = options.out.clone();
+        let result = triage(&dirs, &options, SystemTime::now(), &mut |p| display.show(p));
+        display.finish();
+        let t = result.map_err(|e| e.to_string())?;
+        out!("{}", hellfuzz::triage::report::markdown(&t));
+        if !t.empty_roots.is_empty() {
+            let folders: Vec<String> = t.empty_roots.iter().map(|r| r.display().to_string()).collect();
+            eprintln!(
+                "warning: no crash files found under {}: is the folder right? ({CRASH_FILE_NAMES})",
+                folders.join(", ")
+            );
+        }
         eprintln!(
-            "warning: no crash files found under {}: is the folder right? ({CRASH_FILE_NAMES})",
-            folders.join(", ")
+            "reports written to {}/report.md, report.json and report.sarif; groups in {}/groups",
+            out.display(),
+            out.display()
         );
+        Ok(if t.interrupted || cancel.load(Ordering::Relaxed) {
+            eprintln!("interrupted: the report is partial");
+            ExitCode::from(130)
+        } else if fail_on_new.as_ref().is_some_and(|f| f.fails(&t)) {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        })
     }
-    eprintln!(
-        "reports written to {}/report.md, report.json and report.sarif; groups in {}/groups",
-        out.display(),
-        out.display()
-    );
-    Ok(if t.interrupted || cancel.load(Ordering::Relaxed) {
-        eprintln!("interrupted: the report is partial");
-        ExitCode::from(130)
-    } else if fail_on_new.as_ref().is_some_and(|f| f.fails(&t)) {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
 }
 
 /// Plain progress lines (stderr not a terminal: a CI log, a file) come at most this often, besides

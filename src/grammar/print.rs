@@ -101,9 +101,7 @@ impl Grammar {
     /// for the same rules written with other spacing, comments or weights, different for any
     /// other grammar. Models are tied to it.
     pub fn fingerprint(&self) -> String {
-        sha1_smol::Sha1::from(self.to_text_with(&Structure))
-            .digest()
-            .to_string()
+        crate::files::sha1_hex(self.to_text_with(&Structure).as_bytes())
     }
 
     fn alternatives_text(&self, sym: SymbolId, notes: &dyn Annotations, comments: &mut Vec<String>) -> String {

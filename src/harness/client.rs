@@ -8,10 +8,12 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::crash::ArtifactRecord;
-use super::reduce_mode::{INFO_LINE, REDUCE_ENV, REDUCE_OUT_ENV, RESULT_LINE};
+use super::env::{self, REDUCE_ENV, REDUCE_OUT_ENV};
+use super::reduce_mode::{INFO_LINE, RESULT_LINE};
 use crate::grammar::Grammar;
+use crate::oracle::OracleError;
 use crate::oracle::{Classify, Command, Exit, Oracle, Outcome, Signature};
-use crate::reduce::{reduce, Options};
+use crate::reduce::{reduce, Options, ReduceError};
 
 /// How a crash was reduced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -25,6 +27,7 @@ pub enum Method {
 
 /// A reduction made through a harness binary.
 #[derive(Clone, Debug, serde::Serialize)]
+#[non_exhaustive]
 pub struct HarnessReduction {
     /// How it was made.
     pub method: Method,
@@ -46,6 +49,98 @@ pub struct HarnessReduction {
     pub notes: Vec<String>,
 }
 
+/// Why [`reduce_with_harness`] or [`reduce_in_harness`] failed.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum HarnessError {
+    /// The crash file, or the reduced file reduce mode wrote, cannot be read.
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The result cannot be written.
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The harness binary cannot be run.
+    NotRun {
+        /// The binary.
+        binary: PathBuf,
+        /// Why (from the system).
+        reason: String,
+    },
+    /// Reduce mode printed a result line that is not a record.
+    BadResult {
+        /// The binary.
+        binary: PathBuf,
+        /// Why.
+        source: serde_json::Error,
+    },
+    /// The harness cannot serve as an oracle on the crash (it does not start, or does not crash).
+    Oracle(OracleError),
+    /// The crash does not crash the harness to begin with.
+    Reduce(ReduceError),
+}
+
+impl std::fmt::Display for HarnessError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HarnessError::Read { path, source } => write!(f, "cannot read {}: {source}", path.display()),
+            HarnessError::Write { path, source } => write!(f, "cannot write {}: {source}", path.display()),
+            HarnessError::NotRun { binary, reason } => write!(f, "cannot run {}: {reason}", binary.display()),
+            HarnessError::BadResult { binary, source } => {
+                write!(f, "unreadable reduce-mode result from {}: {source}", binary.display())
+            }
+            HarnessError::Oracle(e) => e.fmt(f),
+            HarnessError::Reduce(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for HarnessError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            HarnessError::Read { source, .. } | HarnessError::Write { source, .. } => Some(source),
+            HarnessError::BadResult { source, .. } => Some(source),
+            HarnessError::Oracle(e) => Some(e),
+            HarnessError::Reduce(e) => Some(e),
+            HarnessError::NotRun { .. } => None,
+        }
+    }
+}
+
+impl From<OracleError> for HarnessError {
+    fn from(e: OracleError) -> HarnessError {
+        HarnessError::Oracle(e)
+    }
+}
+
+impl From<ReduceError> for HarnessError {
+    fn from(e: ReduceError) -> HarnessError {
+        HarnessError::Reduce(e)
+    }
+}
+
+/// What [`reduce_in_harness`] did: reduced in the harness's process, or why reduce mode could not.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum InHarness {
+    /// Reduced in the harness's own process.
+    Reduced(HarnessReduction),
+    /// Reduce mode could not do it: the crash kills the process, or the binary has no reduce mode.
+    Unavailable {
+        /// The grammar the harness named, if it said.
+        grammar: Option<String>,
+        /// Why, for the user.
+        reason: String,
+    },
+}
+
 /// Reduces `crash` with the harness `binary`, writing the result to `out` (and, in reduce mode,
 /// its record to `out.json`). `grammar` overrides the harness's own; `timeout` limits each
 /// subprocess run in the fallback. The crash file itself is only read.
@@ -56,15 +151,18 @@ pub fn reduce_with_harness(
     grammar: Option<&Grammar>,
     options: &Options,
     timeout: Duration,
-) -> Result<HarnessReduction, String> {
-    let input = std::fs::read(crash).map_err(|e| format!("cannot read {}: {e}", crash.display()))?;
+) -> Result<HarnessReduction, HarnessError> {
+    let input = std::fs::read(crash).map_err(|source| HarnessError::Read {
+        path: crash.to_path_buf(),
+        source,
+    })?;
     let mut notes = Vec::new();
     // Reduce mode, unless a grammar from outside must be used (the harness only knows its own).
     let mut harness_grammar = None;
     if grammar.is_none() {
         match reduce_in_harness(binary, crash, out, options)? {
-            Ok(done) => return Ok(done),
-            Err((grammar, reason)) => {
+            InHarness::Reduced(done) => return Ok(done),
+            InHarness::Unavailable { grammar, reason } => {
                 notes.push(format!(
                     "{reason}; reducing with one harness process per candidate instead"
                 ));
@@ -98,18 +196,16 @@ pub(super) fn reduce_in_processes(
     options: &Options,
     timeout: Duration,
     mut notes: Vec<String>,
-) -> Result<HarnessReduction, String> {
+) -> Result<HarnessReduction, HarnessError> {
     let binary_arg = binary.to_string_lossy().into_owned();
-    let command = Command::new([binary_arg, "@@".to_string()])
-        .map_err(|e| e.to_string())?
+    let command = Command::new([binary_arg, "@@".to_string()])?
         .timeout(timeout)
         .env("RUST_BACKTRACE", "0")
-        .env("HELLFUZZ_MINIMIZE", "0")
+        .env(env::MINIMIZE_ENV, "0")
         // Each candidate's death would print a symbolized backtrace: time, and no use here.
-        .env("HELLFUZZ_BACKTRACE", "0")
+        .env(env::BACKTRACE_ENV, "0")
         .classify(Classify::SameCrash)
-        .calibrate(input)
-        .map_err(|e| e.to_string())?;
+        .calibrate(input)?;
     let signature = command.original_signature().cloned();
     // An interrupted reduce mode leaves its best candidate: start from it if it still crashes alike.
     let partial = PathBuf::from(format!("{}.partial", out.display()));
@@ -123,9 +219,11 @@ pub(super) fn reduce_in_processes(
             start = best;
         }
     }
-    let reduction = reduce(&start, grammar, &command, options).map_err(|e| e.to_string())?;
-    crate::files::write_atomically(out, &reduction.input)
-        .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    let reduction = reduce(&start, grammar, &command, options)?;
+    crate::files::write_atomically(out, &reduction.input).map_err(|source| HarnessError::Write {
+        path: out.to_path_buf(),
+        source,
+    })?;
     let _ = std::fs::remove_file(&partial);
     notes.extend(reduction.notes);
     Ok(HarnessReduction {
@@ -141,20 +239,23 @@ pub(super) fn reduce_in_processes(
     })
 }
 
-/// Reduces `crash` with the harness's reduce mode only, writing the result to `out`. The inner
-/// `Err` says why reduce mode could not do it (with the grammar the harness named, if any): the
-/// crash kills the process, or the binary has no reduce mode. The outer `Err`: it cannot run.
-#[allow(clippy::type_complexity)]
+/// Reduces `crash` with the harness's reduce mode only, writing the result to `out`.
+/// [`InHarness::Unavailable`] says why reduce mode could not do it (with the grammar the harness
+/// named, if any): the crash kills the process, or the binary has no reduce mode. `Err`: the
+/// harness cannot be run, or its result cannot be read.
 pub fn reduce_in_harness(
     binary: &Path,
     crash: &Path,
     out: &Path,
     options: &Options,
-) -> Result<Result<HarnessReduction, (Option<String>, String)>, String> {
-    match run_reduce_mode(&binary.to_string_lossy(), crash, out, options)? {
+) -> Result<InHarness, HarnessError> {
+    match run_reduce_mode(binary, crash, out, options)? {
         ReduceMode::Done(record) => {
-            let reduced = std::fs::read(out).map_err(|e| format!("cannot read {}: {e}", out.display()))?;
-            Ok(Ok(HarnessReduction {
+            let reduced = std::fs::read(out).map_err(|source| HarnessError::Read {
+                path: out.to_path_buf(),
+                source,
+            })?;
+            Ok(InHarness::Reduced(HarnessReduction {
                 method: Method::ReduceMode,
                 input: reduced,
                 original_size: record.original_size,
@@ -166,7 +267,7 @@ pub fn reduce_in_harness(
                 notes: record.notes,
             }))
         }
-        ReduceMode::Failed { grammar, reason } => Ok(Err((grammar, reason))),
+        ReduceMode::Failed { grammar, reason } => Ok(InHarness::Unavailable { grammar, reason }),
     }
 }
 
@@ -181,24 +282,29 @@ enum ReduceMode {
 
 /// Runs `binary crash` with [`REDUCE_ENV`] set. A harness built with hellfuzz reduces; any other
 /// libFuzzer-style binary just runs the file once, which is harmless.
-fn run_reduce_mode(binary: &str, crash: &Path, out: &Path, options: &Options) -> Result<ReduceMode, String> {
+fn run_reduce_mode(
+    binary_path: &Path,
+    crash: &Path,
+    out: &Path,
+    options: &Options,
+) -> Result<ReduceMode, HarnessError> {
+    let binary = binary_path.to_string_lossy();
     let budget = &options.budget;
     let wall = budget
         .max_time
         .map_or(Duration::from_secs(3600), |t| t + Duration::from_secs(30));
-    let mut command = Command::new([binary.to_string(), crash.to_string_lossy().into_owned()])
-        .map_err(|e| e.to_string())?
+    let mut command = Command::new([binary.to_string(), crash.to_string_lossy().into_owned()])?
         .timeout(wall)
         .env("RUST_BACKTRACE", "0")
         .env(REDUCE_ENV, crash.to_string_lossy())
         .env(REDUCE_OUT_ENV, out.to_string_lossy())
-        .env("HELLFUZZ_REDUCE_ALGO", options.algorithm.name())
-        .env("HELLFUZZ_REDUCE_JOBS", options.jobs.to_string());
+        .env(env::REDUCE_ALGO_ENV, options.algorithm.name())
+        .env(env::REDUCE_JOBS_ENV, options.jobs.to_string());
     if let Some(t) = budget.max_time {
-        command = command.env("HELLFUZZ_REDUCE_TIME", format!("{}", t.as_secs_f64()));
+        command = command.env(env::REDUCE_TIME_ENV, format!("{}", t.as_secs_f64()));
     }
     if let Some(n) = budget.max_tests {
-        command = command.env("HELLFUZZ_REDUCE_TESTS", n.to_string());
+        command = command.env(env::REDUCE_TESTS_ENV, n.to_string());
     }
     let run = command.run(b"");
     let grammar = run
@@ -215,7 +321,10 @@ fn run_reduce_mode(binary: &str, crash: &Path, out: &Path, options: &Options) ->
     let grammar = info["grammar"].as_str().map(str::to_string);
     let result = run.stdout.lines().find_map(|l| l.strip_prefix(RESULT_LINE));
     if let (Exit::Code(0), Some(result)) = (&run.exit, result) {
-        let record = serde_json::from_str(result).map_err(|e| format!("unreadable reduce-mode result: {e}"))?;
+        let record = serde_json::from_str(result).map_err(|source| HarnessError::BadResult {
+            binary: binary_path.to_path_buf(),
+            source,
+        })?;
         return Ok(ReduceMode::Done(Box::new(record)));
     }
     let reason = match &run.exit {
@@ -223,7 +332,12 @@ fn run_reduce_mode(binary: &str, crash: &Path, out: &Path, options: &Options) ->
         Exit::Timeout => format!("reduce mode did not finish within {:.0} s", wall.as_secs_f64()),
         Exit::Code(c) => format!("reduce mode exited with status {c}"),
         Exit::Signal(s) => format!("reduce mode was killed by signal {s} (the crash kills the process)"),
-        Exit::NotRun(e) => return Err(format!("cannot run {binary}: {e}")),
+        Exit::NotRun(e) => {
+            return Err(HarnessError::NotRun {
+                binary: binary_path.to_path_buf(),
+                reason: e.clone(),
+            })
+        }
     };
     Ok(ReduceMode::Failed { grammar, reason })
 }

@@ -23,18 +23,13 @@ use std::time::{Duration, Instant, SystemTime};
 use serde::{Deserialize, Serialize};
 
 use super::crash::{find_record, signature_hash};
+use super::env::{CONTINUE_ENV, CONTINUE_MAX_ENV, SUMMARY_ENV};
 use crate::files::{rfc3339, write_atomically};
 use crate::oracle::{Fate, Signature};
 
-/// The variable that turns continue mode on (`1`; `0` or unset: off).
-pub const CONTINUE_ENV: &str = "HELLFUZZ_CONTINUE";
 /// The libFuzzer argument that turns continue mode on, as `cargo fuzz run t -- --hellfuzz-continue`
 /// passes it (libFuzzer ignores arguments that start with `--`, and `-fork` hands them on).
 pub const CONTINUE_FLAG: &str = "--hellfuzz-continue";
-/// The variable bounding the panics caught per signature (a whole number; unset: no bound).
-pub const CONTINUE_MAX_ENV: &str = "HELLFUZZ_CONTINUE_MAX";
-/// The variable naming the summary file instead of `hellfuzz-crashes.json` beside the artifacts.
-pub const SUMMARY_ENV: &str = "HELLFUZZ_SUMMARY";
 /// The summary's file name, after libFuzzer's `-artifact_prefix` (AFL: in the current folder).
 pub const SUMMARY_FILE: &str = "hellfuzz-crashes.json";
 

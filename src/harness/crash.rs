@@ -18,6 +18,7 @@ use crate::reduce::{reduce, Options, Reduction};
 
 /// The JSON record written next to each minimized input (`minimized-<hash>.json`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ArtifactRecord {
     /// The crash: panic location and message.
     pub signature: Signature,
@@ -55,7 +56,7 @@ pub struct ArtifactRecord {
 pub fn signature_hash(signature: &Signature) -> String {
     let n = signature.normalized();
     let key = format!("{:?}\n{}\n{}", n.kind, n.location.unwrap_or_default(), n.message);
-    sha1_smol::Sha1::from(key.as_bytes()).digest().to_string()[..16].to_string()
+    crate::files::sha1_hex(key.as_bytes())[..16].to_string()
 }
 
 /// Signatures this process has already reduced (or is reducing): each is reduced once.
@@ -91,7 +92,7 @@ impl<'t> CrashHandler<'t> {
     /// Handles one crash of `input` with `signature`; `run` is the target closure. Returns the
     /// record when a minimized file was written. Never panics; problems are reported on stderr.
     pub fn handle(&self, input: &[u8], signature: &Signature, run: RunFn) -> Option<ArtifactRecord> {
-        let original = format!("crash-{}", sha1_smol::Sha1::from(input).digest());
+        let original = format!("crash-{}", crate::files::sha1_hex(input));
         if self.save_original && !self.path(&original).exists() {
             if let Err(e) = write_atomically(&self.path(&original), input) {
                 eprintln!("hellfuzz: cannot save {}: {e}", self.path(&original).display());
@@ -121,7 +122,7 @@ impl<'t> CrashHandler<'t> {
         let result = minimize(self.target, input, signature, run, &self.settings.options, &partial);
         match result {
             Ok(reduction) => {
-                let minimized = format!("minimized-{}", sha1_smol::Sha1::from(&reduction.input).digest());
+                let minimized = format!("minimized-{}", crate::files::sha1_hex(&reduction.input));
                 let record = make_record(self.target, signature, &original, &minimized, &reduction);
                 match write_artifacts(&self.path(&minimized), &reduction.input, &record) {
                     Ok(()) => {
@@ -370,10 +371,7 @@ mod tests {
         // The original is saved under libFuzzer's own name, byte for byte.
         let original = dir.path().join(&record.original);
         assert_eq!(std::fs::read(&original).unwrap(), input);
-        assert_eq!(
-            record.original,
-            format!("crash-{}", sha1_smol::Sha1::from(&input[..]).digest())
-        );
+        assert_eq!(record.original, format!("crash-{}", crate::files::sha1_hex(&input[..])));
         // The minimized input is smaller, valid JSON with the grammar, and crashes the same way.
         let minimized = std::fs::read(dir.path().join(&record.minimized)).unwrap();
         assert!(minimized.len() <= 24, "{}", String::from_utf8_lossy(&minimized));
@@ -400,7 +398,7 @@ mod tests {
         // ... but its original is saved all the same.
         assert!(dir
             .path()
-            .join(format!("crash-{}", sha1_smol::Sha1::from(&again[..]).digest()))
+            .join(format!("crash-{}", crate::files::sha1_hex(&again[..])))
             .exists());
     }
 

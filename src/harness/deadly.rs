@@ -23,7 +23,7 @@ use std::ptr;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
-use super::reduce_mode::{REDUCE_ENV, REDUCE_SUBPROCESS_ENV};
+use super::env::{REDUCE_ENV, REDUCE_SUBPROCESS_ENV, REDUCE_TIME_ENV};
 use super::target::Settings;
 
 /// The signals a stack overflow, a wild pointer, an `abort()` (also the one after a panic), a trap
@@ -148,14 +148,14 @@ pub(super) fn install(prefix: &str, settings: impl FnOnce() -> Settings) {
             .options
             .budget
             .max_time
-            .filter(|_| std::env::var_os("HELLFUZZ_REDUCE_TIME").is_none())
-            .and_then(|t| CString::new(format!("HELLFUZZ_REDUCE_TIME={}", t.as_secs_f64())).ok());
+            .filter(|_| std::env::var_os(REDUCE_TIME_ENV).is_none())
+            .and_then(|t| CString::new(format!("{REDUCE_TIME_ENV}={}", t.as_secs_f64())).ok());
         let exe = std::env::current_exe()
             .ok()
             .and_then(|p| CString::new(p.as_os_str().as_bytes()).ok())
             .unwrap_or_else(|| CString::new("/proc/self/exe").expect("no NUL"));
         let env = std::env::vars_os()
-            .filter(|(k, _)| !k.as_bytes().starts_with(b"HELLFUZZ_REDUCE"))
+            .filter(|(k, _)| !k.as_bytes().starts_with(REDUCE_ENV.as_bytes()))
             .filter_map(|(k, v)| {
                 let mut entry = k.as_bytes().to_vec();
                 entry.push(b'=');
@@ -184,7 +184,7 @@ pub(super) fn install(prefix: &str, settings: impl FnOnce() -> Settings) {
             exe,
             env,
             minimize: settings.enabled,
-            backtrace: !sanitizer && std::env::var("HELLFUZZ_BACKTRACE").map_or(true, |v| v.trim() != "0"),
+            backtrace: !sanitizer && std::env::var(super::env::BACKTRACE_ENV).map_or(true, |v| v.trim() != "0"),
             panic_backtrace: !off("RUST_BACKTRACE"),
             previous,
         }
@@ -396,7 +396,7 @@ fn trim_to_interrupted(text: &str) -> Vec<(&str, Vec<&str>)> {
 }
 
 fn save_and_minimize(prepared: &Prepared, input: &[u8], signal: libc::c_int, b: &mut Buffers) {
-    let digest = sha1_smol::Sha1::from(input).digest().bytes();
+    let digest = crate::files::sha1(input);
     let mut hex = [0u8; 40];
     for (i, byte) in digest.iter().enumerate() {
         hex[2 * i] = b"0123456789abcdef"[usize::from(byte >> 4)];

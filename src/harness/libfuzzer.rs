@@ -43,7 +43,7 @@ pub unsafe fn initialize(target: &Target, argc: *const std::os::raw::c_int, argv
     let args = unsafe { arguments(argc, argv) };
     let flags = FLAGS.get_or_init(|| parse_flags(&args));
     let continuing = ContinueSettings::from_env(&args);
-    if continuing.enabled && !flags.running_files && std::env::var_os(super::REDUCE_ENV).is_none() {
+    if continuing.enabled && !flags.running_files && std::env::var_os(super::env::REDUCE_ENV).is_none() {
         let summary = Campaign::summary_path(&flags.artifact_prefix);
         if CAMPAIGN
             .set(Campaign::new(flags.artifact_prefix.clone(), summary, continuing))
@@ -184,7 +184,7 @@ pub fn test_input_continuing(target: &'static Target, data: &[u8], run: RunFn) -
                 let settings = Settings::from_env(flags.timeout);
                 let handler = CrashHandler::new(target, flags.artifact_prefix.clone(), true, settings);
                 let record = handler.handle(data, &signature, run);
-                let crash = format!("crash-{}", sha1_smol::Sha1::from(data).digest());
+                let crash = format!("crash-{}", crate::files::sha1_hex(data));
                 (Some(crash), record.map(|r| r.minimized))
             });
             -1

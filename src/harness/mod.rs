@@ -3,7 +3,7 @@
 //!
 //! Map: `macros` (`fuzz_target!`, `fuzz_mutator!`) · `target` (a target's grammar and settings) ·
 //! `continuing` (continue mode: keep fuzzing past known crashes) · `corpus` (`Corpus`, a run's verdict) · `typed` (`arbitrary` inputs built from bytes) · `crash` (reduce-on-crash, artifacts) · `reduce_mode` (a harness binary reducing one file) ·
-//! `client` (`hellfuzz reduce --harness`: reduce mode, else a subprocess oracle) · `mutator`
+//! `env` (the `HELLFUZZ_*` variables) · `client` (`hellfuzz reduce --harness`: reduce mode, else a subprocess oracle) · `mutator`
 //! (grammar-aware mutation) · `libfuzzer`, `afl`, `standalone` (one entry point per runtime).
 //!
 //! A target looks like libfuzzer-sys's (every form of its `fuzz_target!`: bytes, a typed
@@ -21,12 +21,19 @@
 //! Every runtime honours the reduce mode: `HELLFUZZ_REDUCE=<crash file> <harness>` reduces that
 //! file in-process, writes the minimized input, and exits.
 
+#[cfg(all(feature = "libfuzzer", feature = "afl"))]
+compile_error!(
+    "hellfuzz: the features `libfuzzer` and `afl` exclude each other (one runtime's main per binary); \
+     build libFuzzer and AFL targets in separate cargo workspaces, as fuzz/afl does"
+);
+
 mod client;
 mod continuing;
 mod corpus;
 mod crash;
 #[cfg(all(unix, feature = "libfuzzer"))]
 mod deadly;
+pub mod env;
 mod macros;
 mod mutator;
 mod reduce_mode;
@@ -34,10 +41,15 @@ mod target;
 #[doc(hidden)]
 pub mod typed;
 
+// The runtimes the macros expand to: public for the macros' sake, not an API (as libfuzzer-sys
+// hides its `initialize`).
 #[cfg(feature = "afl")]
+#[doc(hidden)]
 pub mod afl;
 #[cfg(feature = "libfuzzer")]
+#[doc(hidden)]
 pub mod libfuzzer;
+#[doc(hidden)]
 pub mod standalone;
 
 /// The `main` of a harness built without the `libfuzzer` feature: AFL's loop with `afl`, else
@@ -49,17 +61,15 @@ pub use afl::main as main_runtime;
 #[doc(hidden)]
 pub use standalone::main as main_runtime;
 
-pub use client::{reduce_in_harness, reduce_with_harness, HarnessReduction, Method};
+pub use client::{reduce_in_harness, reduce_with_harness, HarnessError, HarnessReduction, InHarness, Method};
 pub use continuing::{
-    Campaign, Caught, ContinueSettings, CrashSummary, SummaryEntry, SummaryError, CONTINUE_ENV, CONTINUE_FLAG,
-    CONTINUE_MAX_ENV, SUMMARY_ENV, SUMMARY_FILE,
+    Campaign, Caught, ContinueSettings, CrashSummary, SummaryEntry, SummaryError, CONTINUE_FLAG, SUMMARY_FILE,
 };
 pub use corpus::{Corpus, RunFn};
 pub use crash::{ArtifactRecord, CrashHandler};
 #[cfg(feature = "libfuzzer")]
 pub use mutator::SharedMutator;
 pub use mutator::{MutationKind, Mutator};
-pub use reduce_mode::{REDUCE_ENV, REDUCE_OUT_ENV};
 pub use target::{GrammarSource, Settings, ShowFn, Target};
 
 /// Re-exported for the macros: a target crate needs no direct dependency on these.

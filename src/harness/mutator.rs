@@ -348,7 +348,7 @@ impl SharedMutator {
     pub fn mutate(&self, data: &mut [u8], size: usize, max_size: usize, seed: u32) -> usize {
         let mutator = self.mutator.get_or_init(|| {
             let grammar = self.target.grammar()?;
-            let mode = match std::env::var("HELLFUZZ_MUTATOR").as_deref() {
+            let mode = match std::env::var(super::env::MUTATOR_ENV).as_deref() {
                 Ok("mined") => Some(Mode::Mined),
                 Ok("inverted") => Some(Mode::Inverted),
                 Ok("uniform") => Some(Mode::Uniform),
@@ -360,7 +360,7 @@ impl SharedMutator {
         let size = size.min(data.len());
         let max_size = max_size.min(data.len());
         let every = *self.every.get_or_init(|| {
-            std::env::var("HELLFUZZ_MUTATOR_EVERY")
+            std::env::var(super::env::MUTATOR_EVERY_ENV)
                 .ok()
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(4)

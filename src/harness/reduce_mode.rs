@@ -15,15 +15,7 @@ use super::crash::{make_record, minimize, write_artifacts, ArtifactRecord};
 use super::target::{Settings, Target};
 use crate::oracle::{catch_panic, Signature};
 
-/// Names the crash file to reduce.
-pub const REDUCE_ENV: &str = "HELLFUZZ_REDUCE";
-/// Where to write the minimized input (default: `minimized-<sha1>` beside the crash file); the
-/// record goes to the same path plus `.json`.
-pub const REDUCE_OUT_ENV: &str = "HELLFUZZ_REDUCE_OUT";
-/// Set (to `1`) with [`REDUCE_ENV`] by a process that a deadly signal is killing: the crash
-/// cannot be caught in-process, so each candidate runs in a process of its own (this binary,
-/// on the candidate's file).
-pub const REDUCE_SUBPROCESS_ENV: &str = "HELLFUZZ_REDUCE_SUBPROCESS";
+use super::env::{REDUCE_ENV, REDUCE_OUT_ENV, REDUCE_SUBPROCESS_ENV};
 /// Per-candidate time limit of [`REDUCE_SUBPROCESS_ENV`] reductions.
 const PROCESS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 /// Exit status: the file did not panic when run in-process.
@@ -103,7 +95,7 @@ fn reduce_file_in_processes(
         PROCESS_TIMEOUT,
         Vec::new(),
     )
-    .map_err(|e| (EXIT_ERROR, e))?;
+    .map_err(|e| (EXIT_ERROR, e.to_string()))?;
     let out = out.unwrap_or_else(|| minimized_path(dir, &reduction.input));
     let signature = reduction
         .signature
@@ -147,7 +139,7 @@ fn name(path: &Path) -> String {
 
 /// Where a minimized input goes without [`REDUCE_OUT_ENV`]: `minimized-<sha1>` in `dir`.
 fn minimized_path(dir: &Path, input: &[u8]) -> PathBuf {
-    dir.join(format!("minimized-{}", sha1_smol::Sha1::from(input).digest()))
+    dir.join(format!("minimized-{}", crate::files::sha1_hex(input)))
 }
 
 /// The reduction options from the environment, with reduce mode's longer default time.
@@ -159,7 +151,7 @@ fn options_from_env() -> crate::reduce::Options {
 /// ignored with a warning by [`Settings::from_vars`]).
 fn options_from_vars(var: impl Fn(&str) -> Option<String>) -> crate::reduce::Options {
     let mut settings = Settings::from_vars(None, &var);
-    if var("HELLFUZZ_REDUCE_TIME").is_none() {
+    if var(super::env::REDUCE_TIME_ENV).is_none() {
         settings.options.budget.max_time = Some(std::time::Duration::from_secs(DEFAULT_TIME_SECS));
     }
     settings.options

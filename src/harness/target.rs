@@ -7,6 +7,7 @@
 use std::sync::{Once, OnceLock};
 use std::time::Duration;
 
+use super::env;
 use crate::grammar::Grammar;
 use crate::parse::Parser;
 use crate::reduce::{Algorithm, Budget, Options};
@@ -172,23 +173,26 @@ impl Settings {
                 }
             }
         };
-        let algorithm = var("HELLFUZZ_REDUCE_ALGO").and_then(|name| {
+        let algorithm = var(env::REDUCE_ALGO_ENV).and_then(|name| {
             let algo = Algorithm::from_name(name.trim());
             if algo.is_none() {
-                eprintln!("hellfuzz: ignoring HELLFUZZ_REDUCE_ALGO={name:?}: expected gtr*, gtr, hdd*, hdd or ddmin");
+                eprintln!(
+                    "hellfuzz: ignoring {}={name:?}: expected gtr*, gtr, hdd*, hdd or ddmin",
+                    env::REDUCE_ALGO_ENV
+                );
             }
             algo
         });
         let options = Options {
             algorithm: algorithm.unwrap_or(Algorithm::GtrStar),
-            jobs: number("HELLFUZZ_REDUCE_JOBS").map_or(1, |n| {
+            jobs: number(env::REDUCE_JOBS_ENV).map_or(1, |n| {
                 if n < 1.0 {
                     eprintln!("hellfuzz: ignoring HELLFUZZ_REDUCE_JOBS=\"{n}\": expected at least 1; testing one candidate at a time");
                 }
                 (n as usize).max(1)
             }),
             budget: Budget {
-                max_tests: number("HELLFUZZ_REDUCE_TESTS").and_then(|n| {
+                max_tests: number(env::REDUCE_TESTS_ENV).and_then(|n| {
                     if n < 1.0 {
                         // Not even the crash itself could be run: "does not fail" would be false.
                         eprintln!(
@@ -199,17 +203,20 @@ impl Settings {
                         Some(n as u64)
                     }
                 }),
-                max_time: Some(number("HELLFUZZ_REDUCE_TIME").map_or(default_time, Duration::from_secs_f64)),
+                max_time: Some(number(env::REDUCE_TIME_ENV).map_or(default_time, Duration::from_secs_f64)),
                 cancel: None,
             },
             ..Options::default()
         };
         Settings {
-            enabled: var("HELLFUZZ_MINIMIZE").is_none_or(|v| match v.trim() {
+            enabled: var(env::MINIMIZE_ENV).is_none_or(|v| match v.trim() {
                 "0" => false,
                 "1" | "" => true,
                 other => {
-                    eprintln!("hellfuzz: HELLFUZZ_MINIMIZE={other:?} is neither 0 (off) nor 1 (on): minimizing");
+                    eprintln!(
+                        "hellfuzz: {}={other:?} is neither 0 (off) nor 1 (on): minimizing",
+                        env::MINIMIZE_ENV
+                    );
                     true
                 }
             }),

@@ -35,38 +35,115 @@ pub struct Skipped {
     pub parse_error: Option<ParseError>,
 }
 
+/// Why [`collect`] found no samples where it was told to look.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum CollectError {
+    /// A folder (given, or matched by a pattern) could not be read.
+    Folder {
+        /// The folder.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The argument names a pipe, socket or device: reading it could block forever.
+    NotAFile {
+        /// The argument.
+        arg: String,
+    },
+    /// The argument is neither a file, a folder nor a valid glob pattern.
+    Pattern {
+        /// The argument.
+        arg: String,
+        /// Why the pattern is invalid.
+        source: glob::PatternError,
+    },
+    /// A path the pattern matched could not be read.
+    Glob {
+        /// The pattern.
+        arg: String,
+        /// The unreadable path and why.
+        source: glob::GlobError,
+    },
+    /// Nothing exists at the argument, and no file or folder matches it as a pattern.
+    NoMatch {
+        /// The argument.
+        arg: String,
+    },
+}
+
+impl std::fmt::Display for CollectError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CollectError::Folder { path, source } => write!(f, "cannot read folder {}: {source}", path.display()),
+            CollectError::NotAFile { arg } => write!(
+                f,
+                "`{arg}` is not a regular file or a folder (a pipe, socket or device): give sample files"
+            ),
+            CollectError::Pattern { arg, source } => {
+                write!(f, "`{arg}` is no file, folder or valid glob pattern: {source}")
+            }
+            CollectError::Glob { arg, source } => write!(f, "{arg}: {source}"),
+            CollectError::NoMatch { arg } => {
+                write!(
+                    f,
+                    "no samples found at `{arg}` (no such file or folder, and no glob match)"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for CollectError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CollectError::Folder { source, .. } => Some(source),
+            CollectError::Pattern { source, .. } => Some(source),
+            CollectError::Glob { source, .. } => Some(source),
+            CollectError::NotAFile { .. } | CollectError::NoMatch { .. } => None,
+        }
+    }
+}
+
 /// The files named by `args`: files as they are, folders walked recursively, anything else as a
 /// glob pattern. Sorted and without duplicates (also through links). An argument that names
 /// nothing is an error.
-pub fn collect(args: &[String]) -> Result<Vec<PathBuf>, String> {
+pub fn collect(args: &[String]) -> Result<Vec<PathBuf>, CollectError> {
     let mut files = Vec::new();
     for arg in args {
         let path = Path::new(arg);
         if path.is_file() {
             files.push(path.to_path_buf());
         } else if path.is_dir() {
-            walk(path, &mut files).map_err(|e| format!("cannot read folder {arg}: {e}"))?;
+            walk(path, &mut files).map_err(|source| CollectError::Folder {
+                path: path.to_path_buf(),
+                source,
+            })?;
         } else if path.exists() {
             // A FIFO, socket or device: reading it could block forever.
-            return Err(format!(
-                "`{arg}` is not a regular file or a folder (a pipe, socket or device): give sample files"
-            ));
+            return Err(CollectError::NotAFile { arg: arg.clone() });
         } else {
-            let matches =
-                glob::glob(arg).map_err(|e| format!("`{arg}` is no file, folder or valid glob pattern: {e}"))?;
+            let matches = glob::glob(arg).map_err(|source| CollectError::Pattern {
+                arg: arg.clone(),
+                source,
+            })?;
             let before = files.len();
             for m in matches {
-                let m = m.map_err(|e| format!("{arg}: {e}"))?;
+                let m = m.map_err(|source| CollectError::Glob {
+                    arg: arg.clone(),
+                    source,
+                })?;
                 if m.is_file() {
                     files.push(m);
                 } else if m.is_dir() {
-                    walk(&m, &mut files).map_err(|e| format!("cannot read folder {}: {e}", m.display()))?;
+                    walk(&m, &mut files).map_err(|source| CollectError::Folder {
+                        path: m.clone(),
+                        source,
+                    })?;
                 }
             }
             if files.len() == before {
-                return Err(format!(
-                    "no samples found at `{arg}` (no such file or folder, and no glob match)"
-                ));
+                return Err(CollectError::NoMatch { arg: arg.clone() });
             }
         }
     }

@@ -88,7 +88,7 @@ impl<O: Oracle> Cached<O> {
 }
 
 fn key(input: &[u8]) -> [u8; 20] {
-    sha1_smol::Sha1::from(input).digest().bytes()
+    crate::files::sha1(input)
 }
 
 impl<O: Oracle> Oracle for Cached<O> {

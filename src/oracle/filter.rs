@@ -368,7 +368,7 @@ pub fn keep_if(
             // Draw ahead while there is room.
             while drawn < max_tries && in_flight < ahead && pending.len() < window {
                 let input = next();
-                let key = sha1_smol::Sha1::from(&input).digest().bytes();
+                let key = crate::files::sha1(&input);
                 let verdict = match verdicts.entry(key) {
                     Entry::Occupied(_) => Some(Judged::Repeat),
                     Entry::Vacant(entry) => {

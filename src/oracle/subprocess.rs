@@ -516,20 +516,21 @@ fn kill_group(child: &mut Child) {
 }
 
 /// Sends SIGKILL to the process group `pgid` (the child's id: it was started with
-/// `process_group(0)`). Without a libc dependency, through the `kill` program, which is only
-/// needed for timeouts and lingering background processes, not on every run.
+/// `process_group(0)`) with killpg(2): no fork and exec of `kill` per timeout, and nothing to
+/// fail when `kill` is not on the PATH. Async-signal-safe, so the Ctrl-C handler may call it.
 #[cfg(unix)]
 fn kill_process_group(pgid: u32) {
-    // `kill -KILL -- -1` would signal every process we may signal: never let a bad id through.
+    // killpg(1) or killpg(0) would signal init's group or our own: never let a bad id through.
+    let Ok(pgid) = libc::pid_t::try_from(pgid) else {
+        return;
+    };
     if pgid <= 1 {
         return;
     }
-    let _ = std::process::Command::new("kill")
-        .args(["-KILL", "--", &format!("-{pgid}")])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
+    // SAFETY: killpg only sends a signal; a group that has already gone gives ESRCH, ignored.
+    unsafe {
+        libc::killpg(pgid, libc::SIGKILL);
+    }
 }
 
 /// Process groups of the runs in progress (their leaders' ids), for [`kill_running`].

@@ -53,12 +53,13 @@ pub enum Algorithm {
 }
 
 impl Algorithm {
-    /// The names `hellfuzz reduce --algo` accepts.
+    /// An algorithm by its name (`gtr*`, `gtr`, `hdd*`, `hdd`, `ddmin`: the names of
+    /// `hellfuzz reduce --algo` and `HELLFUZZ_REDUCE_ALGO`).
     pub fn from_name(name: &str) -> Option<Algorithm> {
         Some(match name {
-            "gtr*" | "gtrstar" => Algorithm::GtrStar,
+            "gtr*" => Algorithm::GtrStar,
             "gtr" => Algorithm::Gtr,
-            "hdd*" | "hddstar" => Algorithm::HddStar,
+            "hdd*" => Algorithm::HddStar,
             "hdd" => Algorithm::Hdd,
             "ddmin" => Algorithm::Ddmin,
             _ => return None,
@@ -79,8 +80,10 @@ impl Algorithm {
 
 /// How to reduce.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct Options {
-    /// The tree algorithm (ignored for inputs without a tree: those get ddmin).
+    /// The algorithm: a tree algorithm runs on the derivation tree, or on the generic tree of
+    /// inputs without a grammar (or that do not parse); only [`Algorithm::Ddmin`] means ddmin.
     pub algorithm: Algorithm,
     /// After the tree algorithm, ddmin over the characters of what remains (default: on).
     pub byte_pass: bool,
@@ -111,6 +114,7 @@ impl Default for Options {
 
 /// The outcome of a reduction.
 #[derive(Clone, Debug, serde::Serialize)]
+#[non_exhaustive]
 pub struct Reduction {
     /// The reduced input (it failed the oracle, and is never larger than the original).
     pub input: Vec<u8>,
@@ -143,12 +147,21 @@ fn as_secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> 
 }
 
 /// Why a reduction could not start.
-#[derive(Debug)]
-pub struct ReduceError(pub String);
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ReduceError {
+    /// The input does not fail the oracle to begin with: there is nothing to keep while reducing.
+    NotFailing(Outcome),
+}
 
 impl std::fmt::Display for ReduceError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            ReduceError::NotFailing(outcome) => write!(
+                f,
+                "the input does not fail to begin with (the oracle says {outcome:?}); check the command and the failure condition"
+            ),
+        }
     }
 }
 
@@ -167,6 +180,7 @@ pub fn reduce(
 
 /// Where a running reduction stands, reported after every test.
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub struct Progress {
     /// Candidates tested so far.
     pub tests: u64,
@@ -201,11 +215,7 @@ pub fn reduce_with_progress(
     let tester = Tester::new(&cached, options.budget.clone(), options.jobs).with_progress(&report);
     match tester.test(input) {
         Outcome::Fail => {}
-        other => {
-            return Err(ReduceError(format!(
-                "the input does not fail to begin with (the oracle says {other:?}); check the command and the failure condition"
-            )))
-        }
+        other => return Err(ReduceError::NotFailing(other)),
     }
     let mut notes = Vec::new();
     let algorithm = options.algorithm;

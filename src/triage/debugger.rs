@@ -21,7 +21,7 @@ const BT_FRAMES: u32 = 64;
 pub fn available() -> bool {
     static FOUND: OnceLock<bool> = OnceLock::new();
     *FOUND.get_or_init(|| {
-        std::env::var_os("HELLFUZZ_NO_GDB").is_none_or(|v| v.is_empty() || v == "0")
+        std::env::var_os(crate::harness::env::NO_GDB_ENV).is_none_or(|v| v.is_empty() || v == "0")
             && std::process::Command::new("gdb")
                 .args(["-nx", "-batch", "--version"])
                 .stdin(std::process::Stdio::null())

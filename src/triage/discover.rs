@@ -5,6 +5,7 @@
 //! [`classify_name`] decides from a file's name and folder whether it is a crash file;
 //! [`continue_hits`] reads continue mode's summaries beside them.
 
+use super::error::TriageError;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -79,12 +80,15 @@ pub struct Discovery {
 /// Walks `roots` (folders, or crash files given directly) at any depth. Folders reached through
 /// symbolic links are not entered (no loops); `skip` (e.g. the output folder) is not entered
 /// either. Errors only when a root does not exist or is unreadable.
-pub fn discover(roots: &[PathBuf], skip: Option<&Path>) -> Result<Discovery, String> {
+pub fn discover(roots: &[PathBuf], skip: Option<&Path>) -> Result<Discovery, TriageError> {
     let skip = skip.and_then(|s| s.canonicalize().ok());
     let mut found = Discovery::default();
     let mut seen = BTreeSet::new();
     for root in roots {
-        let meta = std::fs::metadata(root).map_err(|e| format!("cannot read {}: {e}", root.display()))?;
+        let meta = std::fs::metadata(root).map_err(|source| TriageError::Read {
+            path: root.clone(),
+            source,
+        })?;
         if meta.is_file() {
             found.per_root.push(1);
             // Given by name: taken whatever it is called.
@@ -102,7 +106,10 @@ pub fn discover(roots: &[PathBuf], skip: Option<&Path>) -> Result<Discovery, Str
             }
             continue;
         }
-        std::fs::read_dir(root).map_err(|e| format!("cannot read the folder {}: {e}", root.display()))?;
+        std::fs::read_dir(root).map_err(|source| TriageError::ReadFolder {
+            path: root.clone(),
+            source,
+        })?;
         let mut below = 0;
         walk(root, skip.as_deref(), &mut seen, &mut found, &mut below);
         found.per_root.push(below);
@@ -260,7 +267,12 @@ mod tests {
         std::fs::create_dir(root.join("empty")).unwrap();
         let with_empty = discover(&[root.join("night/artifacts"), root.join("empty")], None).unwrap();
         assert_eq!(with_empty.per_root, [2, 0]);
-        assert!(discover(&[root.join("missing")], None).unwrap_err().contains("missing"));
+        let e = discover(&[root.join("missing")], None).unwrap_err();
+        assert!(
+            matches!(&e, TriageError::Read { path, source } if path.ends_with("missing") && source.kind() == std::io::ErrorKind::NotFound),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("missing"), "{e}");
         // A file given directly is taken whatever its name.
         let direct = discover(&[root.join("night/artifacts/json/notes.txt")], None).unwrap();
         assert_eq!(direct.files.len(), 1);

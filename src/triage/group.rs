@@ -4,6 +4,7 @@
 //! Map: [`group_results`] (files → [`Group`]s, sorted by id) · [`minimize_group`] (the one place
 //! that reduces: a subprocess oracle that must see the group's crash again) · [`write_group`].
 
+use super::error::TriageError;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -34,6 +35,7 @@ pub enum Label {
 
 /// The minimized reproducer of a group.
 #[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
 pub struct Minimized {
     /// Its size in bytes.
     pub size: usize,
@@ -52,6 +54,7 @@ pub struct Minimized {
 
 /// The crash files that show one bug (one coarse hash).
 #[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
 pub struct Group {
     /// A stable short id: the first 12 hex digits of the coarse hash.
     pub id: String,
@@ -242,7 +245,7 @@ pub fn minimize_group(
     grammar: Option<&Grammar>,
     coarse: &str,
     options: &MinimizeOptions,
-) -> Result<Reduction, String> {
+) -> Result<Reduction, TriageError> {
     minimize_group_with_progress(harness, input, grammar, coarse, options, &|_| {})
 }
 
@@ -255,7 +258,7 @@ pub fn minimize_group_with_progress(
     coarse: &str,
     options: &MinimizeOptions,
     progress: &(dyn Fn(&crate::reduce::Progress) + Sync),
-) -> Result<Reduction, String> {
+) -> Result<Reduction, TriageError> {
     if grammar.is_none() && options.reduce_mode {
         if let Some(r) = minimize_in_harness(harness, input, coarse, options) {
             return Ok(r);
@@ -264,13 +267,13 @@ pub fn minimize_group_with_progress(
     // Candidates run without a backtrace: most do not crash, or crash otherwise, and a
     // symbolized backtrace costs more than the run. Frames are asked for only when the crash
     // looks the same without them.
-    let observer = Observer::new(harness, options).map_err(|e| e.to_string())?;
+    let observer = Observer::new(harness, options).map_err(TriageError::Oracle)?;
     let command = observer
         .plain
         .clone()
         .classify(Classify::SameCrash)
         .calibrate(input)
-        .map_err(|e| e.to_string())?;
+        .map_err(TriageError::Oracle)?;
     let oracle = SameGroup {
         command,
         observer,
@@ -289,7 +292,7 @@ pub fn minimize_group_with_progress(
         budget: options.budget.clone(),
         corpus: None,
     };
-    crate::reduce::reduce_with_progress(input, grammar, &oracle, &reduce_options, progress).map_err(|e| e.to_string())
+    crate::reduce::reduce_with_progress(input, grammar, &oracle, &reduce_options, progress).map_err(TriageError::Reduce)
 }
 
 /// The harness's reduce mode on `input`, if it has one and its result keeps the coarse hash.
@@ -304,9 +307,11 @@ fn minimize_in_harness(harness: &Path, input: &[u8], coarse: &str, options: &Min
         ..ReduceOptions::default()
     };
     let started = std::time::Instant::now();
-    let done = crate::harness::reduce_in_harness(harness, &crash, &out, &reduce_options)
-        .ok()?
-        .ok()?;
+    let crate::harness::InHarness::Reduced(done) =
+        crate::harness::reduce_in_harness(harness, &crash, &out, &reduce_options).ok()?
+    else {
+        return None;
+    };
     if !reproduces(harness, &done.input, coarse, options) {
         return None;
     }
@@ -421,24 +426,13 @@ impl Oracle for SameGroup {
 /// `output.log` (the representative's stderr) and `group.json`; every file atomically.
 pub fn write_group(dir: &Path, group: &Group, minimized: Option<&[u8]>) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    copy_atomically(&group.smallest, &dir.join("original"))?;
+    crate::files::copy_atomically(&group.smallest, &dir.join("original"))?;
     if let Some(bytes) = minimized {
         crate::files::write_atomically(&dir.join("minimized"), bytes)?;
     }
     crate::files::write_atomically(&dir.join("output.log"), group.log.as_bytes())?;
     let json = serde_json::to_string_pretty(group).map_err(std::io::Error::other)?;
     crate::files::write_atomically(&dir.join("group.json"), format!("{json}\n").as_bytes())
-}
-
-/// Copies `from` to `to` through a temporary file beside `to` (crash files may be large: no read
-/// into memory); the source is only read.
-fn copy_atomically(from: &Path, to: &Path) -> std::io::Result<()> {
-    let tmp = to.with_extension(format!("tmp-{}", std::process::id()));
-    let result = std::fs::copy(from, &tmp).and_then(|_| std::fs::rename(&tmp, to));
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //!
 //! Map: [`History`] (load, [`History::update`] with tonight's groups, save).
 
+use super::error::TriageError;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -57,7 +58,7 @@ pub struct History {
 impl History {
     /// Reads the history at `path`; a missing file is an empty history. A file that is not a
     /// history is an error (it is not overwritten: the user decides).
-    pub fn load(path: &Path) -> Result<History, String> {
+    pub fn load(path: &Path) -> Result<History, TriageError> {
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -66,20 +67,23 @@ impl History {
                     groups: BTreeMap::new(),
                 })
             }
-            Err(e) => return Err(format!("cannot read the history {}: {e}", path.display())),
+            Err(source) => {
+                return Err(TriageError::HistoryRead {
+                    path: path.to_path_buf(),
+                    source,
+                })
+            }
         };
-        let history: History = serde_json::from_str(&text).map_err(|e| {
-            format!(
-                "the history {} is not a hellfuzz triage history ({e}); move it away to start a new one",
-                path.display()
-            )
+        let history: History = serde_json::from_str(&text).map_err(|source| TriageError::HistoryFormat {
+            path: path.to_path_buf(),
+            source,
         })?;
         if history.version != VERSION {
-            return Err(format!(
-                "the history {} has version {}, this hellfuzz reads version {VERSION}",
-                path.display(),
-                history.version
-            ));
+            return Err(TriageError::HistoryVersion {
+                path: path.to_path_buf(),
+                found: history.version,
+                expected: VERSION,
+            });
         }
         Ok(history)
     }
@@ -197,7 +201,13 @@ mod tests {
         let path = dir.path().join("history.json");
         assert!(History::load(&path).unwrap().groups.is_empty());
         std::fs::write(&path, "{not json").unwrap();
-        assert!(History::load(&path).unwrap_err().contains("move it away"));
+        let e = History::load(&path).unwrap_err();
+        assert!(
+            matches!(&e, TriageError::HistoryFormat { path: p, .. } if *p == path),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("move it away"), "{e}");
+        assert!(std::error::Error::source(&e).is_some(), "the serde_json error is kept");
         let mut h = History::load(&dir.path().join("none")).unwrap();
         h.groups.insert(
             "ab".into(),

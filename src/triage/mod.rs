@@ -14,6 +14,7 @@
 pub mod crash;
 pub mod debugger;
 pub mod discover;
+mod error;
 pub mod group;
 pub mod history;
 pub mod join;
@@ -31,6 +32,7 @@ use serde::Serialize;
 
 pub use crash::{Crash, CrashClass, Trace};
 pub use discover::{discover, CrashFile, Origin};
+pub use error::TriageError;
 pub use group::{minimize_group, minimize_group_with_progress, Group, Label, MinimizeOptions, Minimized};
 pub use history::{FixedGroup, History};
 pub use rerun::{FileResult, RerunOptions, Status};
@@ -175,6 +177,7 @@ pub enum Progress<'a> {
 
 /// Counts for the summary line.
 #[derive(Clone, Debug, Default, Serialize)]
+#[non_exhaustive]
 pub struct Counts {
     /// Crash files found.
     pub files: usize,
@@ -202,6 +205,7 @@ pub struct Counts {
 
 /// The result of a triage run: what `report.json` holds.
 #[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
 pub struct Triage {
     /// When the run happened (RFC 3339, UTC).
     pub generated_at: String,
@@ -247,7 +251,7 @@ pub fn triage(
     options: &Options,
     now: SystemTime,
     progress: &mut dyn FnMut(Progress<'_>),
-) -> Result<Triage, String> {
+) -> Result<Triage, TriageError> {
     check_harness(&options.harness)?;
     check_out(roots, &options.out)?;
     // One run at a time per out folder: two would each save their own history, and the groups
@@ -288,7 +292,7 @@ pub fn triage(
     });
     if !results.is_empty() && results.iter().all(|r| r.status == Status::Error) {
         let note = results[0].note.clone().unwrap_or_default();
-        return Err(format!("no crash file could be tested; the first: {note}"));
+        return Err(TriageError::NothingTestable { first: note });
     }
     let mut groups = group::group_results(&results);
     let hits = discover::continue_hits(&found.files);
@@ -341,7 +345,10 @@ pub fn triage(
         empty_roots,
     };
     t.counts = count(&t);
-    let write_err = |e: std::io::Error| format!("cannot write into {}: {e}", options.out.display());
+    let write_err = |source| TriageError::Write {
+        out: options.out.clone(),
+        source,
+    };
     std::fs::create_dir_all(options.out.join("groups")).map_err(write_err)?;
     // Reports first without minimized inputs: an interruption during minimization loses nothing.
     report::write_reports(&options.out, &t).map_err(write_err)?;
@@ -399,16 +406,15 @@ pub fn triage(
 /// Refuses an out folder that is one of the crash folders, lies inside one, or holds one: its
 /// reports and group folders would be mixed with the crash files (and discovery, which skips the
 /// out folder, found nothing when it held them).
-fn check_out(roots: &[PathBuf], out: &Path) -> Result<(), String> {
+fn check_out(roots: &[PathBuf], out: &Path) -> Result<(), TriageError> {
     let out_real = resolved(out);
     for root in roots {
         let Ok(r) = root.canonicalize() else { continue };
         if r.starts_with(&out_real) || out_real.starts_with(&r) {
-            return Err(format!(
-                "--out {} is, holds or lies inside the crash folder {}: give an out folder outside the crash folders (crash folders are only read)",
-                out.display(),
-                root.display()
-            ));
+            return Err(TriageError::OutInCrashFolder {
+                out: out.to_path_buf(),
+                root: root.clone(),
+            });
         }
     }
     Ok(())
@@ -443,8 +449,11 @@ fn lock_out(
     out: &Path,
     progress: &mut dyn FnMut(Progress<'_>),
     cancelled: &dyn Fn() -> bool,
-) -> Result<std::fs::File, String> {
-    let write_err = |e: std::io::Error| format!("cannot write into {}: {e}", out.display());
+) -> Result<std::fs::File, TriageError> {
+    let write_err = |source| TriageError::Write {
+        out: out.to_path_buf(),
+        source,
+    };
     std::fs::create_dir_all(out).map_err(write_err)?;
     let path = out.join(".lock");
     let file = std::fs::OpenOptions::new()
@@ -464,11 +473,11 @@ fn lock_out(
                     told = true;
                 }
                 if cancelled() {
-                    return Err(format!("interrupted while waiting for the lock {}", path.display()));
+                    return Err(TriageError::InterruptedWaiting { path });
                 }
                 std::thread::sleep(std::time::Duration::from_millis(100));
             }
-            Err(e) => return Err(format!("cannot lock {}: {e}", path.display())),
+            Err(source) => return Err(TriageError::Lock { path, source }),
         }
     }
 }
@@ -663,20 +672,23 @@ fn count(t: &Triage) -> Counts {
 }
 
 /// The harness must be an existing, executable file: otherwise every run would fail the same way.
-fn check_harness(harness: &Path) -> Result<(), String> {
-    let meta = std::fs::metadata(harness)
-        .map_err(|e| format!("cannot use the harness {}: {e}; build it first", harness.display()))?;
+fn check_harness(harness: &Path) -> Result<(), TriageError> {
+    let meta = std::fs::metadata(harness).map_err(|source| TriageError::HarnessMissing {
+        path: harness.to_path_buf(),
+        source,
+    })?;
     if !meta.is_file() {
-        return Err(format!("the harness {} is not a file", harness.display()));
+        return Err(TriageError::HarnessNotAFile {
+            path: harness.to_path_buf(),
+        });
     }
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         if meta.permissions().mode() & 0o111 == 0 {
-            return Err(format!(
-                "the harness {} is not executable (chmod +x it)",
-                harness.display()
-            ));
+            return Err(TriageError::HarnessNotExecutable {
+                path: harness.to_path_buf(),
+            });
         }
     }
     Ok(())

@@ -60,6 +60,7 @@ pub enum Status {
 
 /// One crash file after reruns.
 #[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
 pub struct FileResult {
     /// The file.
     #[serde(flatten)]

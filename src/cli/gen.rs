@@ -1,4 +1,5 @@
-//! `hellfuzz mine`, `hellfuzz gen` and `hellfuzz dict`: models, generated seeds, dictionaries.
+//! `hellfuzz gen`: inputs generated from a grammar and mined (or inverted, or uniform)
+//! probabilities, into a corpus folder or onto standard output; with `--keep-if`, filtered.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -11,49 +12,11 @@ use hellfuzz::mine::{samples, Mode, Model, Probabilities};
 use hellfuzz::oracle::{Command, KeepIfError, KeepIfOptions};
 use hellfuzz::tree::Tree;
 
+use super::args::{at_least_one, max_size, positive_seconds, seed, size};
 use super::common::{cancel_on_ctrl_c, load_grammar, report_skipped, split_command};
 
-/// `hellfuzz mine`.
-pub fn mine(
-    name: &str,
-    args: &[String],
-    output: Option<PathBuf>,
-    merge: &[PathBuf],
-    show: bool,
-    invert: bool,
-) -> Result<ExitCode, String> {
-    let g = load_grammar(name)?;
-    let files = samples::collect(args)?;
-    let (mut model, skipped) = samples::mine_files(&g, &files);
-    report_skipped(&skipped);
-    for path in merge {
-        let other = Model::load(path, &g).map_err(|e| e.to_string())?;
-        model.merge(&other).map_err(|e| e.to_string())?;
-    }
-    eprintln!(
-        "mined {} of {} samples ({} skipped){}",
-        files.len() - skipped.len(),
-        files.len(),
-        skipped.len(),
-        if merge.is_empty() {
-            String::new()
-        } else {
-            format!(", merged {} model(s): {} samples in all", merge.len(), model.samples)
-        }
-    );
-    if model.samples == 0 {
-        return Err("no sample could be mined".into());
-    }
-    if let Some(path) = &output {
-        model.save(path).map_err(|e| e.to_string())?;
-        eprintln!("model written to {}", path.display());
-    }
-    if show || output.is_none() {
-        let mode = if invert { Mode::Inverted } else { Mode::Mined };
-        out!("{}", Probabilities::new(&g, Some(&model), mode).annotate(&g));
-    }
-    Ok(ExitCode::SUCCESS)
-}
+/// `gen --max-size` when not given (and not following the samples' sizes).
+const DEFAULT_MAX_SIZE: usize = 1000;
 
 /// The model `gen` uses: the given models merged, else the given samples mined, else the
 /// built-in samples of a built-in grammar; `None` if there is nothing to mine. With it, the
@@ -74,7 +37,7 @@ fn gen_model(
         return Ok((Some(model), Vec::new()));
     }
     let (trees, skipped) = if !sample_args.is_empty() {
-        samples::parse_files(g, &samples::collect(sample_args)?)
+        samples::parse_files(g, &samples::collect(sample_args).map_err(|e| e.to_string())?)
     } else if builtin::grammar_text(name).is_some() {
         samples::parse_builtin(g, name)
     } else {
@@ -192,106 +155,192 @@ pub struct KeepIf {
 /// The largest `--max-size` that following the samples' sizes may choose.
 const SAMPLE_MAX_SIZE_CAP: usize = 1 << 20;
 
-/// `hellfuzz gen`.
-#[allow(clippy::too_many_arguments)]
-pub fn gen(
-    name: &str,
-    models: &[PathBuf],
-    sample_args: &[String],
-    mode: Mode,
-    count: usize,
-    seed: u64,
-    mut limits: Limits,
-    like_samples: bool,
-    sample_max_size: bool,
-    out: Option<PathBuf>,
-    nul: bool,
-    keep_if: Option<KeepIf>,
-) -> Result<ExitCode, String> {
-    let g = load_grammar(name)?;
-    // A --max-size no input can keep to is refused before mining samples (again below, once the
-    // default has followed the samples).
-    if !sample_max_size {
-        limits.check(&g).map_err(|e| gen_limits_error(&e, false))?;
-    }
-    let (model, trees) = gen_model(&g, name, models, sample_args)?;
-    if model.is_none() && mode != Mode::Uniform {
-        eprintln!(
-            "note: no samples or model for {}: using the grammar's own weights (give --samples or --model)",
-            g.origin()
-        );
-    }
-    let probs = Probabilities::new(&g, model.as_ref(), mode);
-    // "More of the same" follows one sample per input (size, choices, characters), unless the
-    // user set the grow phase (--min-size).
-    let targets = match &model {
-        Some(m) if mode == Mode::Mined && like_samples => hellfuzz::generate::targets_with_trees(&g, m, trees),
-        _ => Vec::new(),
-    };
-    // Without --max-size, "more of the same" is as large as the samples are (up to 1 MiB).
-    if sample_max_size {
-        if let Some(largest) = targets.iter().map(|t| t.size).max() {
-            limits.max_size = largest.clamp(1, SAMPLE_MAX_SIZE_CAP);
-        }
-    }
-    // --min-size is a wish (a grow phase), --max-size a bound: the bound wins, and says so.
-    if !like_samples && limits.min_size > limits.max_size {
-        eprintln!(
-            "warning: --min-size {} is more than --max-size {}{}: inputs stay at most {} bytes",
-            limits.min_size,
-            limits.max_size,
-            if sample_max_size { " (the default)" } else { "" },
-            limits.max_size
-        );
-    }
-    // Refused before anything is generated or written (not even the corpus folder is made).
-    let generator = Generator::checked(&g, &probs, limits, seed).map_err(|e| gen_limits_error(&e, sample_max_size))?;
-    let mut generator = generator.with_targets(&targets);
-    let mut output = Output::new(out.as_ref(), nul)?;
-    if let Some(keep_if) = keep_if {
-        return gen_kept(&mut || generator.input(), &mut output, count, seed, mode, &keep_if);
-    }
-    let bar = indicatif::ProgressBar::new(count as u64);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} inputs, {elapsed} ({eta} left)")
-            .expect("valid template"),
-    );
-    if count < 200 {
-        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
-    }
-    // A signal stops between two inputs: every file written is complete, no temporary is left.
-    let cancel = cancel_on_ctrl_c();
-    let mut done = 0;
-    let written = (0..count)
-        .take_while(|_| !cancel.load(std::sync::atomic::Ordering::Relaxed))
-        .try_for_each(|_| {
-            let input = generator.input();
-            bar.inc(1);
-            done += 1;
-            output.add(&input)
-        })
-        .and_then(|()| output.finish());
-    bar.finish_and_clear();
-    if let Err(e) = written {
-        return match output.error(e) {
-            Some(message) => Err(message),
-            None => Ok(ExitCode::SUCCESS),
+/// Generate inputs: "more of the same" as the samples, or with --invert "inputs from hell";
+/// with --keep-if, only those a command accepts.
+#[derive(clap::Args)]
+pub struct GenArgs {
+    /// A built-in grammar name (json, expr, js, toml, css, sql, glsl) or a path to a grammar file.
+    pub grammar: String,
+    /// Models to generate from (default: mine --samples, or a built-in grammar's samples).
+    #[arg(long)]
+    pub model: Vec<PathBuf>,
+    /// Sample files, folders or globs to mine first (instead of --model).
+    #[arg(long)]
+    pub samples: Vec<String>,
+    /// Invert the mined probabilities: prefer what the samples rarely or never use.
+    #[arg(long, conflicts_with = "uniform")]
+    pub invert: bool,
+    /// Ignore models and weights: every choice equally likely.
+    #[arg(long)]
+    pub uniform: bool,
+    /// How many inputs to generate (duplicates are skipped and counted); with --keep-if, how
+    /// many inputs the command must keep.
+    #[arg(long, short = 'n', default_value_t = 100, value_parser = at_least_one, allow_negative_numbers = true)]
+    pub count: usize,
+    /// Seed of the random choices; the same seed gives the same inputs.
+    #[arg(long, default_value_t = 0, value_parser = seed, allow_negative_numbers = true)]
+    pub seed: u64,
+    /// Largest input in bytes (default 1000; "more of the same" mined from samples: as large
+    /// as the largest sample).
+    #[arg(long, value_parser = max_size, allow_negative_numbers = true)]
+    pub max_size: Option<usize>,
+    /// Grow phase: keep inputs growing until they have this many bytes (default: half of
+    /// --max-size with --invert or --uniform; by default each input follows the size of a
+    /// random sample instead).
+    #[arg(long, value_parser = size, allow_negative_numbers = true)]
+    pub min_size: Option<usize>,
+    /// Write each input into this folder, named by the SHA-1 of its content (a libFuzzer corpus).
+    #[arg(long, short)]
+    pub out: Option<PathBuf>,
+    /// On standard output, end each input with a NUL byte instead of a newline.
+    #[arg(long)]
+    pub nul: bool,
+    /// Keep only the inputs this command accepts (exit status 0; another status, a signal or
+    /// a timeout drops the input): `@@` becomes the path of a file holding the input; without
+    /// `@@` the input goes to standard input. Rejected inputs are never written.
+    #[arg(long, value_name = "CMD @@")]
+    pub keep_if: Option<String>,
+    /// With --keep-if: generate at most this many candidates (default: 20 × --count); stop
+    /// with an error as soon as --count cannot be reached within them.
+    #[arg(long, requires = "keep_if", value_parser = at_least_one, allow_negative_numbers = true)]
+    pub max_tries: Option<usize>,
+    /// With --keep-if: commands run at once (default: the number of CPUs); the kept inputs
+    /// are the same for every -j.
+    #[arg(short = 'j', long, requires = "keep_if", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub jobs: Option<usize>,
+    /// With --keep-if: seconds before a run of the command is killed (the input is dropped)
+    /// [default: 10].
+    #[arg(long, requires = "keep_if", value_parser = positive_seconds, allow_negative_numbers = true)]
+    pub timeout: Option<Duration>,
+}
+
+impl GenArgs {
+    /// Runs `hellfuzz gen`.
+    pub fn run(self) -> Result<ExitCode, String> {
+        let GenArgs {
+            grammar,
+            model: models,
+            samples: sample_args,
+            invert,
+            uniform,
+            count,
+            seed,
+            max_size,
+            min_size,
+            out,
+            nul,
+            keep_if,
+            max_tries,
+            jobs,
+            timeout,
+        } = self;
+        let (name, models, sample_args) = (grammar.as_str(), models.as_slice(), sample_args.as_slice());
+        let mode = if invert {
+            Mode::Inverted
+        } else if uniform {
+            Mode::Uniform
+        } else {
+            Mode::Mined
         };
-    }
-    if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+        let sample_max_size = max_size.is_none();
+        let max_size = max_size.unwrap_or(DEFAULT_MAX_SIZE);
+        let mut limits = Limits {
+            min_size: min_size.unwrap_or(max_size / 2),
+            ..Limits::up_to(max_size)
+        };
+        let keep_if = keep_if.map(|cmd| KeepIf {
+            cmd,
+            max_tries,
+            jobs,
+            timeout: timeout.unwrap_or(hellfuzz::oracle::DEFAULT_TIMEOUT),
+        });
+        let like_samples = min_size.is_none();
+        let g = load_grammar(name)?;
+        // A --max-size no input can keep to is refused before mining samples (again below, once the
+        // default has followed the samples).
+        if !sample_max_size {
+            limits.check(&g).map_err(|e| gen_limits_error(&e, false))?;
+        }
+        let (model, trees) = gen_model(&g, name, models, sample_args)?;
+        if model.is_none() && mode != Mode::Uniform {
+            eprintln!(
+                "note: no samples or model for {}: using the grammar's own weights (give --samples or --model)",
+                g.origin()
+            );
+        }
+        let probs = Probabilities::new(&g, model.as_ref(), mode);
+        // "More of the same" follows one sample per input (size, choices, characters), unless the
+        // user set the grow phase (--min-size).
+        let targets = match &model {
+            Some(m) if mode == Mode::Mined && like_samples => hellfuzz::generate::targets_with_trees(&g, m, trees),
+            _ => Vec::new(),
+        };
+        // Without --max-size, "more of the same" is as large as the samples are (up to 1 MiB).
+        if sample_max_size {
+            if let Some(largest) = targets.iter().map(|t| t.size).max() {
+                limits.max_size = largest.clamp(1, SAMPLE_MAX_SIZE_CAP);
+            }
+        }
+        // --min-size is a wish (a grow phase), --max-size a bound: the bound wins, and says so.
+        if !like_samples && limits.min_size > limits.max_size {
+            eprintln!(
+                "warning: --min-size {} is more than --max-size {}{}: inputs stay at most {} bytes",
+                limits.min_size,
+                limits.max_size,
+                if sample_max_size { " (the default)" } else { "" },
+                limits.max_size
+            );
+        }
+        // Refused before anything is generated or written (not even the corpus folder is made).
+        let generator =
+            Generator::checked(&g, &probs, limits, seed).map_err(|e| gen_limits_error(&e, sample_max_size))?;
+        let mut generator = generator.with_targets(&targets);
+        let mut output = Output::new(out.as_ref(), nul)?;
+        if let Some(keep_if) = keep_if {
+            return gen_kept(&mut || generator.input(), &mut output, count, seed, mode, &keep_if);
+        }
+        let bar = indicatif::ProgressBar::new(count as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} inputs, {elapsed} ({eta} left)")
+                .expect("valid template"),
+        );
+        if count < 200 {
+            bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+        }
+        // A signal stops between two inputs: every file written is complete, no temporary is left.
+        let cancel = cancel_on_ctrl_c();
+        let mut done = 0;
+        let written = (0..count)
+            .take_while(|_| !cancel.load(std::sync::atomic::Ordering::Relaxed))
+            .try_for_each(|_| {
+                let input = generator.input();
+                bar.inc(1);
+                done += 1;
+                output.add(&input)
+            })
+            .and_then(|()| output.finish());
+        bar.finish_and_clear();
+        if let Err(e) = written {
+            return match output.error(e) {
+                Some(message) => Err(message),
+                None => Ok(ExitCode::SUCCESS),
+            };
+        }
+        if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+            eprintln!(
+                "interrupted after {done} of {count} inputs ({}, seed {seed}): {}",
+                mode_name(mode),
+                output.summary()
+            );
+            return Ok(ExitCode::from(130));
+        }
         eprintln!(
-            "interrupted after {done} of {count} inputs ({}, seed {seed}): {}",
+            "generated {count} inputs ({}, seed {seed}): {}",
             mode_name(mode),
             output.summary()
         );
-        return Ok(ExitCode::from(130));
+        Ok(ExitCode::SUCCESS)
     }
-    eprintln!(
-        "generated {count} inputs ({}, seed {seed}): {}",
-        mode_name(mode),
-        output.summary()
-    );
-    Ok(ExitCode::SUCCESS)
 }
 
 /// A [`GenerateError`] in terms of `gen`'s options; `default` if --max-size was not given.

@@ -1,0 +1,75 @@
+//! `hellfuzz import`: a tree-sitter grammar converted into a hellfuzz grammar file.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Convert a tree-sitter grammar (a grammar.json, or the name of a tree-sitter crate in cargo's
+/// registry) into a hellfuzz grammar file.
+#[derive(clap::Args)]
+pub struct ImportArgs {
+    /// A path to a grammar.json (or a crate folder), or a crate name such as
+    /// tree-sitter-toml-ng (looked up under $CARGO_HOME/registry/src; newest version).
+    pub source: String,
+    /// Write the grammar here (atomically) instead of to standard output.
+    #[arg(long, short)]
+    pub out: Option<PathBuf>,
+    /// An overrides file (hellfuzz grammar format): definitions of the external tokens, and
+    /// replacements for imported rules that are wider than the real format.
+    #[arg(long)]
+    pub externals: Option<PathBuf>,
+}
+
+impl ImportArgs {
+    /// Runs `hellfuzz import`.
+    pub fn run(self) -> Result<ExitCode, String> {
+        let ImportArgs { source, out, externals } = self;
+        let (source, output, externals) = (source.as_str(), out.as_deref(), externals.as_deref());
+        let src = hellfuzz::import::source::find(source).map_err(|e| e.to_string())?;
+        let ov_text = match externals {
+            Some(p) => Some(
+                std::fs::read_to_string(p)
+                    .map_err(|e| format!("{}: cannot read the overrides file: {e}", p.display()))?,
+            ),
+            None => None,
+        };
+        let ov_name = externals
+            .and_then(|p| p.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let overrides = ov_text
+            .as_deref()
+            .map(|text| hellfuzz::import::tree_sitter::Overrides { text, name: &ov_name });
+        let imported = hellfuzz::import::import(&src, overrides).map_err(|e| e.to_string())?;
+        match output {
+            Some(path) => {
+                hellfuzz::files::write_atomically(path, imported.text.as_bytes())
+                    .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+                eprintln!(
+                    "imported {} into {} ({} bytes, {} approximation(s) noted in comments)",
+                    src.path.display(),
+                    path.display(),
+                    imported.text.len(),
+                    imported.notes.len()
+                );
+            }
+            None => {
+                let mut out = std::io::stdout().lock();
+                if let Err(e) = out.write_all(imported.text.as_bytes()).and_then(|_| out.flush()) {
+                    if e.kind() != std::io::ErrorKind::BrokenPipe {
+                        return Err(format!("cannot write to standard output: {e}"));
+                    }
+                }
+            }
+        }
+        if !imported.undefined_externals.is_empty() {
+            eprintln!(
+                "warning: {} external token(s) have no definition yet: {}; define them in an overrides file \
+             (grammar format) and import again with --externals FILE",
+                imported.undefined_externals.len(),
+                imported.undefined_externals.join(", ")
+            );
+        }
+        Ok(ExitCode::SUCCESS)
+    }
+}
