@@ -29,7 +29,7 @@ mod recover;
 
 use std::fmt;
 
-use crate::grammar::{diag::line_col, Grammar};
+use crate::grammar::{diag::line_col, Grammar, TerminalId};
 use crate::tree::Tree;
 
 pub use recover::ErrorSpan;
@@ -146,6 +146,30 @@ impl Parser {
         }
         // The error needs the run that tries every symbol (see `parse`).
         self.parse(input).map(drop)
+    }
+
+    /// Where `input` fails to parse and the terminals expected there (as [`Parser::parse`]'s
+    /// error names them, but as ids, for callers that build what is expected, such as input
+    /// repair's insertions); `None` when `input` parses.
+    pub fn expected_terminals(&self, input: &[u8]) -> Option<(usize, Vec<TerminalId>)> {
+        if input.len() >= u32::MAX as usize {
+            return Some((0, Vec::new()));
+        }
+        let mut lexer = lexical::Lexer::new(&self.grammar, input);
+        let mut scratch = self.take_scratch();
+        let fast = earley::recognize(&self.compiled, &self.grammar, input, &mut lexer, &mut scratch).is_ok();
+        let result = if fast {
+            None
+        } else {
+            // As in `parse`: only a run that tries every symbol knows all that was expected.
+            let mut lexer = lexical::Lexer::new(&self.grammar, input);
+            lexer.lookahead = false;
+            earley::recognize(&self.compiled, &self.grammar, input, &mut lexer, &mut scratch)
+                .err()
+                .map(|f| (f.offset, f.expected))
+        };
+        self.keep_scratch(scratch);
+        result
     }
 
     /// The kept chart buffers, or fresh ones if another parse is using them.
