@@ -25,8 +25,8 @@ pub enum Mode {
     Syntactic,
 }
 
-/// How to repair.
-#[derive(Clone, Debug, Default)]
+/// How to repair. The default: the mode chosen by the input, one job, no limits, insertion on.
+#[derive(Clone, Debug)]
 pub struct RepairOptions {
     /// `None`: syntactic when a grammar is given and its recovering parse finds some structure
     /// (not everything is an error), else lexical.
@@ -40,6 +40,17 @@ pub struct RepairOptions {
     /// a missing `:`), validated by the oracle like any candidate. Off: the paper's repair, a
     /// subsequence of the input. Either way ddmax then grows the result over deletions only.
     pub insert: bool,
+}
+
+impl Default for RepairOptions {
+    fn default() -> RepairOptions {
+        RepairOptions {
+            mode: None,
+            jobs: 1,
+            budget: Budget::default(),
+            insert: true,
+        }
+    }
 }
 
 /// One removed part of the input: the diagnosis is the list of these.
