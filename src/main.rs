@@ -211,6 +211,11 @@ enum Command {
         /// ddmax over the tokens of the error-recovering parse (default with --grammar).
         #[arg(long, requires = "grammar")]
         syntactic: bool,
+        /// Never insert what the grammar expects at a parse error: the result is a subsequence
+        /// of the input (the paper's ddmax). By default, with --grammar, repair may insert the
+        /// cheapest string of an expected terminal (`{` -> `{}`, a missing `:`).
+        #[arg(long)]
+        no_insert: bool,
         /// Where to write the repaired input (default: the input's path with `.repaired` added).
         #[arg(long, short)]
         out: Option<PathBuf>,
@@ -540,6 +545,7 @@ fn main() -> ExitCode {
             cmd,
             lexical,
             syntactic,
+            no_insert,
             out,
             json,
             limits,
@@ -554,6 +560,7 @@ fn main() -> ExitCode {
                 mode,
                 jobs: limits.jobs,
                 budget: limits.budget(),
+                insert: !no_insert,
             };
             cli::repair::repair_cmd(&input, grammar.as_deref(), &cmd, limits.timeout(), options, out, json)
         }

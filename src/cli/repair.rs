@@ -69,7 +69,13 @@ pub fn repair_cmd(
         hellfuzz::files::write_atomically(&out, &result.input)
             .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     }
-    let kept = result.input.len();
+    // Bytes of the original in the result (inserted bytes are not the input's).
+    let kept = result.original_size - result.removed.iter().map(|r| r.bytes.len()).sum::<usize>();
+    let inserted = if result.inserted.is_empty() {
+        String::new()
+    } else {
+        format!(", inserted {} part(s)", result.inserted.len())
+    };
     let (runs, timeouts) = (
         oracle.runs.load(Ordering::Relaxed),
         oracle.timeouts.load(Ordering::Relaxed),
@@ -98,7 +104,7 @@ pub fn repair_cmd(
         format!("{} is processed already: nothing to repair", path.display())
     } else if result.repaired {
         format!(
-            "repaired {} with {} ddmax: kept {kept} of {} bytes, removed {} part(s); {} candidates, {} runs, {:.1} s{}; written to {}",
+            "repaired {} with {} ddmax: kept {kept} of {} bytes, removed {} part(s){inserted}; {} candidates, {} runs, {:.1} s{}; written to {}",
             path.display(),
             serde_json::to_value(result.mode).expect("modes serialize").as_str().unwrap_or("?"),
             result.original_size,
@@ -156,6 +162,9 @@ pub fn repair_cmd(
                 r.bytes.len(),
                 r.bytes.escape_ascii()
             );
+        }
+        for i in &result.inserted {
+            outln!("inserted at offset {}: \"{}\"", i.offset, i.bytes.escape_ascii());
         }
     }
     Ok(if interrupted {
