@@ -5,6 +5,11 @@
 //! three of these at once (multiple). Each corrupted file is repaired by both ddmax variants
 //! against a subject (the `json_subject` example as a subprocess with `--subject PATH`, else
 //! serde_json in-process), within a per-file budget. Prints `name: value unit` lines and a summary.
+//!
+//! Bytes recovered: the longest common subsequence of the repair and the ORIGINAL (uncorrupted)
+//! file, as a share of the original, averaged over files (an unrepaired file counts 0). A repair
+//! may insert what the grammar expects; inserted bytes count only where they are the original's.
+//! `kept_of_corrupted` is the older figure: the repair's length over the corrupted input's.
 
 use std::time::{Duration, Instant};
 
@@ -48,12 +53,51 @@ fn corrupt(rng: &mut ChaCha8Rng, original: &[u8], kinds: &[u32]) -> Option<Vec<u
     })
 }
 
+/// Length of the longest common subsequence of `a` and `b` (Myers' O((N+M)D) greedy forward
+/// search after trimming the common prefix and suffix: repairs are close to the original).
+fn lcs(a: &[u8], b: &[u8]) -> usize {
+    let pre = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let (a, b) = (&a[pre..], &b[pre..]);
+    let suf = a.iter().rev().zip(b.iter().rev()).take_while(|(x, y)| x == y).count();
+    let (a, b) = (&a[..a.len() - suf], &b[..b.len() - suf]);
+    let (n, m) = (a.len() as isize, b.len() as isize);
+    let max = (n + m) as usize;
+    let off = max as isize + 1;
+    let mut v = vec![0isize; 2 * max + 3];
+    for d in 0..=max as isize {
+        let mut k = -d;
+        while k <= d {
+            let i = (k + off) as usize;
+            let mut x = if k == -d || (k != d && v[i - 1] < v[i + 1]) {
+                v[i + 1]
+            } else {
+                v[i - 1] + 1
+            };
+            let mut y = x - k;
+            while x < n && y < m && a[x as usize] == b[y as usize] {
+                x += 1;
+                y += 1;
+            }
+            v[i] = x;
+            if x >= n && y >= m {
+                // d edits: (n - lcs) deletions plus (m - lcs) insertions.
+                return pre + suf + ((n + m - d) / 2) as usize;
+            }
+            k += 2;
+        }
+    }
+    pre + suf
+}
+
 #[derive(Default)]
 struct Totals {
     inputs: usize,
     repaired: usize,
     exact: usize,
+    /// Sum over files of the share of the original's bytes recovered.
     kept_share: f64,
+    /// Sum over files of the repair's length over the corrupted input's.
+    kept_of_corrupted: f64,
     runs: u64,
     time: Duration,
     exhausted: usize,
@@ -73,6 +117,12 @@ fn main() {
     let subject = arg("--subject");
     // --verbose: one line per repair on standard error (file, corruption, mode, kept bytes).
     let verbose = std::env::args().any(|a| a == "--verbose");
+    // --only TEXT: repair only files whose path contains TEXT (the corruptions stay the same).
+    let only = arg("--only");
+    // --dump DIR: write each corrupted input to DIR/<file>.<corruption>.
+    let dump = arg("--dump");
+    // --no-insert: the paper's repair (subsequences only), for comparison.
+    let insert = !std::env::args().any(|a| a == "--no-insert");
     let oracle: Box<dyn Oracle> = match &subject {
         Some(path) => Box::new(Processed(Command::new([path.as_str(), "@@"]).expect("subject command"))),
         None => Box::new(|d: &[u8]| if valid(d) { Outcome::Pass } else { Outcome::Fail }),
@@ -109,6 +159,16 @@ fn main() {
             let Some(input) = corrupt(&mut rng, &original, &kinds) else {
                 continue;
             };
+            if only
+                .as_ref()
+                .is_some_and(|o| !path.to_string_lossy().contains(o.as_str()))
+            {
+                continue;
+            }
+            if let Some(dir) = &dump {
+                let file = path.file_name().expect("file name").to_string_lossy();
+                std::fs::write(format!("{dir}/{file}.{name}"), &input).expect("dump");
+            }
             for (m, mode) in [Mode::Lexical, Mode::Syntactic].into_iter().enumerate() {
                 let options = RepairOptions {
                     mode: Some(mode),
@@ -117,14 +177,17 @@ fn main() {
                         max_tests: Some(max_tests),
                         ..Budget::default()
                     },
+                    insert,
                 };
                 let r = repair(&input, Some(&grammar), oracle.as_ref(), &options);
                 let t = &mut totals[usize::from(name == "multiple")][m];
                 t.inputs += 1;
                 let ok = r.repaired && valid(&r.input);
+                let recovered = if ok { lcs(&r.input, &original) } else { 0 };
                 if ok {
                     t.repaired += 1;
-                    t.kept_share += r.input.len() as f64 / input.len() as f64;
+                    t.kept_share += recovered as f64 / original.len() as f64;
+                    t.kept_of_corrupted += r.input.len() as f64 / input.len() as f64;
                 }
                 t.exact += usize::from(r.input == original);
                 t.runs += r.oracle_calls;
@@ -132,11 +195,12 @@ fn main() {
                 t.exhausted += usize::from(r.budget_exhausted);
                 if verbose {
                     eprintln!(
-                        "{}\t{name}\t{mode:?}\t{}\t{}/{}\t{} runs",
+                        "{}\t{name}\t{mode:?}\t{}\t{}/{}\t{recovered}/{} of original\t{} runs",
                         path.display(),
                         if ok { "repaired" } else { "NOT" },
                         if ok { r.input.len() } else { 0 },
                         input.len(),
+                        original.len(),
                         r.oracle_calls
                     );
                 }
@@ -165,7 +229,11 @@ fn main() {
             let kept = 100.0 * t.kept_share / n;
             println!("{corruption}_{mode}_inputs: {} files", t.inputs);
             println!("{corruption}_{mode}_repaired: {repaired:.1} %");
-            println!("{corruption}_{mode}_bytes_recovered: {kept:.1} %");
+            println!("{corruption}_{mode}_bytes_recovered: {kept:.1} % of the original");
+            println!(
+                "{corruption}_{mode}_kept_of_corrupted: {:.1} %",
+                100.0 * t.kept_of_corrupted / n
+            );
             println!(
                 "{corruption}_{mode}_exact_original: {:.1} %",
                 100.0 * t.exact as f64 / n

@@ -67,15 +67,40 @@ fn repair_json_record_for_the_missing_colon() {
         "-j",
         "2",
     ];
+    // By default the grammar's expected `:` is inserted.
     let out = hellfuzz(&args);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(record["mode"], "syntactic");
     assert_eq!(record["repaired"], true);
+    assert_eq!(record["input"], r#"{"item": "Apple", "price": 3.45}"#);
+    assert_eq!(record["removed"], serde_json::json!([]));
+    assert_eq!(record["inserted"], serde_json::json!([{"offset": 25, "bytes": ":"}]));
+    assert_eq!(std::fs::read(&fixed).unwrap(), br#"{"item": "Apple", "price": 3.45}"#);
+    // --no-insert: the paper's repair (Fig. 10), a subsequence of the input.
+    let out = hellfuzz(&[&args[..], &["--no-insert"]].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(record["input"], r#"{"item": "Apple"}"#);
     assert_eq!(record["removed"][0]["offset"], 16);
     assert_eq!(record["removed"][0]["bytes"], r#", "price" 3.45"#);
+    assert_eq!(record["inserted"], serde_json::json!([]));
     assert_eq!(std::fs::read(&fixed).unwrap(), br#"{"item": "Apple"}"#);
+}
+
+#[test]
+fn repair_inserts_what_the_grammar_expects_and_says_so() {
+    let dir = temp_dir("truncated");
+    let input = dir.join("list.json");
+    std::fs::write(&input, b"[1, {\"b\": 2").unwrap();
+    let out = hellfuzz(&["repair", input.to_str().unwrap(), "-g", "json", "--cmd", &subject()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        std::fs::read(dir.join("list.json.repaired")).unwrap(),
+        b"[1, {\"b\": 2}]"
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "inserted at offset 11: \"}]\"\n");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("kept 11 of 11 bytes, removed 0 part(s), inserted 1 part(s)"));
 }
 
 #[test]

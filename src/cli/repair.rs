@@ -31,6 +31,11 @@ pub struct RepairArgs {
     /// ddmax over the tokens of the error-recovering parse (default with --grammar).
     #[arg(long, requires = "grammar")]
     pub syntactic: bool,
+    /// Never insert what the grammar expects at a parse error: the result is a subsequence
+    /// of the input (the paper's ddmax). By default, with --grammar, repair may insert the
+    /// cheapest string of an expected terminal (`{` -> `{}`, a missing `:`).
+    #[arg(long)]
+    pub no_insert: bool,
     /// Where to write the repaired input (default: the input's path with `.repaired` added).
     #[arg(long, short)]
     pub out: Option<PathBuf>,
@@ -50,6 +55,7 @@ impl RepairArgs {
             cmd,
             lexical,
             syntactic,
+            no_insert,
             out,
             json,
             limits,
@@ -63,6 +69,7 @@ impl RepairArgs {
             mode,
             jobs: limits.jobs,
             budget: limits.budget(),
+            insert: !no_insert,
         };
         let (path, grammar, cmd, timeout) = (&input, grammar.as_deref(), cmd.as_str(), limits.timeout());
         check_output(path, &out.clone().unwrap_or_else(|| default_out(path)))?;
@@ -113,7 +120,13 @@ impl RepairArgs {
             hellfuzz::files::write_atomically(&out, &result.input)
                 .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
         }
-        let kept = result.input.len();
+        // Bytes of the original in the result (inserted bytes are not the input's).
+        let kept = result.original_size - result.removed.iter().map(|r| r.bytes.len()).sum::<usize>();
+        let inserted = if result.inserted.is_empty() {
+            String::new()
+        } else {
+            format!(", inserted {} part(s)", result.inserted.len())
+        };
         let (runs, timeouts) = (
             oracle.runs.load(Ordering::Relaxed),
             oracle.timeouts.load(Ordering::Relaxed),
@@ -142,7 +155,7 @@ impl RepairArgs {
             format!("{} is processed already: nothing to repair", path.display())
         } else if result.repaired {
             format!(
-            "repaired {} with {} ddmax: kept {kept} of {} bytes, removed {} part(s); {} candidates, {} runs, {:.1} s{}; written to {}",
+            "repaired {} with {} ddmax: kept {kept} of {} bytes, removed {} part(s){inserted}; {} candidates, {} runs, {:.1} s{}; written to {}",
             path.display(),
             serde_json::to_value(result.mode).expect("modes serialize").as_str().unwrap_or("?"),
             result.original_size,
@@ -200,6 +213,9 @@ impl RepairArgs {
                     r.bytes.len(),
                     r.bytes.escape_ascii()
                 );
+            }
+            for i in &result.inserted {
+                outln!("inserted at offset {}: \"{}\"", i.offset, i.bytes.escape_ascii());
             }
         }
         Ok(if interrupted {

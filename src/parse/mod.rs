@@ -31,7 +31,7 @@ mod scan;
 
 use std::fmt;
 
-use crate::grammar::{diag::line_col, Grammar};
+use crate::grammar::{diag::line_col, Grammar, TerminalId};
 use crate::tree::Tree;
 
 pub use recover::ErrorSpan;
@@ -186,6 +186,31 @@ impl Parser {
         let mut scratch = self.take_scratch();
         let mut lexer = self.lexer(input, &mut scratch);
         earley::recognize(&self.compiled, &self.grammar, input, &mut lexer, &mut scratch).is_ok()
+    }
+
+    /// Where `input` fails to parse and the terminals expected there (as [`Parser::parse`]'s
+    /// error names them, but as ids, for callers that build what is expected, such as input
+    /// repair's insertions); `None` when `input` parses.
+    pub fn expected_terminals(&self, input: &[u8]) -> Option<(usize, Vec<TerminalId>)> {
+        if input.len() >= u32::MAX as usize {
+            return Some((0, Vec::new()));
+        }
+        let mut scratch = self.take_scratch();
+        let mut lexer = self.lexer(input, &mut scratch);
+        let fast = earley::recognize(&self.compiled, &self.grammar, input, &mut lexer, &mut scratch).is_ok();
+        scratch.dfa_cache = lexer.dfa_cache.take();
+        let result = if fast {
+            None
+        } else {
+            // As in `parse`: only a run that tries every symbol knows all that was expected.
+            let mut lexer = lexical::Lexer::new(&self.grammar, input);
+            lexer.lookahead = false;
+            earley::recognize(&self.compiled, &self.grammar, input, &mut lexer, &mut scratch)
+                .err()
+                .map(|f| (f.offset, f.expected))
+        };
+        self.keep_scratch(scratch);
+        result
     }
 
     /// The kept chart buffers, or fresh ones if another parse is using them.

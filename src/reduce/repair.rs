@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use super::ddmax::{ddmax, Maximized};
 use super::generic::lexer::lex;
 use super::tester::{confirm, Budget, Tester, CONFIRM_RUNS};
-use crate::grammar::{Grammar, TerminalId};
+use crate::grammar::{Grammar, Terminal, TerminalId};
 use crate::oracle::{Cached, Oracle, Outcome};
 use crate::parse::{ErrorSpan, Parser};
 use crate::tree::{NodeKind, Tree};
@@ -25,8 +25,8 @@ pub enum Mode {
     Syntactic,
 }
 
-/// How to repair.
-#[derive(Clone, Debug, Default)]
+/// How to repair. The default: the mode chosen by the input, one job, no limits, insertion on.
+#[derive(Clone, Debug)]
 pub struct RepairOptions {
     /// `None`: syntactic when a grammar is given and its recovering parse finds some structure
     /// (not everything is an error), else lexical.
@@ -35,6 +35,22 @@ pub struct RepairOptions {
     pub jobs: usize,
     /// Limits; when they run out, the largest passing input found so far is returned.
     pub budget: Budget,
+    /// With a grammar: where removing nothing near a parse error gets past it as cheaply, insert
+    /// the cheapest string of a terminal the grammar expects there (`{` → `{}`, `nul` → `null`,
+    /// a missing `:`), validated by the oracle like any candidate. Off: the paper's repair, a
+    /// subsequence of the input. Either way ddmax then grows the result over deletions only.
+    pub insert: bool,
+}
+
+impl Default for RepairOptions {
+    fn default() -> RepairOptions {
+        RepairOptions {
+            mode: None,
+            jobs: 1,
+            budget: Budget::default(),
+            insert: true,
+        }
+    }
 }
 
 /// One removed part of the input: the diagnosis is the list of these.
@@ -47,10 +63,21 @@ pub struct Removed {
     pub bytes: Vec<u8>,
 }
 
+/// Bytes a repair inserted (see [`RepairOptions::insert`]).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Inserted {
+    /// Byte offset in the original input before which the bytes go.
+    pub offset: usize,
+    /// The inserted bytes.
+    #[serde(serialize_with = "lossy")]
+    pub bytes: Vec<u8>,
+}
+
 /// The outcome of a repair.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Repair {
-    /// The repaired input: a subsequence of the original. It passed the oracle iff `repaired`.
+    /// The repaired input: the original minus `removed`, plus `inserted` (empty unless
+    /// [`RepairOptions::insert`]). It passed the oracle iff `repaired`.
     #[serde(serialize_with = "lossy")]
     pub input: Vec<u8>,
     /// The ddmax that ran.
@@ -59,8 +86,10 @@ pub struct Repair {
     pub repaired: bool,
     /// The original already passed: nothing was removed.
     pub already_passing: bool,
-    /// The removed parts, in order: the original minus these is `input`.
+    /// The removed parts, in order: the original minus these (plus `inserted`) is `input`.
     pub removed: Vec<Removed>,
+    /// What the repair inserted, in order: the grammar's cheapest strings at parse errors.
+    pub inserted: Vec<Inserted>,
     /// Size of the original input in bytes.
     pub original_size: usize,
     /// Elements ddmax worked on (bytes, or tokens of the recovered tree).
@@ -128,9 +157,11 @@ pub fn repair_with_progress(
         (Some(Mode::Syntactic), None) => Some(whole_input_as_error(input)),
     };
     let (mode, elements, parse_errors) = match recovered {
-        Some((tree, errors)) if options.mode == Some(Mode::Syntactic) || !all_error(&errors, input.len()) => {
-            (Mode::Syntactic, tokens(input, grammar, &tree, &errors), errors)
-        }
+        Some((tree, errors)) if options.mode == Some(Mode::Syntactic) || !all_error(&errors, input.len()) => (
+            Mode::Syntactic,
+            tokens_with(input, grammar, &tree, &errors, !options.insert),
+            errors,
+        ),
         _ => (Mode::Lexical, (0..input.len()).map(|i| i..i + 1).collect(), Vec::new()),
     };
     let mut result = Repair {
@@ -139,6 +170,7 @@ pub fn repair_with_progress(
         repaired: true,
         already_passing: false,
         removed: Vec::new(),
+        inserted: Vec::new(),
         original_size: input.len(),
         elements: elements.len(),
         parse_errors,
@@ -151,15 +183,19 @@ pub fn repair_with_progress(
     if tester.test(input) == Outcome::Pass && !tester.exhausted() {
         result.already_passing = true;
     } else {
-        let Maximized {
-            kept,
-            passes,
-            exhausted,
-        } = maximize(input, &elements, parser.as_ref(), &tester);
-        result.input = build(input, &elements, &kept);
+        let (
+            pieces,
+            Maximized {
+                kept,
+                passes,
+                exhausted,
+            },
+        ) = maximize(input, &elements, parser.as_ref(), options.insert, &tester);
+        result.input = build_pieces(input, &elements, &pieces);
         result.repaired = passes;
         result.budget_exhausted = exhausted;
         result.removed = removed_parts(input, &elements, &kept);
+        result.inserted = inserted_parts(input, &elements, &pieces);
     }
     result.oracle_calls = cached.stats().calls;
     let cancelled = options
@@ -178,63 +214,203 @@ pub fn repair_with_progress(
     result
 }
 
-/// The bytes of the elements `kept` (ascending indices), in order.
-fn build(input: &[u8], elements: &[Range<usize>], kept: &[usize]) -> Vec<u8> {
-    kept.iter()
-        .flat_map(|&i| &input[elements[i].clone()])
-        .copied()
-        .collect()
+/// One piece of a candidate: an element of the input, or bytes a repair inserted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Piece {
+    Elem(usize),
+    Ins(Vec<u8>),
+}
+
+/// The bytes of `pieces`, in order.
+fn build_pieces(input: &[u8], elements: &[Range<usize>], pieces: &[Piece]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for p in pieces {
+        match p {
+            Piece::Elem(i) => out.extend_from_slice(&input[elements[*i].clone()]),
+            Piece::Ins(b) => out.extend_from_slice(b),
+        }
+    }
+    out
+}
+
+/// The insertions among `pieces`, each at the original offset of the next kept element.
+fn inserted_parts(input: &[u8], elements: &[Range<usize>], pieces: &[Piece]) -> Vec<Inserted> {
+    let mut out: Vec<Inserted> = Vec::new();
+    for (j, p) in pieces.iter().enumerate() {
+        if let Piece::Ins(bytes) = p {
+            let offset = pieces[j..]
+                .iter()
+                .find_map(|q| match q {
+                    Piece::Elem(i) => Some(elements[*i].start),
+                    Piece::Ins(_) => None,
+                })
+                .unwrap_or(input.len());
+            match out.last_mut() {
+                Some(last) if last.offset == offset => last.bytes.extend_from_slice(bytes),
+                _ => out.push(Inserted {
+                    offset,
+                    bytes: bytes.clone(),
+                }),
+            }
+        }
+    }
+    out
 }
 
 /// ddmax over `elements`, started where the grammar finds the errors. With a parser,
 /// [`error_first`] removes the smallest windows of elements around each parse error until the
-/// grammar accepts the rest; if the program passes that too, ddmax only has to grow it by the
-/// removed elements (the paper's `ddmax2(C', n)` with a large `C'`), which takes a few runs per
-/// removed element instead of a search from the empty input, and which cannot end in a small
-/// local maximum such as a lone JSON string found by "increase to subset". Otherwise, or without
-/// a parser, plain ddmax over all elements. Either way the result is 1-maximal (budget allowing).
-fn maximize(input: &[u8], elements: &[Range<usize>], parser: Option<&Parser>, tester: &Tester<'_>) -> Maximized {
+/// grammar accepts the rest (with `insert`, a window may be replaced by, or nothing removed for,
+/// a string the grammar expects there); if the program passes that too, ddmax only has to grow
+/// it by the removed elements (the paper's `ddmax2(C', n)` with a large `C'`), which takes a few
+/// runs per removed element instead of a search from the empty input, and which cannot end in a
+/// small local maximum such as a lone JSON string found by "increase to subset". If that start
+/// does not pass, the recovering parse's own deletions are tried as a start (the error tokens
+/// removed); then, or without a parser, plain ddmax over all elements. Either way the result is
+/// 1-maximal over the removed elements (budget allowing), the insertions held in place.
+/// Returns the pieces of the result (kept elements and insertions, in order) and the ddmax
+/// outcome (kept elements by index).
+fn maximize(
+    input: &[u8],
+    elements: &[Range<usize>],
+    parser: Option<&Parser>,
+    insert: bool,
+    tester: &Tester<'_>,
+) -> (Vec<Piece>, Maximized) {
     let whole = |sub: &[&Range<usize>]| -> Vec<u8> { sub.iter().flat_map(|r| &input[(*r).clone()]).copied().collect() };
+    let plain = |m: Maximized| (m.kept.iter().map(|&i| Piece::Elem(i)).collect(), m);
+    let Some(parser) = parser else {
+        return plain(ddmax(elements, tester, &whole));
+    };
+    let stop = || tester.stopped();
     // When fixing errors one by one runs into a dead end (a window that got past one error but
     // made a worse one, such as a quote that now opens a string running to the end of the
     // line), the single-error reading is tried: one window after which the grammar accepts all.
-    let stop = || tester.stopped();
-    let start = parser.and_then(|p| {
-        error_first(p, input, elements, false, &stop).or_else(|| error_first(p, input, elements, true, &stop))
-    });
-    let Some(start) = start else {
-        return ddmax(elements, tester, &whole);
+    // Insertions first (they keep the most of the input), then the paper's deletions only.
+    let mut tried: Vec<Vec<Piece>> = Vec::new();
+    let passes_alone = |pieces: &[Piece]| tester.test(&build_pieces(input, elements, pieces)) == Outcome::Pass;
+    let modes: &[(bool, bool)] = if insert {
+        &[(true, false), (true, true), (false, false), (false, true)]
+    } else {
+        &[(false, false), (false, true)]
     };
-    let outcome = tester.test(&build(input, elements, &start));
+    for &(ins, whole_only) in modes {
+        if tester.stopped() {
+            break;
+        }
+        let Some(start) = error_first(
+            parser,
+            input,
+            elements,
+            Fix {
+                whole: whole_only,
+                insert: ins,
+            },
+            &stop,
+        ) else {
+            continue;
+        };
+        if tried.contains(&start) {
+            continue;
+        }
+        let ok = passes_alone(&start);
+        if tester.exhausted() {
+            break;
+        }
+        if ok {
+            return grow(input, elements, start, tester);
+        }
+        tried.push(start);
+    }
     if tester.exhausted() {
         // A spent budget answers Pass without a run: nothing is known to pass.
-        return Maximized {
-            kept: Vec::new(),
-            passes: false,
-            exhausted: true,
+        return (
+            Vec::new(),
+            Maximized {
+                kept: Vec::new(),
+                passes: false,
+                exhausted: true,
+            },
+        );
+    }
+    // The recovering parse's own deletions: every element that overlaps none of its errors.
+    let errors = parser.parse_recovering(input).1;
+    let clean: Vec<Piece> = (0..elements.len())
+        .filter(|&i| {
+            !errors
+                .iter()
+                .any(|e| e.offset < elements[i].end && elements[i].start < e.offset + e.len)
+        })
+        .map(Piece::Elem)
+        .collect();
+    if !errors.is_empty()
+        && !tried.contains(&clean)
+        && parser.recognize(&build_pieces(input, elements, &clean)).is_ok()
+        && passes_alone(&clean)
+        && !tester.exhausted()
+    {
+        return grow(input, elements, clean, tester);
+    }
+    if tester.exhausted() {
+        return (
+            Vec::new(),
+            Maximized {
+                kept: Vec::new(),
+                passes: false,
+                exhausted: true,
+            },
+        );
+    }
+    // The program is stricter than the grammar here, or no start was found: search from scratch.
+    plain(ddmax(elements, tester, &whole))
+}
+
+/// ddmax over the elements `start` (which passes) lacks, each configuration joined with
+/// `start`: its pieces and the outcome, with `kept` the kept elements of the whole input.
+fn grow(input: &[u8], elements: &[Range<usize>], start: Vec<Piece>, tester: &Tester<'_>) -> (Vec<Piece>, Maximized) {
+    let in_start: Vec<usize> = start
+        .iter()
+        .filter_map(|p| match p {
+            Piece::Elem(i) => Some(*i),
+            Piece::Ins(_) => None,
+        })
+        .collect();
+    let removed: Vec<usize> = complement(elements.len(), &in_start);
+    // Every piece of `start` gets a sort key: an element its index, an insertion the index of
+    // the next element of `start` (before which it stays); put-back elements go by index.
+    let mut anchored: Vec<((usize, u8, usize), Piece)> = Vec::with_capacity(start.len());
+    let mut next = elements.len();
+    for (seq, p) in start.into_iter().enumerate().rev() {
+        let key = match &p {
+            Piece::Elem(i) => {
+                next = *i;
+                (*i, 1, seq)
+            }
+            Piece::Ins(_) => (next, 0, seq),
         };
+        anchored.push((key, p));
     }
-    if outcome != Outcome::Pass {
-        // The program is stricter than the grammar here: search from scratch.
-        return ddmax(elements, tester, &whole);
-    }
-    let removed: Vec<usize> = complement(elements.len(), &start);
-    // ddmax over the removed elements, each configuration joined with `start` (which passes).
-    let grow = |sub: &[&usize]| -> Vec<u8> {
-        let mut kept = start.clone();
-        kept.extend(sub.iter().map(|&&i| i));
-        kept.sort_unstable();
-        build(input, elements, &kept)
+    anchored.reverse();
+    let with = |sub: &mut dyn Iterator<Item = usize>| -> Vec<Piece> {
+        let mut all: Vec<((usize, u8, usize), Piece)> = anchored.clone();
+        all.extend(sub.map(|i| ((i, 1, 0), Piece::Elem(i))));
+        all.sort_by_key(|(k, _)| *k);
+        all.into_iter().map(|(_, p)| p).collect()
     };
-    let grown = ddmax(&removed, tester, &grow);
-    let mut kept = start.clone();
+    let build_grown =
+        |sub: &[&usize]| -> Vec<u8> { build_pieces(input, elements, &with(&mut sub.iter().map(|&&i| removed[i]))) };
+    let grown = ddmax(&(0..removed.len()).collect::<Vec<_>>(), tester, &build_grown);
+    let pieces = with(&mut grown.kept.iter().map(|&j| removed[j]));
+    let mut kept = in_start;
     kept.extend(grown.kept.iter().map(|&j| removed[j]));
     kept.sort_unstable();
-    Maximized {
-        kept,
-        passes: true,
-        exhausted: grown.exhausted,
-    }
+    (
+        pieces,
+        Maximized {
+            kept,
+            passes: true,
+            exhausted: grown.exhausted,
+        },
+    )
 }
 
 /// The indices `0..all` not in the ascending list `without`.
@@ -262,61 +438,181 @@ const MARGIN: usize = 3;
 /// Errors [`error_first`] fixes before it gives up (each fix removes at least one element).
 const MAX_ROUNDS: usize = 64;
 
-/// A starting configuration for ddmax: the elements left after removing, error by error, the
+/// An insertion gets past an error only when the parse then reads at least this many more
+/// non-blank bytes of the input (or accepts it): an inserted quote turns what follows into a
+/// string, which reads on a few bytes before the parse fails again.
+const INSERT_MARGIN: usize = 16;
+/// At the end of the input, [`complete_end`] tries strings of up to this many expected
+/// terminals (`[1, {"b": 2` needs `}]`), at most [`END_NODES`] of them.
+const END_DEPTH: usize = 3;
+/// See [`END_DEPTH`].
+const END_NODES: usize = 64;
+
+/// What [`error_first`] may do at a parse error.
+#[derive(Clone, Copy)]
+struct Fix {
+    /// Only edits after which the grammar accepts the whole candidate count: one round.
+    whole: bool,
+    /// Edits may insert the cheapest string of an expected terminal ([`RepairOptions::insert`]).
+    insert: bool,
+}
+
+/// A starting configuration for ddmax: the pieces left after editing, error by error, the
 /// smallest window of elements around where the grammar's parse fails (smallest in bytes; a
 /// window covering the failing element before one after it, before one before it; nearer first)
 /// after which the parse accepts the input, or gets past the error by [`MARGIN`] non-blank bytes
 /// and fails elsewhere than at the end of the input (reaching the end is how a removed closing
-/// quote turns the rest of the input into a string: taken only if nothing else works). `None`
-/// when an error has no such window or the grammar work (bytes parsed, proportional to the
+/// quote turns the rest of the input into a string: taken only if nothing else works). With
+/// [`Fix::insert`], an edit may also insert, at the failing element or in place of it, the
+/// cheapest string of a terminal the grammar expects there (it must get past by
+/// [`INSERT_MARGIN`]), and at the end of the input a short sequence of them ([`complete_end`]).
+/// `None` when an error has no such edit or the grammar work (bytes parsed, proportional to the
 /// input) runs out. Costs parses, not program runs.
 ///
-/// With `whole`, a window counts only if the grammar then accepts the input: one round. `stop`
-/// is asked before every parse (a Ctrl-C or the time limit ends the search: `None`).
+/// With [`Fix::whole`], an edit counts only if the grammar then accepts the input: one round.
+/// `stop` is asked before every parse (a Ctrl-C or the time limit ends the search: `None`).
 fn error_first(
     parser: &Parser,
     input: &[u8],
     elements: &[Range<usize>],
-    whole: bool,
+    fix: Fix,
     stop: &dyn Fn() -> bool,
-) -> Option<Vec<usize>> {
-    let mut kept: Vec<usize> = (0..elements.len()).collect();
+) -> Option<Vec<Piece>> {
+    let mut pieces: Vec<Piece> = (0..elements.len()).map(Piece::Elem).collect();
     let mut budget = 64 * input.len() + (4 << 20);
     for _ in 0..MAX_ROUNDS {
-        let cand = build(input, elements, &kept);
-        // starts[i]: offset in `cand` of kept element i; starts[m] = cand.len().
-        let mut starts = Vec::with_capacity(kept.len() + 1);
+        let cand = build_pieces(input, elements, &pieces);
+        // starts[i]: offset in `cand` of piece i; starts[m] = cand.len().
+        let mut starts = Vec::with_capacity(pieces.len() + 1);
         let mut at = 0;
-        for &i in &kept {
+        for p in &pieces {
             starts.push(at);
-            at += elements[i].len();
+            at += match p {
+                Piece::Elem(i) => elements[*i].len(),
+                Piece::Ins(b) => b.len(),
+            };
         }
         starts.push(at);
         budget = budget.checked_sub(cand.len())?;
         if stop() {
             return None;
         }
-        let k = match parser.recognize(&cand) {
-            Ok(()) => return Some(kept),
-            Err(e) => e.offset.min(cand.len()),
+        let Some((k, expected)) = parser.expected_terminals(&cand) else {
+            return Some(pieces);
         };
-        let (a, b) = fix_window(parser, &cand, &starts, (k, whole, stop), &mut budget)?;
-        kept.drain(a..b);
+        let k = k.min(cand.len());
+        let inserts = if fix.insert {
+            expected_strings(parser.grammar(), &expected)
+        } else {
+            Vec::new()
+        };
+        if fix.insert && k >= cand.len() {
+            if let Some(tail) = complete_end(parser, &cand, &inserts, &mut budget, stop) {
+                pieces.push(Piece::Ins(tail));
+                continue;
+            }
+        }
+        let at = ErrorAt {
+            parser,
+            cand: &cand,
+            starts: &starts,
+            k,
+            whole: fix.whole,
+            solid: &[],
+            stop,
+            inserts: &inserts,
+        };
+        let (a, b, ins) = fix_window(&at, &mut budget)?;
+        let replacement = ins.map(|i| Piece::Ins(inserts[i].clone()));
+        pieces.splice(a..b, replacement);
     }
     None
 }
 
-/// The window `[a, b)` of elements (by their `starts` in `cand`) that [`error_first`] removes for
-/// the parse error at byte `k` of `cand`.
-fn fix_window(
+/// The cheapest string of each terminal in `expected` (a literal's bytes, a class's first
+/// member), shortest first, without repeats.
+fn expected_strings(grammar: &Grammar, expected: &[TerminalId]) -> Vec<Vec<u8>> {
+    let mut out: Vec<Vec<u8>> = Vec::new();
+    for &t in expected {
+        if t == TerminalId::ERROR || t.index() >= grammar.terminals().len() {
+            continue;
+        }
+        let bytes = match grammar.terminal(t) {
+            Terminal::Literal(b) => b.clone(),
+            Terminal::Class { class, .. } => match class.representative() {
+                Some(c) => c.to_string().into_bytes(),
+                None => continue,
+            },
+        };
+        if !bytes.is_empty() && !out.contains(&bytes) {
+            out.push(bytes);
+        }
+    }
+    out.sort_by_key(Vec::len);
+    out
+}
+
+/// The shortest string of up to [`END_DEPTH`] expected terminals (breadth first, `first` being
+/// those expected at the end of `cand`) after which the grammar accepts `cand`, if one is found
+/// within [`END_NODES`] parses: the cheapest completion of a truncated input.
+fn complete_end(
     parser: &Parser,
     cand: &[u8],
-    starts: &[usize],
-    (k, whole, stop): (usize, bool, &dyn Fn() -> bool),
+    first: &[Vec<u8>],
     budget: &mut usize,
-) -> Option<(usize, usize)> {
+    stop: &dyn Fn() -> bool,
+) -> Option<Vec<u8>> {
+    let mut queue: std::collections::VecDeque<(Vec<u8>, usize)> = first.iter().map(|s| (s.clone(), 1)).collect();
+    let mut text = cand.to_vec();
+    for _ in 0..END_NODES {
+        let (tail, depth) = queue.pop_front()?;
+        if stop() {
+            return None;
+        }
+        text.truncate(cand.len());
+        text.extend_from_slice(&tail);
+        *budget = budget.checked_sub(text.len())?;
+        match parser.expected_terminals(&text) {
+            None => return Some(tail),
+            Some((k, expected)) if k >= text.len() && depth < END_DEPTH => {
+                for s in expected_strings(parser.grammar(), &expected) {
+                    let mut longer = tail.clone();
+                    longer.extend_from_slice(&s);
+                    queue.push_back((longer, depth + 1));
+                }
+            }
+            Some(_) => {}
+        }
+    }
+    None
+}
+
+/// The length of the longest common subsequence of two short strings.
+fn common(a: &[u8], b: &[u8]) -> usize {
+    let mut row = vec![0usize; b.len() + 1];
+    for &x in a {
+        let mut diag = 0;
+        for (j, &y) in b.iter().enumerate() {
+            let up = row[j + 1];
+            row[j + 1] = if x == y { diag + 1 } else { up.max(row[j]) };
+            diag = up;
+        }
+    }
+    row[b.len()]
+}
+
+/// A candidate edit of [`fix_window`]: (bytes lost, class, distance, a, b, insertion) where
+/// the window `[a, b)` of pieces is removed and, if `insertion > 0`, `inserts[insertion - 1]`
+/// goes in its place; sorted, the cheapest comes first. Bytes lost: those removed, less those
+/// the insertion gives back (as a common subsequence).
+type Window = (usize, u8, usize, usize, usize, usize);
+
+/// The edit `[a, b)` of pieces (by their `starts` in `cand`), with the insertion that replaces
+/// it, if any, that [`error_first`] makes for the parse error at byte `at.k` of `at.cand`.
+fn fix_window(at: &ErrorAt<'_>, budget: &mut usize) -> Option<(usize, usize, Option<usize>)> {
+    let (cand, starts, k) = (at.cand, at.starts, at.k);
     let m = starts.len() - 1;
-    // The element holding byte k (m at the end of the input).
+    // The piece holding byte k (m at the end of the input).
     let p = starts.partition_point(|&s| s <= k).saturating_sub(1).min(m);
     let p = if k >= cand.len() { m } else { p };
     let bytes = |a: usize, b: usize| starts[b] - starts[a];
@@ -326,16 +622,16 @@ fn fix_window(
     for &c in cand {
         solid.push(solid.last().copied().unwrap_or(0) + usize::from(!c.is_ascii_whitespace()));
     }
-    // Whether element i has a non-blank byte: wide windows start and end at such elements.
+    // Whether piece i has a non-blank byte: wide windows start and end at such pieces.
     let is_solid = |i: usize| solid[starts[i + 1]] > solid[starts[i]];
-    // Widths up to MAX_WINDOW elements first, all of them; then, while none works, covering
+    // Widths up to MAX_WINDOW pieces first, all of them; then, while none works, covering
     // windows twice as wide, up to 8 times (a corrupted closing quote can leave a long
     // string's worth of tokens to remove).
     let mut width = MAX_WINDOW;
     let mut narrower = 0;
     let mut fallback = None;
     loop {
-        let mut windows: Vec<(usize, u8, usize, usize, usize)> = Vec::new();
+        let mut windows: Vec<Window> = Vec::new();
         if p < m {
             for a in p.saturating_sub(width - 1)..=p {
                 if narrower > 0 && !is_solid(a) {
@@ -343,7 +639,7 @@ fn fix_window(
                 }
                 for b in (p + 1).max(a + narrower + 1)..=(a + width).min(m) {
                     if narrower == 0 || is_solid(b - 1) {
-                        windows.push((bytes(a, b), 0, p - a, a, b));
+                        windows.push((bytes(a, b), 0, p - a, a, b, 0));
                     }
                 }
             }
@@ -352,38 +648,52 @@ fn fix_window(
             if p < m {
                 for a in p + 1..(p + 1 + NEAR).min(m) {
                     for b in a + 1..=(a + width).min(m) {
-                        windows.push((bytes(a, b), 1, a - p, a, b));
+                        windows.push((bytes(a, b), 1, a - p, a, b, 0));
                     }
                 }
             }
             for b in p.saturating_sub(NEAR).max(1)..=p {
                 for a in b.saturating_sub(width)..b {
-                    windows.push((bytes(a, b), 2, p - b, a, b));
+                    windows.push((bytes(a, b), 2, p - b, a, b, 0));
+                }
+            }
+            // Insertions: before the failing piece, after it, or in place of it and of up to as
+            // many pieces as the string has bytes (bytes `rue` or the token `nul` by `true`).
+            // Before the blanks in front of the failing piece first: `"price": 3.45`, not
+            // `"price" :3.45`.
+            let mut q = p;
+            while q > 0 && !is_solid(q - 1) {
+                q -= 1;
+            }
+            for (i, s) in at.inserts.iter().enumerate() {
+                windows.push((0, 0, 0, p, p, i + 1));
+                if q < p {
+                    windows.push((0, 0, 0, q, q, i + 1));
+                }
+                if p < m {
+                    windows.push((0, 1, 1, p + 1, p + 1, i + 1));
+                }
+                for b in p + 1..=(p + s.len()).min(m) {
+                    // Bytes lost: those removed that the string does not give back.
+                    let lost = bytes(p, b) - common(&cand[starts[p]..starts[b]], s);
+                    windows.push((lost, 0, 0, p, b, i + 1));
                 }
             }
         }
         windows.sort_unstable();
-        let at = ErrorAt {
-            parser,
-            cand,
-            starts,
-            k,
-            whole,
-            solid: &solid,
-            stop,
-        };
+        let at = ErrorAt { solid: &solid, ..*at };
         if let Some(found) = first_fix(&at, &windows, budget, &mut fallback)? {
             return Some(found);
         }
         if width >= MAX_WINDOW << 3 || width >= m {
-            return fallback;
+            return fallback.map(|(a, b)| (a, b, None));
         }
         narrower = width;
         width *= 2;
     }
 }
 
-/// A parse error of an [`error_first`] round: the candidate, its elements' offsets, the error
+/// A parse error of an [`error_first`] round: the candidate, its pieces' offsets, the error
 /// offset and the non-blank bytes before each offset.
 #[derive(Clone, Copy)]
 struct ErrorAt<'a> {
@@ -391,22 +701,24 @@ struct ErrorAt<'a> {
     cand: &'a [u8],
     starts: &'a [usize],
     k: usize,
-    /// Only windows after which the grammar accepts the whole candidate count.
+    /// Only edits after which the grammar accepts the whole candidate count.
     whole: bool,
     solid: &'a [usize],
     /// Asked before each parse: stop the search.
     stop: &'a dyn Fn() -> bool,
+    /// The strings an edit may insert (the cheapest of each expected terminal).
+    inserts: &'a [Vec<u8>],
 }
 
 /// The first of `windows` that fixes the error at `k` for [`fix_window`], else `Some(None)`
-/// (`fallback` is then the first whose parse only fails at the end of the input, if it was
-/// `None`); `None` when the budget runs out.
+/// (`fallback` is then the first deletion whose parse only fails at the end of the input, if it
+/// was `None`); `None` when the budget runs out.
 fn first_fix(
     at: &ErrorAt<'_>,
-    windows: &[(usize, u8, usize, usize, usize)],
+    windows: &[Window],
     budget: &mut usize,
     fallback: &mut Option<(usize, usize)>,
-) -> Option<Option<(usize, usize)>> {
+) -> Option<Option<(usize, usize, Option<usize>)>> {
     let ErrorAt {
         parser,
         cand,
@@ -415,34 +727,44 @@ fn first_fix(
         whole,
         solid,
         stop,
+        inserts,
     } = *at;
     let mut without = Vec::with_capacity(cand.len());
-    for &(_, _, _, a, b) in windows {
+    // Deletions that leave the parse failing at the end get a completion search each (of up
+    // to END_NODES parses), the first few of them.
+    let mut completions = 4usize;
+    for &(_, _, _, a, b, ins) in windows {
         if stop() {
             return None;
         }
         let (sa, sb) = (starts[a], starts[b]);
         let cut = sb - sa;
+        let inserted: &[u8] = if ins > 0 { &inserts[ins - 1] } else { &[] };
+        let il = inserted.len();
         without.clear();
         without.extend_from_slice(&cand[..sa]);
+        without.extend_from_slice(inserted);
         without.extend_from_slice(&cand[sb..]);
         // Where reading resumes after the window or after k, in `cand` offsets.
         let from = sb.max(k);
         let solid_from = solid[from];
         // How far the parse must then get: a wide window must be paid for by as much progress
         // (else removing a string's closing quote and what follows up to another quote would
-        // count: the parse runs on inside a string that now ends elsewhere).
-        let need = MARGIN.max(solid[sb] - solid[sa]);
-        // Past the error by `need` non-blank bytes at byte `f` of `without`?
+        // count: the parse runs on inside a string that now ends elsewhere); an insertion by
+        // INSERT_MARGIN.
+        let margin = if ins > 0 { INSERT_MARGIN } else { MARGIN };
+        let need = margin.max(solid[sb] - solid[sa]);
+        // Past the error by `need` non-blank bytes at byte `f` of `without`? (Inside the
+        // inserted bytes is no progress.)
         let past = |f: usize| {
-            let f = if f < sa { f } else { f + cut };
+            let f = if f < sa + il { f.min(sa) } else { f - il + cut };
             !whole && f > from && solid[f] - solid_from >= need
         };
-        // A prefix that ends just after MARGIN + 1 more non-blank bytes tells most windows
+        // A prefix that ends just after `need` + 1 more non-blank bytes tells most windows
         // apart (the parse fails before its end) for a fraction of a full parse.
         let end = solid.partition_point(|&n| n < solid_from + need + 1).min(cand.len());
         if end < cand.len() {
-            let prefix = &without[..end - cut];
+            let prefix = &without[..end - cut + il];
             *budget = budget.checked_sub(prefix.len())?;
             if let Err(e) = parser.recognize(prefix) {
                 if e.offset < prefix.len() && !past(e.offset) {
@@ -451,13 +773,28 @@ fn first_fix(
             }
         }
         *budget = budget.checked_sub(without.len())?;
-        match parser.recognize(&without) {
-            Ok(()) => return Some(Some((a, b))),
-            Err(e) if e.offset < without.len() && past(e.offset) => return Some(Some((a, b))),
-            Err(e) if !whole && fallback.is_none() && (e.offset >= without.len() && from < cand.len()) => {
+        let found = Some(Some((a, b, (ins > 0).then(|| ins - 1))));
+        match parser.expected_terminals(&without) {
+            None => return found,
+            Some((f, _)) if f < without.len() && past(f) => return found,
+            // Past the error up to the end of the input, which the next round completes (`�[`
+            // of a flipped `[]`: removing `�` leaves `[`, which `]` completes).
+            Some((f, expected))
+                if !inserts.is_empty() && ins == 0 && f >= without.len() && from < cand.len() && completions > 0 =>
+            {
+                completions -= 1;
+                let first = expected_strings(parser.grammar(), &expected);
+                if complete_end(parser, &without, &first, budget, stop).is_some() {
+                    return found;
+                }
+                if !whole && fallback.is_none() {
+                    *fallback = Some((a, b));
+                }
+            }
+            Some((f, _)) if !whole && ins == 0 && fallback.is_none() && (f >= without.len() && from < cand.len()) => {
                 *fallback = Some((a, b));
             }
-            Err(_) => {}
+            Some(_) => {}
         }
     }
     Some(None)
@@ -518,11 +855,23 @@ fn whole_input_as_error(input: &[u8]) -> (Tree, Vec<ErrorSpan>) {
 /// [`Parser::parse_recovering`] returned for `input`; without a grammar, the tree is not looked
 /// at and the errors are lexed.
 pub fn tokens(input: &[u8], grammar: Option<&Grammar>, tree: &Tree, errors: &[ErrorSpan]) -> Vec<Range<usize>> {
+    tokens_with(input, grammar, tree, errors, true)
+}
+
+/// [`tokens`]; without `error_nodes`, short error leaves are lexed too (a repair that may insert
+/// needs the tokens of `, "price" 3.45` to put the missing `:` between them).
+fn tokens_with(
+    input: &[u8],
+    grammar: Option<&Grammar>,
+    tree: &Tree,
+    errors: &[ErrorSpan],
+    error_nodes: bool,
+) -> Vec<Range<usize>> {
     let error_ranges: Vec<Range<usize>> = errors.iter().map(|e| e.offset..e.offset + e.len).collect();
     let mut out = Vec::new();
     let Some(g) = grammar else {
         for r in &error_ranges {
-            lex_damaged(input, r.clone(), &error_ranges, &mut out);
+            lex_damaged(input, r.clone(), &error_ranges, error_nodes, &mut out);
         }
         return out;
     };
@@ -551,7 +900,7 @@ pub fn tokens(input: &[u8], grammar: Option<&Grammar>, tree: &Tree, errors: &[Er
         }
         if atomic {
             if let Some(d) = damaged.take() {
-                lex_damaged(text, d, &error_ranges, &mut out);
+                lex_damaged(text, d, &error_ranges, error_nodes, &mut out);
             }
             out.push(range);
             continue;
@@ -565,19 +914,32 @@ pub fn tokens(input: &[u8], grammar: Option<&Grammar>, tree: &Tree, errors: &[Er
         stack.extend(children.into_iter().rev());
     }
     if let Some(d) = damaged.take() {
-        lex_damaged(text, d, &error_ranges, &mut out);
+        lex_damaged(text, d, &error_ranges, error_nodes, &mut out);
     }
     out
 }
 
 /// A lone error leaf up to this long between sound tokens stays one element (the paper's error
-/// node): a local deletion of the recovering parse (at most its 32 bytes), not a tail it gave up on.
+/// node): a local deletion of the recovering parse (at most its 32 bytes), not a tail it gave up
+/// on, nor the start or end of the input (where the parse failed, it is lexed: `k}` is `k` `}`).
 const ERROR_NODE: usize = 32;
 
 /// Appends the tokens of the damaged region `region` of `text`: its generic tokens, each split
-/// around the errors that lie wholly inside it; or the region whole if it is one short error leaf.
-fn lex_damaged(text: &[u8], region: Range<usize>, errors: &[Range<usize>], out: &mut Vec<Range<usize>>) {
-    if region.len() <= ERROR_NODE && errors.contains(&region) {
+/// around the errors that lie wholly inside it; or, with `error_nodes`, the region whole if it is
+/// one short error leaf.
+fn lex_damaged(
+    text: &[u8],
+    region: Range<usize>,
+    errors: &[Range<usize>],
+    error_nodes: bool,
+    out: &mut Vec<Range<usize>>,
+) {
+    if error_nodes
+        && region.len() <= ERROR_NODE
+        && errors.contains(&region)
+        && region.start > 0
+        && region.end < text.len()
+    {
         out.push(region);
         return;
     }

@@ -28,6 +28,7 @@ fn run(input: &[u8], mode: Mode) -> Repair {
         mode: Some(mode),
         jobs: 1,
         budget: Budget::default(),
+        insert: false,
     };
     repair(input, Some(&json()), &json_ok, &options)
 }
@@ -103,6 +104,7 @@ fn fig10_lexical_ddmax_starts_at_the_error_with_a_grammar_and_is_stuck_without()
         mode: Some(Mode::Lexical),
         jobs: 1,
         budget: Budget::default(),
+        insert: false,
     };
     let blind = repair(FIG9, None, &json_ok, &options);
     assert_eq!(blind.input, br#" ", " "#.to_vec());
@@ -199,6 +201,7 @@ fn results_are_confirmed_on_fresh_runs_and_flakiness_shows() {
         mode: Some(Mode::Syntactic),
         jobs: 1,
         budget: Budget::default(),
+        insert: false,
     };
     let r = repair(FIG1, Some(&json()), &once, &options);
     assert!(r.repaired && !r.confirmed);
@@ -313,8 +316,201 @@ mod one_maximal {
                     let candidate = with(&input, &r.removed, e);
                     prop_assert_ne!(json_ok(&candidate), Outcome::Pass, "{:?}: putting back {:?} passes", mode, e);
                 }
-                let parallel = RepairOptions { mode: Some(mode), jobs: 3, budget: Budget::default() };
+                let parallel = RepairOptions { mode: Some(mode), jobs: 3, budget: Budget::default(), insert: false };
                 prop_assert_eq!(repair(&input, Some(&g), &json_ok, &parallel).input, r.input);
+            }
+        }
+    }
+}
+
+/// Repairs that may insert what the grammar expects ([`RepairOptions::insert`]).
+fn run_inserting(input: &[u8], mode: Mode) -> Repair {
+    let options = RepairOptions {
+        mode: Some(mode),
+        jobs: 1,
+        budget: Budget::default(),
+        insert: true,
+    };
+    repair(input, Some(&json()), &json_ok, &options)
+}
+
+/// `input` without the `removed` parts (but with the bytes of `add`), with the insertions, each
+/// before the byte at its offset: what a repair's diagnosis says it did.
+fn rebuild(input: &[u8], removed: &[Removed], inserted: &[Inserted], add: Option<&Range<usize>>) -> Vec<u8> {
+    let mut keep = vec![true; input.len()];
+    for p in removed {
+        keep[p.offset..p.offset + p.bytes.len()].fill(false);
+    }
+    if let Some(add) = add {
+        keep[add.clone()].fill(true);
+    }
+    let mut out = Vec::new();
+    for o in 0..=input.len() {
+        for i in inserted.iter().filter(|i| i.offset == o) {
+            out.extend_from_slice(&i.bytes);
+        }
+        if o < input.len() && keep[o] {
+            out.push(input[o]);
+        }
+    }
+    out
+}
+
+#[test]
+fn insertion_restores_the_missing_colon_in_both_modes() {
+    for mode in [Mode::Syntactic, Mode::Lexical] {
+        let r = run_inserting(MISSING_COLON, mode);
+        assert!(r.repaired && r.confirmed && !r.budget_exhausted, "{mode:?}");
+        assert_eq!(r.input, br#"{ "item": "Apple", "price": 3.45 }"#.to_vec(), "{mode:?}");
+        assert!(r.removed.is_empty(), "{mode:?}");
+        assert_eq!(
+            r.inserted,
+            vec![Inserted {
+                offset: 26,
+                bytes: b":".to_vec()
+            }]
+        );
+        assert_eq!(rebuild(MISSING_COLON, &r.removed, &r.inserted, None), r.input);
+        // No search: the edit passes at once and there is nothing to put back.
+        assert!(r.oracle_calls < run(MISSING_COLON, mode).oracle_calls, "{mode:?}");
+    }
+    // The paper's Fig. 9: with insertion, the recovering parse's error node `, "price" 3.45` is
+    // lexed into its tokens, and the colon goes between them.
+    for mode in [Mode::Syntactic, Mode::Lexical] {
+        let r = run_inserting(FIG9, mode);
+        assert_eq!(r.input, br#"{"item": "Apple", "price": 3.45}"#.to_vec(), "{mode:?}");
+        assert_eq!(
+            r.inserted,
+            vec![Inserted {
+                offset: 25,
+                bytes: b":".to_vec()
+            }]
+        );
+    }
+    assert_eq!(run_inserting(FIG9, Mode::Syntactic).elements, 11);
+}
+
+#[test]
+fn insertion_repairs_what_no_subsequence_can() {
+    for (broken, fixed) in [
+        (&b"{"[..], &b"{}"[..]),
+        (b"nul", b"null"),
+        (b"  tru  ", b"  true  "),
+        (b"[1, {\"b\": 2", b"[1, {\"b\": 2}]"),
+        (b"k}", b"{}"),
+    ] {
+        // Deletion alone finds nothing, or little.
+        let deleting = run(broken, Mode::Syntactic);
+        assert!(
+            !deleting.repaired || 2 * deleting.input.len() < broken.len(),
+            "{:?}",
+            deleting.input
+        );
+        for mode in [Mode::Syntactic, Mode::Lexical] {
+            let r = run_inserting(broken, mode);
+            assert!(r.repaired && r.confirmed, "{mode:?} {broken:?}");
+            assert_eq!(
+                String::from_utf8_lossy(&r.input),
+                String::from_utf8_lossy(fixed),
+                "{mode:?}"
+            );
+            assert_eq!(rebuild(broken, &r.removed, &r.inserted, None), r.input);
+        }
+    }
+}
+
+#[test]
+fn insertion_repairs_real_json_exactly() {
+    // seeds/json/deeply-nested-tree.json with the brace that closes a node deep inside turned
+    // into `|`: deletion must drop that node and all below it; the grammar expects `}`
+    // there, and putting it in place of `|` gives back the original exactly.
+    let original = std::fs::read("seeds/json/deeply-nested-tree.json").unwrap();
+    let half = original.len() / 2;
+    let at = half + 1 + original[half..].windows(3).position(|w| w == b"}}]").unwrap();
+    let mut broken = original.clone();
+    broken[at] = b'|';
+    assert_eq!(json_ok(&broken), Outcome::Fail);
+    let deleting = run(&broken, Mode::Syntactic);
+    assert!(
+        deleting.repaired && deleting.input.len() < original.len() * 3 / 4,
+        "{}",
+        deleting.input.len()
+    );
+    let r = run_inserting(&broken, Mode::Syntactic);
+    assert!(r.repaired && r.confirmed && !r.budget_exhausted);
+    assert_eq!(String::from_utf8_lossy(&r.input), String::from_utf8_lossy(&original));
+    assert_eq!(
+        r.removed,
+        vec![Removed {
+            offset: at,
+            bytes: b"|".to_vec()
+        }]
+    );
+    assert_eq!(
+        r.inserted,
+        vec![Inserted {
+            offset: at + 1,
+            bytes: b"}".to_vec()
+        }]
+    );
+    assert!(
+        r.oracle_calls < deleting.oracle_calls,
+        "{} {}",
+        r.oracle_calls,
+        deleting.oracle_calls
+    );
+    // A real manifest with a colon deleted: the colon comes back where it was.
+    let original = std::fs::read("seeds/json/package-manifest.json").unwrap();
+    let colon = original.iter().rposition(|&b| b == b':').unwrap();
+    let mut broken = original.clone();
+    broken.remove(colon);
+    assert_eq!(run_inserting(&broken, Mode::Syntactic).input, original);
+}
+
+mod one_maximal_inserting {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(32))]
+
+        // With insertions, the result passes, equals the original minus its removed parts plus
+        // its insertions, and putting back any one removed element (insertions in place) does
+        // not pass: 1-maximal over deletions.
+        #[test]
+        fn repairs_with_insertions_are_one_maximal(doc in r#"\{"[a-c]{1,3}": \[[0-9]{1,3}, "[a-z ]{0,4}", (true|null)\], "d": \{"e": -[1-9]\.5\}\}"#,
+                                   junk in proptest::collection::vec((0usize..50, any::<u8>(), 0u8..3), 1..4)) {
+            let mut input = doc.into_bytes();
+            for (at, b, kind) in junk {
+                let at = at % input.len();
+                match kind {
+                    0 => input.insert(at, b),
+                    1 => { input.remove(at); }
+                    _ => input[at] ^= 1 << (b % 8),
+                }
+            }
+            prop_assume!(json_ok(&input) != Outcome::Pass);
+            let g = json();
+            for mode in [Mode::Lexical, Mode::Syntactic] {
+                let r = run_inserting(&input, mode);
+                prop_assert!(r.repaired, "{:?}", mode);
+                prop_assert!(!r.budget_exhausted);
+                prop_assert_eq!(json_ok(&r.input), Outcome::Pass);
+                prop_assert_eq!(&rebuild(&input, &r.removed, &r.inserted, None), &r.input);
+                let elements: Vec<Range<usize>> = match mode {
+                    Mode::Lexical => (0..input.len()).map(|i| i..i + 1).collect(),
+                    Mode::Syntactic => {
+                        let (tree, errors) = Parser::new(&g).parse_recovering(&input);
+                        tokens(&input, Some(&g), &tree, &errors)
+                    }
+                };
+                let removed_element = |e: &Range<usize>| {
+                    r.removed.iter().any(|p| p.offset <= e.start && e.end <= p.offset + p.bytes.len())
+                };
+                for e in elements.iter().filter(|e| removed_element(e)) {
+                    let candidate = rebuild(&input, &r.removed, &r.inserted, Some(e));
+                    prop_assert_ne!(json_ok(&candidate), Outcome::Pass, "{:?}: putting back {:?} passes", mode, e);
+                }
             }
         }
     }
