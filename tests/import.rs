@@ -516,6 +516,27 @@ fn commands_work_with_imported_grammars() {
     assert!(out.status.success(), "{} {}", text(&out.stdout), text(&out.stderr));
     let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(record["repaired"], true, "{record}");
+    // By default repair may insert what the grammar expects (a value between the commas: no
+    // byte of the input is lost); with --no-insert it is the paper's ddmax (the comma goes).
+    assert_eq!(
+        record["input"].as_str(),
+        Some("a = 1\nb = [1, 2,0, 3]\nc = \"x\"\n"),
+        "{record}"
+    );
+    let out = run(&[
+        "repair",
+        broken.to_str().unwrap(),
+        "--grammar",
+        "toml",
+        "--cmd",
+        &check,
+        "--no-insert",
+        "--out",
+        dir.path().join("broken-no-insert.toml").to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(out.status.success(), "{} {}", text(&out.stdout), text(&out.stderr));
+    let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
         record["input"].as_str(),
         Some("a = 1\nb = [1, 2, 3]\nc = \"x\"\n"),
