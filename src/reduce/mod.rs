@@ -254,7 +254,7 @@ pub fn reduce_with_progress(
         current = ddmin::ddmin_bytes(&current, &tester);
     }
     if !options.passes.is_empty() {
-        current = passes::simplify(&current, &options.passes, &tester);
+        current = passes::simplify(&current, input, &options.passes, &tester);
     }
     // Confirmed by the oracle itself, not the cache: a flaky oracle shows here.
     let check = tester::confirm(oracle, &current, Outcome::Fail, tester::CONFIRM_RUNS);

@@ -20,8 +20,8 @@ use crate::oracle::Outcome;
 /// cost runs (+3–54 and +7–1,066 per case), so they are left to `--passes`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub enum Pass {
-    /// A word becomes `a`, a number `0` or `1`, a quoted string its empty quotes or its bare
-    /// content.
+    /// A word becomes `a`, a number `0` or `1` (or keeps its digits with a shorter unit of the
+    /// original input: `6px` → `6%`), a quoted string its empty quotes or its bare content.
     Tokens,
     /// Every occurrence of a token text that occurs more than once, deleted at once or replaced
     /// by a smaller token text of the input.
@@ -65,8 +65,10 @@ fn shortlex_less(a: &[u8], b: &[u8]) -> bool {
 
 /// Runs `passes` over `input` (which fails) until none of them changes it, with ddmin over the
 /// characters after every change, and returns the result (which fails, and is never larger or
-/// shortlex-larger than `input`).
-pub fn simplify(input: &[u8], passes: &[Pass], tester: &Tester<'_>) -> Vec<u8> {
+/// shortlex-larger than `input`). `original` is the input the reduction started from: the units
+/// its numbers carry are the ones [`Pass::Tokens`] may give a number (see [`number_units`]).
+pub fn simplify(input: &[u8], original: &[u8], passes: &[Pass], tester: &Tester<'_>) -> Vec<u8> {
+    let units = number_units(original);
     let mut current = input.to_vec();
     loop {
         let before = current.clone();
@@ -75,7 +77,7 @@ pub fn simplify(input: &[u8], passes: &[Pass], tester: &Tester<'_>) -> Vec<u8> {
                 return current;
             }
             let next = match pass {
-                Pass::Tokens => tokens(&current, tester),
+                Pass::Tokens => tokens(&current, &units, tester),
                 Pass::Repeats => repeats(&current, tester),
                 Pass::Pairs => pairs(&current, tester),
                 Pass::Bytes => bytes(&current, tester),
@@ -112,14 +114,56 @@ fn replace(input: &[u8], token: &Token, with: &[u8]) -> Vec<u8> {
     out
 }
 
+/// The units of the numbers in `text`, distinct, shortest (then bytewise smallest) first: the
+/// letters that end a number token after a digit (`px` in `16px`, `rem` in `1.5rem`) and a `%`
+/// right after a number (`100%`). A number may trade its unit for a shorter one of these: which
+/// of two units a crash needs is often decided by which one ddmin happened to delete first, and
+/// `6px` → `6%` is one byte that no deletion can save (a CSS `calc(1% - 6 - 0)` against
+/// `calc(0 - 6px - 0)`).
+fn number_units(text: &[u8]) -> Vec<Vec<u8>> {
+    let mut units: Vec<Vec<u8>> = Vec::new();
+    for t in lex(text).iter().filter(|t| t.kind == TokenKind::Number) {
+        let unit = unit_of(&text[t.start..t.end]);
+        if !unit.is_empty() {
+            units.push(unit.to_vec());
+        }
+        if text.get(t.end) == Some(&b'%') {
+            units.push(b"%".to_vec());
+        }
+    }
+    units.sort_by(|a, b| (a.len(), a).cmp(&(b.len(), b)));
+    units.dedup();
+    units
+}
+
+/// The unit ending the number token `number`: its trailing letters, if only digits and `.` come
+/// before them (`px` of `16px`; none for `1e5`, nor for `0x1F`, whose `F` is a digit of the hex).
+fn unit_of(number: &[u8]) -> &[u8] {
+    let letters = number.iter().rev().take_while(|b| b.is_ascii_alphabetic()).count();
+    let digits = &number[..number.len() - letters];
+    if digits.last().is_some_and(u8::is_ascii_digit) && digits.iter().all(|&b| b.is_ascii_digit() || b == b'.') {
+        &number[digits.len()..]
+    } else {
+        &[]
+    }
+}
+
 /// The simpler tokens that `text` (a token of `kind`, followed by the byte `next`) may become,
-/// shortest first, each shortlex-smaller than `text`: a word `a`, a number `0` or `1`, a quoted
-/// string its empty quotes or its bare content (with a space after it where a word follows, so
-/// that it does not run on: `"x"y` → `x y`).
-fn simpler(kind: TokenKind, text: &[u8], next: Option<u8>) -> Vec<Vec<u8>> {
+/// shortest first, each shortlex-smaller than `text`: a word `a`, a number `0` or `1` or its
+/// digits with one of the shorter `units`, a quoted string its empty quotes or its bare content
+/// (with a space after it where a word follows, so that it does not run on: `"x"y` → `x y`).
+fn simpler(kind: TokenKind, text: &[u8], next: Option<u8>, units: &[Vec<u8>]) -> Vec<Vec<u8>> {
     let mut options: Vec<Vec<u8>> = match kind {
         TokenKind::Word => vec![b"a".to_vec()],
-        TokenKind::Number => vec![b"0".to_vec(), b"1".to_vec()],
+        TokenKind::Number => {
+            let unit = unit_of(text);
+            let digits = &text[..text.len() - unit.len()];
+            let shorter = units.iter().filter(|u| !unit.is_empty() && u.len() < unit.len());
+            [b"0".to_vec(), b"1".to_vec()]
+                .into_iter()
+                .chain(shorter.map(|u| [digits, u].concat()))
+                .collect()
+        }
         TokenKind::String => {
             let mut bare = text[1..text.len() - 1].to_vec();
             if next.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_') {
@@ -135,7 +179,7 @@ fn simpler(kind: TokenKind, text: &[u8], next: Option<u8>) -> Vec<Vec<u8>> {
 }
 
 /// Replaces each token, left to right, by the first simpler token of its class that still fails.
-fn tokens(input: &[u8], tester: &Tester<'_>) -> Vec<u8> {
+fn tokens(input: &[u8], units: &[Vec<u8>], tester: &Tester<'_>) -> Vec<u8> {
     let mut current = input.to_vec();
     let mut cursor = 0;
     loop {
@@ -144,7 +188,7 @@ fn tokens(input: &[u8], tester: &Tester<'_>) -> Vec<u8> {
             return current;
         };
         let text = &current[t.start..t.end];
-        let candidates = simpler(t.kind, text, current.get(t.end).copied());
+        let candidates = simpler(t.kind, text, current.get(t.end).copied(), units);
         let mut next_cursor = t.end;
         if let Some(found) = first_failing(candidates.iter().map(|c| replace(&current, t, c)), tester) {
             // The token is now shorter (or as long): go on after its new end.
@@ -335,10 +379,45 @@ mod tests {
             let s = String::from_utf8_lossy(i);
             s.contains('(') && s.contains(", \"") && s.chars().any(|c| c.is_ascii_digit())
         };
-        let out = with(fails, |t| tokens(b"crash(12345, \"hello\")", t));
+        let out = with(fails, |t| tokens(b"crash(12345, \"hello\")", &[], t));
         assert_eq!(out, b"a(0, \"\")");
     }
 
+    #[test]
+    fn units_are_the_letters_or_percent_after_a_number() {
+        assert_eq!(unit_of(b"16px"), b"px");
+        assert_eq!(unit_of(b"1.5rem"), b"rem");
+        assert_eq!(unit_of(b"0x1F"), b"");
+        assert_eq!(unit_of(b"1e5"), b"");
+        assert_eq!(unit_of(b"42"), b"");
+        let units = number_units(b"h { width: 100%; margin: 16px 1.5rem 2px } x1 { }");
+        assert_eq!(units, [b"%".to_vec(), b"px".to_vec(), b"rem".to_vec()]);
+    }
+
+    #[test]
+    fn a_number_trades_its_unit_for_a_shorter_one_of_the_original() {
+        // lightningcss 1.0.0-alpha.72 overflows its stack on `calc(1% - 6 - 0)` and on
+        // `calc(0 - 6px - 0)`, not on plain numbers: a dimension or percentage must stay, and a
+        // zero first operand needs its second to carry a unit. ddmin, having deleted the `%`,
+        // leaves `0 - 6px - 0`; `6%` is one byte less.
+        let fails = |i: &[u8]| {
+            let s = String::from_utf8_lossy(i);
+            let Some(args) = s.strip_prefix("calc(") else {
+                return false;
+            };
+            let ops: Vec<&str> = args.split(" - ").collect();
+            let united = |o: &str| o.ends_with('%') || o.ends_with("px");
+            ops.len() == 3 && ops.iter().all(|o| !o.is_empty()) && ops[1..].iter().any(|o| united(o))
+        };
+        let units = number_units(b"a { left: calc(100% - 16px - 0); }");
+        let out = with(fails, |t| tokens(b"calc(0 - 6px - 0", &units, t));
+        assert_eq!(out, b"calc(0 - 6% - 0");
+        // Without units from the original, nothing shorter keeps the failure.
+        assert_eq!(
+            with(fails, |t| tokens(b"calc(0 - 6px - 0", &[], t)),
+            b"calc(0 - 6px - 0"
+        );
+    }
     #[test]
     fn repeated_tokens_go_together() {
         // Fails while `x` is there and `foo` occurs an even number of times: one `foo` alone
@@ -361,10 +440,16 @@ mod tests {
             braces >= 4 || parens >= 3 || (parens >= 1 && braces + 2 * parens >= 5)
         };
         assert_eq!(with(fails, |t| ddmin_bytes(b"({{{{", t)), b"{{{{");
-        assert_eq!(with(fails, |t| simplify(b"({{{{", &[Pass::Repeats], t)), b"(((");
+        assert_eq!(
+            with(fails, |t| simplify(b"({{{{", b"({{{{", &[Pass::Repeats], t)),
+            b"((("
+        );
         // Only the run: the `{` before the `x` must stay.
         let fails = |i: &[u8]| i.starts_with(b"{x") && fails(&i[2..]);
-        assert_eq!(with(fails, |t| simplify(b"{x({{{{", &[Pass::Repeats], t)), b"{x(((");
+        assert_eq!(
+            with(fails, |t| simplify(b"{x({{{{", b"{x({{{{", &[Pass::Repeats], t)),
+            b"{x((("
+        );
     }
 
     #[test]
@@ -392,7 +477,10 @@ mod tests {
         // `0` and the string empty, and ddmin then removes the rest.
         let fails = |i: &[u8]| i.starts_with(b"(") && i.iter().any(u8::is_ascii_digit);
         assert_eq!(with(fails, |t| ddmin_bytes(b"(77, \"ab\")", t)), b"(7");
-        assert_eq!(with(fails, |t| simplify(b"(77, \"ab\")", Pass::ALL, t)), b"(0");
+        assert_eq!(
+            with(fails, |t| simplify(b"(77, \"ab\")", b"(77, \"ab\")", Pass::ALL, t)),
+            b"(0"
+        );
     }
 
     #[test]
@@ -402,7 +490,7 @@ mod tests {
             let needle = [b'a', b'1', b'('][k];
             let fails = |i: &[u8]| i.contains(&needle);
             prop_assume!(fails(input.as_bytes()));
-            let out = with(fails, |t| simplify(input.as_bytes(), Pass::ALL, t));
+            let out = with(fails, |t| simplify(input.as_bytes(), input.as_bytes(), Pass::ALL, t));
             prop_assert!(fails(&out));
             prop_assert!(!shortlex_less(input.as_bytes(), &out));
         });
