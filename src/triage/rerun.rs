@@ -191,33 +191,10 @@ fn copy_of(result: &FileResult, copy: &CrashFile, original: &CrashFile) -> FileR
     }
 }
 
-/// Runs `work` on every item on up to `jobs` threads, and `done` on this thread as each ends.
+/// Runs `work` on every item (an index into the files) on up to `jobs` threads of the shared
+/// [`pool`](crate::pool), and `done` with the item on this thread as each ends.
 fn parallel<R: Send>(items: &[usize], jobs: usize, work: &(dyn Fn(usize) -> R + Sync), done: &mut dyn FnMut(usize, R)) {
-    if items.is_empty() {
-        return;
-    }
-    let (job_tx, job_rx) = crossbeam_channel::unbounded::<usize>();
-    for &i in items {
-        let _ = job_tx.send(i);
-    }
-    drop(job_tx);
-    let (result_tx, result_rx) = crossbeam_channel::unbounded::<(usize, R)>();
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.max(1).min(items.len()) {
-            let (job_rx, result_tx) = (job_rx.clone(), result_tx.clone());
-            scope.spawn(move || {
-                for i in job_rx {
-                    if result_tx.send((i, work(i))).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(result_tx);
-        for (i, r) in result_rx {
-            done(i, r);
-        }
-    });
+    crate::pool::for_each(items, jobs, |_, &i| work(i), |at, r| done(items[at], r));
 }
 
 fn cancelled(options: &RerunOptions) -> bool {
