@@ -68,13 +68,14 @@ pub fn run_if_requested(target: &Target, run: RunFn) {
 }
 
 /// Reduces a crash that kills the process (a stack overflow): one process of this binary per
-/// candidate, keeping the way it dies; writes `minimized-<sha1>` and its record beside it.
+/// candidate, keeping the way it dies; writes `minimized-<sha1>` beside it and its record (see `outputs`).
 fn reduce_file_in_processes(
     target: &Target,
     crash: &Path,
     out: Option<PathBuf>,
 ) -> Result<ArtifactRecord, (i32, String)> {
-    let input = std::fs::read(crash).map_err(|e| (EXIT_ERROR, format!("cannot read {}: {e}", crash.display())))?;
+    let input =
+        crate::files::read_whole(crash).map_err(|e| (EXIT_ERROR, format!("cannot read {}: {e}", crash.display())))?;
     let binary = std::env::current_exe().map_err(|e| (EXIT_ERROR, format!("cannot find this executable: {e}")))?;
     let options = options_from_env();
     let dir = crash.parent().unwrap_or(Path::new("."));
@@ -175,7 +176,8 @@ fn reduce_file(
     out: Option<PathBuf>,
     run: RunFn,
 ) -> Result<ArtifactRecord, (i32, String)> {
-    let input = std::fs::read(crash).map_err(|e| (EXIT_ERROR, format!("cannot read {}: {e}", crash.display())))?;
+    let input =
+        crate::files::read_whole(crash).map_err(|e| (EXIT_ERROR, format!("cannot read {}: {e}", crash.display())))?;
     let signature = match catch_panic(|| run(&input)).map(drop) {
         Ok(()) => {
             return Err((
