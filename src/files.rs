@@ -160,6 +160,23 @@ mod tests {
     use std::time::{Duration, UNIX_EPOCH};
 
     #[test]
+    fn timestamps() {
+        assert_eq!(rfc3339(UNIX_EPOCH), "1970-01-01T00:00:00Z");
+        assert_eq!(
+            rfc3339(UNIX_EPOCH + Duration::from_secs(951_782_400)),
+            "2000-02-29T00:00:00Z"
+        );
+        assert_eq!(
+            rfc3339(UNIX_EPOCH + Duration::from_secs(1_795_282_488)),
+            "2026-11-21T17:34:48Z"
+        );
+        assert_eq!(
+            rfc3339(UNIX_EPOCH + Duration::from_secs(4_102_444_799)),
+            "2099-12-31T23:59:59Z"
+        );
+    }
+
+    #[test]
     fn whole_files_are_mapped_when_large_and_read_otherwise() {
         let dir = tempfile::tempdir().unwrap();
         let small = dir.path().join("small");
@@ -193,22 +210,5 @@ mod tests {
         }
         let missing = read_whole(&dir.path().join("missing")).err().unwrap();
         assert_eq!(missing.kind(), std::io::ErrorKind::NotFound);
-    }
-
-    #[test]
-    fn timestamps() {
-        assert_eq!(rfc3339(UNIX_EPOCH), "1970-01-01T00:00:00Z");
-        assert_eq!(
-            rfc3339(UNIX_EPOCH + Duration::from_secs(951_782_400)),
-            "2000-02-29T00:00:00Z"
-        );
-        assert_eq!(
-            rfc3339(UNIX_EPOCH + Duration::from_secs(1_795_282_488)),
-            "2026-11-21T17:34:48Z"
-        );
-        assert_eq!(
-            rfc3339(UNIX_EPOCH + Duration::from_secs(4_102_444_799)),
-            "2099-12-31T23:59:59Z"
-        );
     }
 }
