@@ -2,7 +2,8 @@
 //!
 //! [`write_atomically`] and [`copy_atomically`] write a temporary file beside the target and
 //! rename it into place; [`sha1_hex`] names files by content; [`rfc3339`] gives the UTC
-//! timestamps that records carry, without a date-time dependency.
+//! timestamps that records carry, without a date-time dependency; [`read_whole`] reads an input
+//! file once, memory-mapped when it is large.
 
 use std::io::Write;
 use std::path::Path;
@@ -43,6 +44,67 @@ fn persist(tmp: tempfile::NamedTempFile, path: &Path) -> std::io::Result<()> {
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// Files larger than this are memory-mapped by [`read_whole`]; smaller ones are read (a map costs
+/// system calls and page faults that a small read does not).
+pub const MAP_ABOVE: u64 = 1 << 20;
+
+/// A whole file's bytes, from [`read_whole`]: mapped, or read into memory. Dereferences to `[u8]`.
+pub struct Contents(Bytes);
+
+enum Bytes {
+    Mapped(memmap2::Mmap),
+    Read(Vec<u8>),
+}
+
+impl std::ops::Deref for Contents {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match &self.0 {
+            Bytes::Mapped(map) => map,
+            Bytes::Read(bytes) => bytes,
+        }
+    }
+}
+
+impl From<Vec<u8>> for Contents {
+    fn from(bytes: Vec<u8>) -> Contents {
+        Contents(Bytes::Read(bytes))
+    }
+}
+
+impl Contents {
+    /// Whether the bytes are a memory map (not a copy in memory).
+    pub fn is_mapped(&self) -> bool {
+        matches!(self.0, Bytes::Mapped(_))
+    }
+}
+
+/// A whole file, for reading it once (a sample to parse, a crash file to hash or reduce): a
+/// regular file larger than [`MAP_ABOVE`] is memory-mapped, so its bytes are not copied into
+/// memory; anything else (a small file, a pipe or device, a file system that cannot map) is
+/// read. The error is the `io::Error` of opening or reading; callers add the path.
+pub fn read_whole(path: &Path) -> std::io::Result<Contents> {
+    let mut file = std::fs::File::open(path)?;
+    let meta = file.metadata()?;
+    if meta.is_file() && meta.len() > MAP_ABOVE {
+        if let Ok(map) = map_file(&file) {
+            return Ok(Contents(Bytes::Mapped(map)));
+        }
+    }
+    let mut bytes = Vec::with_capacity(if meta.is_file() { meta.len() as usize } else { 0 });
+    std::io::Read::read_to_end(&mut file, &mut bytes)?;
+    Ok(Contents(Bytes::Read(bytes)))
+}
+
+/// A read-only map of `file`.
+#[allow(unsafe_code)]
+fn map_file(file: &std::fs::File) -> std::io::Result<memmap2::Mmap> {
+    // SAFETY: the map is read-only. Samples and crash files are inputs that nothing writes
+    // while hellfuzz reads them; if another process truncated one meanwhile, reading the lost
+    // pages would fault (SIGBUS), the documented risk of a file map, which a copy would not have.
+    unsafe { memmap2::Mmap::map(file) }
 }
 
 /// The SHA-1 of `bytes` in hexadecimal: the names of crash, minimized and corpus files.
@@ -112,5 +174,41 @@ mod tests {
             rfc3339(UNIX_EPOCH + Duration::from_secs(4_102_444_799)),
             "2099-12-31T23:59:59Z"
         );
+    }
+
+    #[test]
+    fn whole_files_are_mapped_when_large_and_read_otherwise() {
+        let dir = tempfile::tempdir().unwrap();
+        let small = dir.path().join("small");
+        std::fs::write(&small, b"abc").unwrap();
+        let read = read_whole(&small).unwrap();
+        assert!(!read.is_mapped());
+        assert_eq!(&*read, b"abc");
+        let large = dir.path().join("large");
+        let bytes: Vec<u8> = (0..MAP_ABOVE as usize + 4097).map(|i| (i * 7 % 251) as u8).collect();
+        std::fs::write(&large, &bytes).unwrap();
+        let mapped = read_whole(&large).unwrap();
+        assert!(mapped.is_mapped());
+        assert_eq!(&*mapped, &bytes[..]);
+        // Not a regular file: read, not mapped (a FIFO cannot be mapped).
+        #[cfg(unix)]
+        {
+            let fifo = dir.path().join("fifo");
+            assert!(std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success());
+            let writer = {
+                let fifo = fifo.clone();
+                std::thread::spawn(move || std::fs::write(fifo, b"through a pipe").unwrap())
+            };
+            let piped = read_whole(&fifo).unwrap();
+            writer.join().unwrap();
+            assert!(!piped.is_mapped());
+            assert_eq!(&*piped, b"through a pipe");
+        }
+        let missing = read_whole(&dir.path().join("missing")).err().unwrap();
+        assert_eq!(missing.kind(), std::io::ErrorKind::NotFound);
     }
 }

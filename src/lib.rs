@@ -5,6 +5,7 @@
 //! | module | owns |
 //! |---|---|
 //! | [`files`] | writing files atomically (a utility every later module may use) |
+//! | `pool` | one worker pool on crossbeam-channel for parallel oracle calls and reruns (a utility) |
 //! | [`grammar`] | the grammar text format, its loader and diagnostics, the IR, and analyses |
 //! | [`import`] | other grammar formats (tree-sitter's `grammar.json`) → our grammar text |
 //! | [`parse`] | an Earley parser over bytes producing one derivation tree |
@@ -101,6 +102,7 @@ pub mod import;
 pub mod mine;
 pub mod oracle;
 pub mod parse;
+mod pool;
 pub mod reduce;
 pub mod tree;
 pub mod triage;

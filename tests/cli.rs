@@ -177,6 +177,7 @@ fn mine_writes_a_model_that_gen_uses_and_shows_probabilities() {
         &[
             "mine",
             "expr",
+            "--samples",
             samples.to_str().unwrap(),
             "-o",
             model.to_str().unwrap(),
@@ -193,6 +194,30 @@ fn mine_writes_a_model_that_gen_uses_and_shows_probabilities() {
         "{}",
         text(&out.stdout)
     );
+    // The older spelling, samples without --samples, still works and mines the same; both
+    // spellings together add up; without samples clap refuses the command.
+    let old = hellfuzz(&["mine", "expr", samples.to_str().unwrap(), "--show"], None);
+    assert!(old.status.success(), "{}", text(&old.stderr));
+    assert_eq!(text(&old.stdout), text(&out.stdout));
+    let (a, broken) = (samples.join("a.expr"), samples.join("broken.expr"));
+    let both = hellfuzz(
+        &[
+            "mine",
+            "expr",
+            "--samples",
+            a.to_str().unwrap(),
+            broken.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(
+        text(&both.stderr).contains("mined 1 of 2 samples (1 skipped)"),
+        "{}",
+        text(&both.stderr)
+    );
+    let none = hellfuzz(&["mine", "expr", "--show"], None);
+    assert_eq!(none.status.code(), Some(2), "{}", text(&none.stderr));
+    assert!(text(&none.stderr).contains("--samples"), "{}", text(&none.stderr));
     let out = hellfuzz(
         &["gen", "expr", "--model", model.to_str().unwrap(), "--count", "10"],
         None,

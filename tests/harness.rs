@@ -112,6 +112,53 @@ fn panics_are_reduced_in_the_harness_process_and_aborts_by_subprocess() {
     assert!(run_harness(&harness, &out).0, "the minimized input still aborts");
 }
 
+/// The file names at the top of `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn the_artifacts_folder_holds_only_inputs_at_its_top() {
+    // cargo-fuzz offers every file at the top of the artifacts folder that a run changed as a
+    // "Failing input": a harness reducing a crash there (reduce mode, as `hellfuzz triage` and
+    // the deadly-signal path run it) leaves only inputs there, its record in `.hellfuzz/`.
+    let harness = harness();
+    let dir = tempfile::tempdir().unwrap();
+    let crash = dir.path().join("crash-panic");
+    let doc = br#"{"id": 7, "boom": [1, 2, 3, 4, 5], "meta": {"x": null}}"#;
+    std::fs::write(&crash, doc).unwrap();
+    let run = Command::new(&harness)
+        .env("HELLFUZZ_REDUCE", &crash)
+        .env("RUST_BACKTRACE", "0")
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let top = names(dir.path());
+    assert_eq!(top.len(), 3, "{top:?}");
+    assert_eq!(top[0], ".hellfuzz");
+    assert_eq!(top[1], "crash-panic");
+    let minimized = &top[2];
+    assert!(
+        minimized.starts_with("minimized-") && minimized.len() == "minimized-".len() + 40,
+        "{top:?}"
+    );
+    assert_eq!(names(&dir.path().join(".hellfuzz")), [format!("{minimized}.json")]);
+    let record: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join(".hellfuzz").join(format!("{minimized}.json"))).unwrap())
+            .unwrap();
+    assert_eq!(record["original"], "crash-panic");
+    assert_eq!(&record["minimized"], minimized.as_str());
+    let bytes = std::fs::read(dir.path().join(minimized)).unwrap();
+    assert_eq!(record["minimized_size"], bytes.len());
+    assert!(bytes.len() < doc.len() / 2, "{}", String::from_utf8_lossy(&bytes));
+    assert_eq!(std::fs::read(&crash).unwrap(), doc, "the crash file is never modified");
+}
+
 /// A crash found the way a fuzzer finds one: random bytes (seeded) whose `Program` hits the bug.
 fn typed_crash(len: usize) -> Vec<u8> {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(20);

@@ -101,10 +101,10 @@ impl CheckArgs {
                 units.join(" ")
             );
         }
-        let files: Vec<(String, Vec<u8>)> = if samples.is_empty() {
+        let files: Vec<(String, hellfuzz::files::Contents)> = if samples.is_empty() {
             builtin::samples(name)
                 .iter()
-                .map(|(n, b)| (format!("<builtin:{name}>/{n}"), b.to_vec()))
+                .map(|(n, b)| (format!("<builtin:{name}>/{n}"), b.to_vec().into()))
                 .collect()
         } else {
             hellfuzz::mine::samples::collect(samples)
@@ -123,7 +123,7 @@ impl CheckArgs {
         for (file, input) in &files {
             bytes += input.len();
             match parser.parse(input) {
-                Ok(tree) if tree.unparse() == *input => {}
+                Ok(tree) if tree.unparse() == input[..] => {}
                 Ok(_) => {
                     failed += 1;
                     eprintln!(

@@ -1,10 +1,11 @@
 //! Helpers every subcommand uses: loading grammars and inputs, reporting skipped samples.
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use hellfuzz::files::{read_whole, Contents};
 use hellfuzz::grammar::Grammar;
 use hellfuzz::mine::samples;
 
@@ -22,16 +23,16 @@ pub fn load_grammar(name: &str) -> Result<Grammar, String> {
     Ok(grammar)
 }
 
-/// Reads a file, or standard input for `-`.
-pub fn read_input(path: &PathBuf) -> Result<Vec<u8>, String> {
+/// Reads a file (memory-mapped when large), or standard input for `-`.
+pub fn read_input(path: &Path) -> Result<Contents, String> {
     if path.as_os_str() == "-" {
         let mut buf = Vec::new();
         std::io::stdin()
             .read_to_end(&mut buf)
             .map_err(|e| format!("cannot read standard input: {e}"))?;
-        return Ok(buf);
+        return Ok(buf.into());
     }
-    std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+    read_whole(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
 
 /// Ends the process after a failed write to standard output: quietly (status 0) when the reader

@@ -13,9 +13,14 @@ use super::common::{load_grammar, report_skipped};
 pub struct MineArgs {
     /// A built-in grammar name (json, expr, js, toml, css, sql, glsl) or a path to a grammar file.
     pub grammar: String,
-    /// Sample files, folders (searched recursively) or glob patterns.
-    #[arg(required = true)]
+    /// Sample files, folders (searched recursively) or glob patterns; repeat it for more (the
+    /// same option as `check`, `gen` and `reduce` take).
+    #[arg(long, value_name = "PATH", required_unless_present = "samples_positional")]
     pub samples: Vec<String>,
+    /// Samples given without `--samples` (the older spelling, still accepted; also a shell's
+    /// expansion of `--samples dir/*` past its first file).
+    #[arg(hide = true, value_name = "PATH")]
+    pub samples_positional: Vec<String>,
     /// Write the model here.
     #[arg(long, short)]
     pub out: Option<PathBuf>,
@@ -36,12 +41,14 @@ impl MineArgs {
     pub fn run(self) -> Result<ExitCode, String> {
         let MineArgs {
             grammar,
-            samples: args,
+            samples: mut args,
+            samples_positional,
             out: output,
             merge,
             show,
             invert,
         } = self;
+        args.extend(samples_positional);
         let (name, args, merge) = (grammar.as_str(), args.as_slice(), merge.as_slice());
         let g = load_grammar(name)?;
         let files = samples::collect(args).map_err(|e| e.to_string())?;

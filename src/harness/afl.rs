@@ -7,8 +7,8 @@
 //!
 //! Continue mode (`HELLFUZZ_CONTINUE=1`): AFL restarts the target after every crash and keeps a
 //! crash only when it takes a new path, so one shallow bug reached by many paths still fills
-//! `crashes/`. Here a panic whose signature the campaign's summary (`hellfuzz-crashes.json` in the
-//! current folder, or `HELLFUZZ_SUMMARY`) already holds is caught and counted instead; a new one
+//! `crashes/`. Here a panic whose signature the campaign's summary (`.hellfuzz/hellfuzz-crashes.json`
+//! in the current folder, or `HELLFUZZ_SUMMARY`) already holds is caught and counted instead; a new one
 //! is entered in the summary and aborts, and AFL saves it: one file per signature.
 
 use super::continuing::{Campaign, ContinueSettings};
@@ -31,10 +31,9 @@ pub fn main(target: &Target, run: RunFn) {
         return;
     }
     let summary = Campaign::summary_path("./");
-    let folder = summary
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .map_or_else(|| "./".to_string(), |d| format!("{}/", d.display()));
+    // Minimized records are looked for where the summary is (`HELLFUZZ_SUMMARY` may put it by
+    // `crashes/`, where reduce mode writes them): the folder above its `.hellfuzz/`.
+    let folder = super::sidecar::owner_prefix(&summary);
     let campaign = Campaign::new(folder, summary, settings);
     afl::fuzz(false, |data: &[u8]| {
         campaign.executed();

@@ -152,7 +152,7 @@ pub fn reduce_with_harness(
     options: &Options,
     timeout: Duration,
 ) -> Result<HarnessReduction, HarnessError> {
-    let input = std::fs::read(crash).map_err(|source| HarnessError::Read {
+    let input = crate::files::read_whole(crash).map_err(|source| HarnessError::Read {
         path: crash.to_path_buf(),
         source,
     })?;

@@ -2,7 +2,7 @@
 //! first panic of each signature is saved and minimized as always; later ones are only counted.
 //!
 //! Map: [`ContinueSettings`] (the switch and the per-signature bound, from the environment) ·
-//! [`CrashSummary`] (the `hellfuzz-crashes.json` file beside the artifacts: one [`SummaryEntry`]
+//! [`CrashSummary`] (`.hellfuzz/hellfuzz-crashes.json` in the artifacts folder: one [`SummaryEntry`]
 //! per signature, shared by every process of a campaign) · [`Campaign`] (this process's counts; it
 //! decides each panic's [`Fate`] and keeps the summary up to date).
 //!
@@ -24,13 +24,15 @@ use serde::{Deserialize, Serialize};
 
 use super::crash::{find_record, signature_hash};
 use super::env::{CONTINUE_ENV, CONTINUE_MAX_ENV, SUMMARY_ENV};
+use super::sidecar::{create_folder_of, legacy_path, sidecar_path};
 use crate::files::{rfc3339, write_atomically};
 use crate::oracle::{Fate, Signature};
 
 /// The libFuzzer argument that turns continue mode on, as `cargo fuzz run t -- --hellfuzz-continue`
 /// passes it (libFuzzer ignores arguments that start with `--`, and `-fork` hands them on).
 pub const CONTINUE_FLAG: &str = "--hellfuzz-continue";
-/// The summary's file name, after libFuzzer's `-artifact_prefix` (AFL: in the current folder).
+/// The summary's file name, after libFuzzer's `-artifact_prefix`, in the artifacts folder's
+/// `.hellfuzz/` subfolder (AFL: `./.hellfuzz/`).
 pub const SUMMARY_FILE: &str = "hellfuzz-crashes.json";
 
 /// Whether continue mode is on, and its bound.
@@ -260,12 +262,25 @@ impl Campaign {
     }
 
     /// The summary file for artifacts after `prefix`: [`SUMMARY_ENV`] if set, else
-    /// `<prefix>hellfuzz-crashes.json`.
+    /// `hellfuzz-crashes.json` after `prefix` in the `.hellfuzz/` subfolder (`art/x-` →
+    /// `art/.hellfuzz/x-hellfuzz-crashes.json`), where cargo-fuzz does not take it for an input.
     pub fn summary_path(prefix: &str) -> PathBuf {
         match std::env::var_os(SUMMARY_ENV) {
             Some(path) if !path.is_empty() => PathBuf::from(path),
-            _ => PathBuf::from(format!("{prefix}{SUMMARY_FILE}")),
+            _ => sidecar_path(Path::new(&format!("{prefix}{SUMMARY_FILE}"))),
         }
+    }
+
+    /// The summary as the campaign left it: the file, else (a campaign from before the
+    /// `.hellfuzz/` subfolder) the one at its old place beside the artifacts, which the next
+    /// [`Campaign::flush`] moves into the subfolder.
+    fn load_summary(&self) -> Result<CrashSummary, SummaryError> {
+        if !self.summary.exists() {
+            if let Some(old) = legacy_path(&self.summary).filter(|old| old.is_file()) {
+                return CrashSummary::load(&old);
+            }
+        }
+        CrashSummary::load(&self.summary)
     }
 
     /// The summary file this campaign keeps.
@@ -345,8 +360,8 @@ impl Campaign {
         if let Some(&at) = state.index.get(&hash) {
             return at;
         }
-        let known_before = CrashSummary::load(&self.summary).is_ok_and(|s| s.get(&hash).is_some())
-            || find_record(&self.prefix, &hash).is_some();
+        let known_before =
+            self.load_summary().is_ok_and(|s| s.get(&hash).is_some()) || find_record(&self.prefix, &hash).is_some();
         state.seen.push((
             hash.clone(),
             Seen {
@@ -421,8 +436,11 @@ impl Campaign {
             return;
         }
         state.last_flush = Some(Instant::now());
+        if let Err(e) = create_folder_of(&self.summary) {
+            eprintln!("hellfuzz: cannot create the folder of {}: {e}", self.summary.display());
+        }
         let _lock = FolderLock::acquire(&self.summary);
-        let mut summary = match CrashSummary::load(&self.summary) {
+        let mut summary = match self.load_summary() {
             Ok(summary) => summary,
             Err(e) => {
                 eprintln!("hellfuzz: {e}; the crash summary is not updated");
@@ -466,8 +484,14 @@ impl Campaign {
             seen.entry_stale = false;
         }
         let json = serde_json::to_vec_pretty(&summary).expect("summaries serialize");
-        if let Err(e) = write_atomically(&self.summary, &json) {
-            eprintln!("hellfuzz: cannot write {}: {e}", self.summary.display());
+        match write_atomically(&self.summary, &json) {
+            Ok(()) => {
+                // Its counts are in the new file now; left beside, it would be counted twice.
+                if let Some(old) = legacy_path(&self.summary).filter(|old| old.is_file()) {
+                    let _ = std::fs::remove_file(old);
+                }
+            }
+            Err(e) => eprintln!("hellfuzz: cannot write {}: {e}", self.summary.display()),
         }
     }
 
@@ -652,6 +676,48 @@ mod tests {
         assert_eq!(afl.decide(&second, &|| {}, true), Fate::Abort);
         let next = Campaign::new("./", summary.clone(), ContinueSettings::default());
         assert_eq!(next.decide(&second, &|| {}, true), Fate::Unwind);
+    }
+
+    #[test]
+    fn the_summary_lives_in_the_sidecar_and_an_old_one_is_carried_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let prefix = format!("{}/x-", dir.path().display());
+        let summary = Campaign::summary_path(&prefix);
+        assert_eq!(summary, dir.path().join(".hellfuzz").join(format!("x-{SUMMARY_FILE}")));
+        let settings = ContinueSettings {
+            enabled: true,
+            max_per_signature: None,
+        };
+        // A campaign from before the subfolder left its summary beside the artifacts.
+        let old = dir.path().join(format!("x-{SUMMARY_FILE}"));
+        let first = Campaign::new(prefix.clone(), old.clone(), settings);
+        let sig = signature(b"a");
+        assert_eq!(first.decide(&sig, &|| {}, false), Fate::Unwind);
+        assert!(matches!(
+            first.caught(&sig, || (Some("x-crash-1".into()), None)),
+            Caught::New { .. }
+        ));
+        first.finish();
+        assert!(old.is_file());
+
+        // Today's campaign knows its signature, counts into it, and moves the file.
+        let next = Campaign::new(prefix, summary.clone(), settings);
+        assert_eq!(next.decide(&sig, &|| {}, false), Fate::Unwind);
+        assert_eq!(
+            next.caught(&sig, || panic!("a known signature is not saved")),
+            Caught::Known
+        );
+        next.finish();
+        let moved = CrashSummary::load(&summary).unwrap();
+        assert_eq!(moved.signatures.len(), 1);
+        assert_eq!(moved.signatures[0].hits, 2);
+        assert_eq!(moved.signatures[0].crash.as_deref(), Some("x-crash-1"));
+        assert!(!old.exists(), "counted once, in the subfolder");
+        let top: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(top, [".hellfuzz"]);
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! leaves in the artifacts folder.
 //!
 //! Map: [`CrashHandler`] (save the original, skip known signatures, reduce, write artifacts) ·
-//! [`ArtifactRecord`] (the `minimized-<hash>.json` record) · `minimize` (shared with reduce mode).
+//! [`ArtifactRecord`] (the `minimized-<hash>.json` record, in the `.hellfuzz/` subfolder) ·
+//! `minimize` (shared with reduce mode).
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -11,12 +12,14 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use super::corpus::RunFn;
+use super::sidecar::{create_folder_of, legacy_path, record_path, sidecar_path};
 use super::target::{Settings, Target};
 use crate::files::write_atomically;
 use crate::oracle::{InProcess, Oracle, Outcome, Signature};
 use crate::reduce::{reduce, Options, Reduction};
 
-/// The JSON record written next to each minimized input (`minimized-<hash>.json`).
+/// The JSON record of each minimized input: `<artifacts>/.hellfuzz/minimized-<hash>.json` (see
+/// [`SIDECAR_DIR`](crate::harness::SIDECAR_DIR); campaigns from before kept it beside the input).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct ArtifactRecord {
@@ -63,7 +66,7 @@ pub fn signature_hash(signature: &Signature) -> String {
 static SEEN: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 /// Handles a caught panic for a wrapper: keeps the original safe, reduces it in-process, writes
-/// `minimized-<sha1>` and its record where the fuzzer writes artifacts.
+/// `minimized-<sha1>` where the fuzzer writes artifacts, and its record in their `.hellfuzz/`.
 pub struct CrashHandler<'t> {
     target: &'t Target,
     /// libFuzzer's `-artifact_prefix` semantics: prepended to file names (`"dir/"`, `"dir/x-"`).
@@ -124,7 +127,8 @@ impl<'t> CrashHandler<'t> {
             Ok(reduction) => {
                 let minimized = format!("minimized-{}", crate::files::sha1_hex(&reduction.input));
                 let record = make_record(self.target, signature, &original, &minimized, &reduction);
-                match write_artifacts(&self.path(&minimized), &reduction.input, &record) {
+                let path = self.path(&minimized);
+                match write_artifacts(&path, &record_path(&path), &reduction.input, &record) {
                     Ok(()) => {
                         let _ = std::fs::remove_file(&partial);
                         eprintln!(
@@ -285,31 +289,42 @@ pub(super) fn make_record(
     }
 }
 
-/// Writes the minimized input at `path` and its record at `path.json`, each atomically.
-pub(super) fn write_artifacts(path: &Path, input: &[u8], record: &ArtifactRecord) -> Result<(), String> {
+/// Writes the minimized input at `path` and its record at `json_path` (its folder created if
+/// missing), each atomically: the input first, so that a record never names a missing file.
+pub(super) fn write_artifacts(
+    path: &Path,
+    json_path: &Path,
+    input: &[u8],
+    record: &ArtifactRecord,
+) -> Result<(), String> {
     write_atomically(path, input).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    let json_path = PathBuf::from(format!("{}.json", path.display()));
     let json = serde_json::to_vec_pretty(record).expect("records serialize");
-    write_atomically(&json_path, &json).map_err(|e| format!("cannot write {}: {e}", json_path.display()))
+    create_folder_of(json_path)
+        .and_then(|()| write_atomically(json_path, &json))
+        .map_err(|e| format!("cannot write {}: {e}", json_path.display()))
 }
 
-/// A record with signature hash `hash` among the `minimized-*.json` files under `prefix`: a
-/// crash minimized by an earlier process of the same campaign (libFuzzer `-fork`, restarts).
+/// A record with signature hash `hash` among the `minimized-*.json` files of the artifacts after
+/// `prefix`, in their `.hellfuzz/` subfolder or, from campaigns before it, beside them: a crash
+/// minimized by an earlier process of the same campaign (libFuzzer `-fork`, restarts).
 pub(super) fn find_record(prefix: &str, hash: &str) -> Option<PathBuf> {
     let probe = PathBuf::from(format!("{prefix}x"));
-    let dir = match probe.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
     let file_prefix = format!("{}minimized-", probe.file_name()?.to_str()?.strip_suffix('x')?);
-    std::fs::read_dir(&dir).ok()?.flatten().map(|e| e.path()).find(|p| {
-        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        name.starts_with(&file_prefix)
-            && name.ends_with(".json")
-            && std::fs::read(p)
-                .ok()
-                .and_then(|b| serde_json::from_slice::<ArtifactRecord>(&b).ok())
-                .is_some_and(|r| r.signature_hash == hash)
+    let sidecar = sidecar_path(&probe);
+    let folders = [
+        sidecar.parent()?.to_path_buf(),
+        legacy_path(&sidecar)?.parent()?.to_path_buf(),
+    ];
+    folders.iter().find_map(|dir| {
+        std::fs::read_dir(dir).ok()?.flatten().map(|e| e.path()).find(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            name.starts_with(&file_prefix)
+                && name.ends_with(".json")
+                && std::fs::read(p)
+                    .ok()
+                    .and_then(|b| serde_json::from_slice::<ArtifactRecord>(&b).ok())
+                    .is_some_and(|r| r.signature_hash == hash)
+        })
     })
 }
 
@@ -382,9 +397,10 @@ mod tests {
         assert!(catch_panic(|| consume(&minimized)).unwrap_err().matches(&signature));
         assert_eq!(record.algorithm, "gtr*");
         assert_eq!(record.grammar.as_deref(), Some("json"));
-        let json: ArtifactRecord =
-            serde_json::from_slice(&std::fs::read(dir.path().join(format!("{}.json", record.minimized))).unwrap())
-                .unwrap();
+        let json: ArtifactRecord = serde_json::from_slice(
+            &std::fs::read(dir.path().join(".hellfuzz").join(format!("{}.json", record.minimized))).unwrap(),
+        )
+        .unwrap();
         assert_eq!(json.signature_hash, record.signature_hash);
         assert!(!dir
             .path()
@@ -400,6 +416,21 @@ mod tests {
             .path()
             .join(format!("crash-{}", crate::files::sha1_hex(&again[..])))
             .exists());
+        // At the top of the artifacts folder, only inputs (what cargo-fuzz offers as failing
+        // inputs); the record is in `.hellfuzz/`.
+        let mut top: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        top.sort();
+        let mut expected = vec![
+            record.original.clone(),
+            format!("crash-{}", crate::files::sha1_hex(&again[..])),
+            record.minimized.clone(),
+            ".hellfuzz".to_string(),
+        ];
+        expected.sort();
+        assert_eq!(top, expected);
     }
 
     fn consume_other(data: &[u8]) -> Corpus {
@@ -431,9 +462,10 @@ mod tests {
             notes: vec![],
             minimized_value: None,
         };
-        write_artifacts(&dir.path().join("nightly-minimized-0"), b"bad", &record).unwrap();
+        let minimized = dir.path().join("nightly-minimized-0");
+        write_artifacts(&minimized, &record_path(&minimized), b"bad", &record).unwrap();
         let target = Target::new(GrammarSource::None);
-        let handler = CrashHandler::new(&target, prefix, true, settings());
+        let handler = CrashHandler::new(&target, prefix.clone(), true, settings());
         assert!(handler
             .handle(b"a longer bad input", &signature, consume_other)
             .is_none());
@@ -441,8 +473,24 @@ mod tests {
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
-        assert_eq!(names.len(), 3, "{names:?}"); // the old record, its input, and the new original
+        assert_eq!(names.len(), 3, "{names:?}"); // `.hellfuzz/`, the old input, and the new original
         assert!(names.iter().any(|n| n.starts_with("nightly-crash-")));
+        assert!(find_record(&prefix, &record.signature_hash).is_some());
+
+        // A campaign from before `.hellfuzz/`: its record beside the input is found too.
+        let old = tempfile::tempdir().unwrap();
+        let old_prefix = format!("{}/nightly-", old.path().display());
+        let minimized = old.path().join("nightly-minimized-0");
+        write_artifacts(
+            &minimized,
+            &PathBuf::from(format!("{}.json", minimized.display())),
+            b"bad",
+            &record,
+        )
+        .unwrap();
+        assert!(find_record(&old_prefix, &record.signature_hash).is_some());
+        assert!(find_record(&old_prefix, "0000000000000000").is_none());
+        assert!(find_record(&format!("{}/other-", old.path().display()), &record.signature_hash).is_none());
     }
 
     #[test]

@@ -6,8 +6,8 @@
 
 /// Names the crash file to reduce: the harness reduces it in-process and exits (reduce mode).
 pub const REDUCE_ENV: &str = "HELLFUZZ_REDUCE";
-/// Where to write the minimized input (default: `minimized-<sha1>` beside the crash file); the
-/// record goes to the same path plus `.json`.
+/// Where to write the minimized input; the record goes to the same path plus `.json`. Default:
+/// `minimized-<sha1>` beside the crash file, its record in the `.hellfuzz/` subfolder there.
 pub const REDUCE_OUT_ENV: &str = "HELLFUZZ_REDUCE_OUT";
 /// Set (to `1`) with [`REDUCE_ENV`] by a process that a deadly signal is killing: the crash
 /// cannot be caught in-process, so each candidate runs in a process of its own (this binary,
@@ -29,7 +29,8 @@ pub const BACKTRACE_ENV: &str = "HELLFUZZ_BACKTRACE";
 pub const CONTINUE_ENV: &str = "HELLFUZZ_CONTINUE";
 /// The variable bounding the panics caught per signature (a whole number; unset: no bound).
 pub const CONTINUE_MAX_ENV: &str = "HELLFUZZ_CONTINUE_MAX";
-/// The variable naming the summary file instead of `hellfuzz-crashes.json` beside the artifacts.
+/// The variable naming the summary file instead of `.hellfuzz/hellfuzz-crashes.json` in the
+/// artifacts folder.
 pub const SUMMARY_ENV: &str = "HELLFUZZ_SUMMARY";
 /// The custom mutator's probabilities: `mined`, `inverted` or `uniform`.
 pub const MUTATOR_ENV: &str = "HELLFUZZ_MUTATOR";

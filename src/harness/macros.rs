@@ -28,7 +28,7 @@
 /// A panic is minimized and then ends the run, as with libfuzzer-sys. With `HELLFUZZ_CONTINUE=1`
 /// (or `cargo fuzz run t -- --hellfuzz-continue`) the first panic of each signature is saved and
 /// minimized and fuzzing goes on in the same process; later ones are counted in
-/// `hellfuzz-crashes.json` (see [`ContinueSettings`](crate::harness::ContinueSettings)).
+/// `.hellfuzz/hellfuzz-crashes.json` in the artifacts folder (see [`ContinueSettings`](crate::harness::ContinueSettings)).
 ///
 /// A typed input is built from the fuzzer's bytes exactly as libfuzzer-sys builds it
 /// (`Unstructured::new(bytes)`, `arbitrary_take_rest`; an input shorter than the type's size

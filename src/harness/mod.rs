@@ -2,7 +2,7 @@
 //! in-process with the same closure as oracle, and the minimized input lands next to the crash.
 //!
 //! Map: `macros` (`fuzz_target!`, `fuzz_mutator!`) · `target` (a target's grammar and settings) ·
-//! `continuing` (continue mode: keep fuzzing past known crashes) · `corpus` (`Corpus`, a run's verdict) · `typed` (`arbitrary` inputs built from bytes) · `crash` (reduce-on-crash, artifacts) · `reduce_mode` (a harness binary reducing one file) ·
+//! `continuing` (continue mode: keep fuzzing past known crashes) · `corpus` (`Corpus`, a run's verdict) · `typed` (`arbitrary` inputs built from bytes) · `crash` (reduce-on-crash, artifacts) · `sidecar` (records and summary in `<artifacts>/.hellfuzz/`) · `reduce_mode` (a harness binary reducing one file) ·
 //! `env` (the `HELLFUZZ_*` variables) · `client` (`hellfuzz reduce --harness`: reduce mode, else a subprocess oracle) · `mutator`
 //! (grammar-aware mutation) · `libfuzzer`, `afl`, `standalone` (one entry point per runtime).
 //!
@@ -37,6 +37,7 @@ pub mod env;
 mod macros;
 mod mutator;
 mod reduce_mode;
+pub(crate) mod sidecar;
 mod target;
 #[doc(hidden)]
 pub mod typed;
@@ -70,6 +71,7 @@ pub use crash::{ArtifactRecord, CrashHandler};
 #[cfg(feature = "libfuzzer")]
 pub use mutator::SharedMutator;
 pub use mutator::{MutationKind, Mutator};
+pub use sidecar::SIDECAR_DIR;
 pub use target::{GrammarSource, Settings, ShowFn, Target};
 
 /// Re-exported for the macros: a target crate needs no direct dependency on these.

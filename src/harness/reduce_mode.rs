@@ -68,13 +68,14 @@ pub fn run_if_requested(target: &Target, run: RunFn) {
 }
 
 /// Reduces a crash that kills the process (a stack overflow): one process of this binary per
-/// candidate, keeping the way it dies; writes `minimized-<sha1>` and its record beside it.
+/// candidate, keeping the way it dies; writes `minimized-<sha1>` beside it and its record (see `outputs`).
 fn reduce_file_in_processes(
     target: &Target,
     crash: &Path,
     out: Option<PathBuf>,
 ) -> Result<ArtifactRecord, (i32, String)> {
-    let input = std::fs::read(crash).map_err(|e| (EXIT_ERROR, format!("cannot read {}: {e}", crash.display())))?;
+    let input =
+        crate::files::read_whole(crash).map_err(|e| (EXIT_ERROR, format!("cannot read {}: {e}", crash.display())))?;
     let binary = std::env::current_exe().map_err(|e| (EXIT_ERROR, format!("cannot find this executable: {e}")))?;
     let options = options_from_env();
     let dir = crash.parent().unwrap_or(Path::new("."));
@@ -96,7 +97,7 @@ fn reduce_file_in_processes(
         Vec::new(),
     )
     .map_err(|e| (EXIT_ERROR, e.to_string()))?;
-    let out = out.unwrap_or_else(|| minimized_path(dir, &reduction.input));
+    let (out, json_path) = outputs(out, dir, &reduction.input);
     let signature = reduction
         .signature
         .clone()
@@ -117,7 +118,7 @@ fn reduce_file_in_processes(
         notes: reduction.notes.clone(),
         minimized_value: target.show_input(&reduction.input),
     };
-    write_artifacts(&out, &reduction.input, &record).map_err(|e| (EXIT_ERROR, e))?;
+    write_artifacts(&out, &json_path, &reduction.input, &record).map_err(|e| (EXIT_ERROR, e))?;
     if staging != out {
         let _ = std::fs::remove_file(&staging);
     }
@@ -137,9 +138,21 @@ fn name(path: &Path) -> String {
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
 }
 
-/// Where a minimized input goes without [`REDUCE_OUT_ENV`]: `minimized-<sha1>` in `dir`.
-fn minimized_path(dir: &Path, input: &[u8]) -> PathBuf {
-    dir.join(format!("minimized-{}", crate::files::sha1_hex(input)))
+/// Where the minimized `input` and its record go: the path [`REDUCE_OUT_ENV`] names and that
+/// path plus `.json`, as the caller chose; without it `minimized-<sha1>` in `dir`, the crash's
+/// (artifacts) folder, with its record in `dir/.hellfuzz/` as during a campaign.
+fn outputs(out: Option<PathBuf>, dir: &Path, input: &[u8]) -> (PathBuf, PathBuf) {
+    match out {
+        Some(out) => {
+            let json = super::sidecar::beside(&out, ".json");
+            (out, json)
+        }
+        None => {
+            let out = dir.join(format!("minimized-{}", crate::files::sha1_hex(input)));
+            let json = super::sidecar::record_path(&out);
+            (out, json)
+        }
+    }
 }
 
 /// The reduction options from the environment, with reduce mode's longer default time.
@@ -163,7 +176,8 @@ fn reduce_file(
     out: Option<PathBuf>,
     run: RunFn,
 ) -> Result<ArtifactRecord, (i32, String)> {
-    let input = std::fs::read(crash).map_err(|e| (EXIT_ERROR, format!("cannot read {}: {e}", crash.display())))?;
+    let input =
+        crate::files::read_whole(crash).map_err(|e| (EXIT_ERROR, format!("cannot read {}: {e}", crash.display())))?;
     let signature = match catch_panic(|| run(&input)).map(drop) {
         Ok(()) => {
             return Err((
@@ -188,9 +202,9 @@ fn reduce_file(
         input.len()
     );
     let reduction = minimize(target, &input, &signature, run, &options, &partial).map_err(|e| (EXIT_ERROR, e))?;
-    let out = out.unwrap_or_else(|| minimized_path(dir, &reduction.input));
+    let (out, json_path) = outputs(out, dir, &reduction.input);
     let record = make_record(target, &signature, &name(crash), &name(&out), &reduction);
-    write_artifacts(&out, &reduction.input, &record).map_err(|e| (EXIT_ERROR, e))?;
+    write_artifacts(&out, &json_path, &reduction.input, &record).map_err(|e| (EXIT_ERROR, e))?;
     let _ = std::fs::remove_file(&partial);
     Ok(record)
 }

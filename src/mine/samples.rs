@@ -228,7 +228,7 @@ fn for_each_file(grammar: &Grammar, files: &[PathBuf], mut f: impl FnMut(crate::
         // The size first: a huge file is not even read.
         let read = std::fs::metadata(file).and_then(|m| match too_large(m.len()) {
             Some(reason) => Ok(Err(reason)),
-            None => std::fs::read(file).map(Ok),
+            None => crate::files::read_whole(file).map(Ok),
         });
         match read {
             Err(e) => skipped.push(skip(format!("cannot read: {e}"), None)),

@@ -2,7 +2,8 @@
 //!
 //! [`Tester`] wraps an [`Oracle`]; once the budget (oracle calls or time) is spent every further
 //! candidate counts as not interesting, so reducers wind down with the best input found so far.
-//! [`Tester::test_batch`] tests candidates on `jobs` threads; results come back in order.
+//! [`Tester::test_batch`] tests candidates on `jobs` threads of the crate's worker pool; results
+//! come back in order.
 //! [`confirm`] re-runs a final result on the oracle itself, so that a flaky oracle shows.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -130,26 +131,7 @@ impl<'o> Tester<'o> {
     /// Tests several candidates, in parallel when `jobs > 1`; results are in input order and
     /// equal to testing them one by one.
     pub fn test_batch(&self, inputs: &[Vec<u8>]) -> Vec<Outcome> {
-        if self.jobs == 1 || inputs.len() <= 1 {
-            return inputs.iter().map(|i| self.test(i)).collect();
-        }
-        let next = AtomicU64::new(0);
-        let mut results = vec![Outcome::Pass; inputs.len()];
-        let slots: Vec<std::sync::Mutex<&mut Outcome>> = results.iter_mut().map(std::sync::Mutex::new).collect();
-        std::thread::scope(|s| {
-            for _ in 0..self.jobs.min(inputs.len()) {
-                s.spawn(|| loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed) as usize;
-                    if i >= inputs.len() {
-                        break;
-                    }
-                    let outcome = self.test(&inputs[i]);
-                    **slots[i].lock().expect("no test panics while holding a slot") = outcome;
-                });
-            }
-        });
-        drop(slots);
-        results
+        crate::pool::map(inputs, self.jobs, |_, input| self.test(input))
     }
 
     /// Like [`Tester::test_batch`] for candidates that may be invalid (`None`: Pass, untested).

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::harness::{CrashSummary, SUMMARY_FILE};
+use crate::harness::{CrashSummary, SIDECAR_DIR, SUMMARY_FILE};
 
 /// Which fuzzer left a crash file, and what its name says about it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -42,7 +42,9 @@ pub struct CrashFile {
 }
 
 /// Whether `name`, in a folder named `parent`, is a crash file, and whose. `README.txt` in AFL's
-/// folders, libFuzzer's other files and our own JSON records beside `minimized-*` are not.
+/// folders, libFuzzer's other files and our own JSON records (`minimized-*.json`, in the
+/// `.hellfuzz/` subfolder that [`discover`] does not enter, or beside the inputs in campaigns
+/// from before it) are not.
 pub fn classify_name(name: &str, parent: &str) -> Option<Origin> {
     let is_afl_id = name.starts_with("id:") || name.starts_with("id_");
     match parent {
@@ -148,7 +150,10 @@ fn walk(dir: &Path, skip: Option<&Path>, seen: &mut BTreeSet<PathBuf>, found: &m
             continue;
         };
         if link_meta.is_dir() {
-            walk(&path, skip, seen, found, below);
+            // hellfuzz's records and summaries: no crash file in there.
+            if path.file_name() != Some(std::ffi::OsStr::new(SIDECAR_DIR)) {
+                walk(&path, skip, seen, found, below);
+            }
             continue;
         }
         let name = path
@@ -178,21 +183,30 @@ fn parent_name(path: &Path) -> String {
 }
 
 /// Continue mode's hit counts by crash file: every `hellfuzz-crashes.json` (also after a
-/// libFuzzer `-artifact_prefix` such as `x-`) in the folders of `files`, each entry's hits under
-/// the path of the original it saved. Unreadable summaries are skipped: counts are a bonus.
+/// libFuzzer `-artifact_prefix` such as `x-`) of the folders of `files`, each entry's hits under
+/// the path of the original it saved. A summary is in the folder's `.hellfuzz/` subfolder, or
+/// beside the files in campaigns from before it (read only when the subfolder has none for that
+/// prefix: a campaign that went on moved it there). Unreadable summaries are skipped: counts are
+/// a bonus.
 pub fn continue_hits(files: &[CrashFile]) -> BTreeMap<PathBuf, u64> {
     let folders: BTreeSet<&Path> = files.iter().filter_map(|f| f.path.parent()).collect();
     let mut hits = BTreeMap::new();
     for folder in folders {
-        let Ok(entries) = std::fs::read_dir(folder) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let name = entry.file_name();
-            let Some(prefix) = name.to_str().and_then(|n| n.strip_suffix(SUMMARY_FILE)) else {
+        // By prefix: the subfolder's summary first, then the old place's if the prefix has none.
+        let mut summaries: BTreeMap<String, PathBuf> = BTreeMap::new();
+        for dir in [folder.join(SIDECAR_DIR), folder.to_path_buf()] {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
                 continue;
             };
-            let Ok(summary) = CrashSummary::load(&entry.path()) else {
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                if let Some(prefix) = name.to_str().and_then(|n| n.strip_suffix(SUMMARY_FILE)) {
+                    summaries.entry(prefix.to_string()).or_insert_with(|| entry.path());
+                }
+            }
+        }
+        for (prefix, path) in summaries {
+            let Ok(summary) = CrashSummary::load(&path) else {
                 continue;
             };
             for e in summary.signatures {
@@ -279,7 +293,7 @@ mod tests {
     }
 
     #[test]
-    fn continue_hits_are_read_from_summaries_beside_the_files() {
+    fn continue_hits_are_read_from_summaries_in_both_layouts() {
         let dir = tempfile::tempdir().unwrap();
         let art = dir.path().join("artifacts");
         std::fs::create_dir_all(&art).unwrap();
@@ -301,5 +315,27 @@ mod tests {
         // A summary that does not parse is skipped.
         std::fs::write(art.join(format!("other-{SUMMARY_FILE}")), "{").unwrap();
         assert_eq!(continue_hits(&found.files).len(), 1);
+
+        // Today's layout: the summary and records in `.hellfuzz/`. Its summary wins over the old
+        // one of the same prefix (a campaign that went on carried the old counts over); an old
+        // one of another prefix still counts. Nothing in the subfolder is a crash file.
+        let sidecar = art.join(SIDECAR_DIR);
+        std::fs::create_dir_all(&sidecar).unwrap();
+        std::fs::write(sidecar.join(SUMMARY_FILE), summary.replace("1234", "2000")).unwrap();
+        std::fs::write(sidecar.join("minimized-cc.json"), "{}").unwrap();
+        std::fs::write(sidecar.join("crash-not-an-input"), "x").unwrap();
+        std::fs::write(art.join("x-crash-aa"), "a").unwrap();
+        std::fs::write(art.join(format!("x-{SUMMARY_FILE}")), summary).unwrap();
+        let mut found = discover(&[dir.path().to_path_buf()], None).unwrap();
+        assert_eq!(found.files.len(), 2, "{:?}", found.files);
+        assert!(found.files.iter().all(|f| f.path.parent() == Some(art.as_path())));
+        // (A prefixed crash file is triaged when given by name.)
+        found
+            .files
+            .extend(discover(&[art.join("x-crash-aa")], None).unwrap().files);
+        let hits = continue_hits(&found.files);
+        assert_eq!(hits.get(&art.join("crash-aa")), Some(&2000), "{hits:?}");
+        assert_eq!(hits.get(&art.join("x-crash-aa")), Some(&1234), "{hits:?}");
+        assert_eq!(hits.len(), 2, "{hits:?}");
     }
 }

@@ -608,7 +608,7 @@ fn minimize(g: &mut Group, options: &Options, progress: &(dyn Fn(&crate::reduce:
             Some(note),
         );
     }
-    let input = match std::fs::read(&g.smallest) {
+    let input = match crate::files::read_whole(&g.smallest) {
         Ok(b) => b,
         Err(e) => {
             let note = format!("not minimized: cannot read {}: {e}", g.smallest.display());

@@ -1,10 +1,9 @@
 //! Rerunning crash files on the harness in parallel workers and deciding for each: reproduced
 //! (which [`Crash`]), flaky, does not reproduce, or could not be tested.
 //!
-//! Map: [`rerun_all`] (hash first to run identical files once; a crossbeam-channel work queue,
-//! `jobs` workers, cancellation) · [`rerun_file`] (run, confirm by reruns) · `hash_file` (memmap2).
+//! Map: [`rerun_all`] (hash first to run identical files once; `jobs` workers of the crate's
+//! worker pool, cancellation) · [`rerun_file`] (run, confirm by reruns) · `hash_file`.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -17,6 +16,7 @@ use std::collections::BTreeMap;
 use super::crash::{Crash, CrashClass, Trace};
 use super::debugger;
 use super::discover::CrashFile;
+use crate::files::read_whole;
 use crate::oracle::{CrashKind, Exit};
 
 /// How to rerun crash files.
@@ -191,33 +191,10 @@ fn copy_of(result: &FileResult, copy: &CrashFile, original: &CrashFile) -> FileR
     }
 }
 
-/// Runs `work` on every item on up to `jobs` threads, and `done` on this thread as each ends.
+/// Runs `work` on every item (an index into the files) on up to `jobs` threads of the shared
+/// [`pool`](crate::pool), and `done` with the item on this thread as each ends.
 fn parallel<R: Send>(items: &[usize], jobs: usize, work: &(dyn Fn(usize) -> R + Sync), done: &mut dyn FnMut(usize, R)) {
-    if items.is_empty() {
-        return;
-    }
-    let (job_tx, job_rx) = crossbeam_channel::unbounded::<usize>();
-    for &i in items {
-        let _ = job_tx.send(i);
-    }
-    drop(job_tx);
-    let (result_tx, result_rx) = crossbeam_channel::unbounded::<(usize, R)>();
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.max(1).min(items.len()) {
-            let (job_rx, result_tx) = (job_rx.clone(), result_tx.clone());
-            scope.spawn(move || {
-                for i in job_rx {
-                    if result_tx.send((i, work(i))).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(result_tx);
-        for (i, r) in result_rx {
-            done(i, r);
-        }
-    });
+    crate::pool::for_each(items, jobs, |_, &i| work(i), |at, r| done(items[at], r));
 }
 
 fn cancelled(options: &RerunOptions) -> bool {
@@ -671,26 +648,10 @@ fn confirm_files(files: &[CrashFile], which: &[usize], results: &mut [Option<Fil
     });
 }
 
-/// Files larger than this are hashed through a memory map instead of being read.
-const MAP_ABOVE: u64 = 1 << 20;
-
-/// Size and SHA-1 of a file; large files are memory-mapped rather than read into memory.
+/// Size and SHA-1 of a file, read once (memory-mapped when large, see [`read_whole`]).
 fn hash_file(path: &Path) -> std::io::Result<(u64, String)> {
-    let mut file = std::fs::File::open(path)?;
-    let size = file.metadata()?.len();
-    let mut sha = sha1_smol::Sha1::new();
-    if size > MAP_ABOVE {
-        // SAFETY: the map is read-only and lives only for this hash; crash files are not written
-        // while triage runs (if one is truncated meanwhile, reading may fault: a documented risk
-        // of memory maps that a nightly crash folder does not run into).
-        let map = unsafe { memmap2::Mmap::map(&file)? };
-        sha.update(&map);
-    } else {
-        let mut bytes = Vec::with_capacity(size as usize);
-        file.read_to_end(&mut bytes)?;
-        sha.update(&bytes);
-    }
-    Ok((size, sha.digest().to_string()))
+    let bytes = read_whole(path)?;
+    Ok((bytes.len() as u64, crate::files::sha1_hex(&bytes)))
 }
 
 #[cfg(test)]
