@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use hellfuzz::generate::{Generator, Limits};
 use hellfuzz::grammar::Grammar;
 use hellfuzz::import::{self, tree_sitter::Overrides, ImportError, Source};
-use hellfuzz::mine::{Mode, Probabilities};
+use hellfuzz::mine::{Probabilities, ProbabilityMode};
 use hellfuzz::parse::Parser;
 
 /// (built-in name, vendored crate folder) of every imported built-in grammar.
@@ -316,7 +316,7 @@ fn generated_inputs_keep_their_token_boundaries() {
         let g = Grammar::load(name).unwrap();
         let (model, _) = hellfuzz::mine::samples::mine_builtin(&g, name);
         let parser = Parser::new(&g);
-        for mode in [Mode::Mined, Mode::Inverted] {
+        for mode in [ProbabilityMode::Mined, ProbabilityMode::Inverted] {
             let probs = Probabilities::new(&g, Some(&model), mode);
             let mut generator = Generator::new(&g, &probs, Limits::up_to(600), 7);
             for _ in 0..60 {
@@ -385,7 +385,8 @@ fn adjacent_words_get_a_separator_and_glued_candidates_are_never_made() {
         &input,
     )
     .unwrap();
-    let result = hellfuzz::reduce::reduce(&input, Some(&g), &oracle, &hellfuzz::reduce::Options::default()).unwrap();
+    let result =
+        hellfuzz::reduce::reduce(&input, Some(&g), &oracle, &hellfuzz::reduce::ReduceOptions::default()).unwrap();
     assert_eq!(String::from_utf8_lossy(&result.input), "var a of a;");
 }
 
@@ -550,7 +551,7 @@ fn the_mutator_keeps_imported_inputs_well_formed() {
     for name in ["toml", "css"] {
         let g = Grammar::load(name).unwrap();
         let (model, _) = hellfuzz::mine::samples::mine_builtin(&g, name);
-        let mut mutator = hellfuzz::harness::Mutator::new(&g, Some(&model), Some(Mode::Inverted));
+        let mut mutator = hellfuzz::harness::Mutator::new(&g, Some(&model), Some(ProbabilityMode::Inverted));
         let parser = Parser::new(&g);
         let (mut made, mut parsed) = (0, 0);
         for (i, (_, sample)) in hellfuzz::grammar::builtin::samples(name).iter().enumerate().take(20) {

@@ -8,7 +8,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use hellfuzz::oracle::normalize_message;
-use hellfuzz::triage::{triage, CrashClass, Label, Options, SeverityClass, Status, Triage};
+use hellfuzz::triage::{triage, CrashClass, Label, SeverityClass, Status, Triage, TriageOptions};
 
 const KEYWORDS: [&str; 12] = [
     "IDX", "UNWRAP", "OBJ", "ARR", "DIV", "SLICE", "ABORT", "HALT", "DEEP", "OOM", "HANG", "FLAKY",
@@ -141,14 +141,14 @@ fn keyword(bytes: &[u8]) -> Option<&'static str> {
         .find_map(|w| KEYWORDS.iter().find(|k| **k == w).copied())
 }
 
-fn options(out: &Path, state: &Path) -> Options {
-    Options {
+fn options(out: &Path, state: &Path) -> TriageOptions {
+    TriageOptions {
         jobs: 2,
         out: out.to_path_buf(),
         timeout: Duration::from_secs(2),
         minimize_time: Some(Duration::from_secs(60)),
         env: vec![("TRIAGE_HARNESS_STATE".into(), state.display().to_string())],
-        ..Options::new(harness())
+        ..TriageOptions::new(harness())
     }
 }
 
@@ -310,7 +310,7 @@ fn second_night_labels_known_and_fixed_and_same_folder_gives_same_groups() {
     let dir = tempfile::tempdir().unwrap();
     let (night_dir, out, state) = layout(dir.path());
     plant(&night_dir, false);
-    let quick = Options {
+    let quick = TriageOptions {
         minimize: false,
         ..options(&out, &state)
     };
@@ -319,7 +319,7 @@ fn second_night_labels_known_and_fixed_and_same_folder_gives_same_groups() {
     // The same folder again into another output folder: the same groups, files and verdicts.
     let again = triage(
         std::slice::from_ref(&night_dir),
-        &Options {
+        &TriageOptions {
             out: dir.path().join("again"),
             ..quick.clone()
         },
@@ -343,7 +343,7 @@ fn second_night_labels_known_and_fixed_and_same_folder_gives_same_groups() {
     );
 
     // Next night UNWRAP is fixed.
-    let fixed_unwrap = Options {
+    let fixed_unwrap = TriageOptions {
         env: [
             quick.env.clone(),
             vec![("TRIAGE_HARNESS_FIXED".into(), "UNWRAP".into())],
@@ -381,7 +381,7 @@ fn second_night_labels_known_and_fixed_and_same_folder_gives_same_groups() {
     assert_eq!(&fourth.unseen[0].coarse, idx_coarse);
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("kept reproducer still crashes"));
-    let fixed_idx = Options {
+    let fixed_idx = TriageOptions {
         env: [quick.env.clone(), vec![("TRIAGE_HARNESS_FIXED".into(), "IDX".into())]].concat(),
         ..quick.clone()
     };
@@ -396,14 +396,14 @@ fn interruption_writes_a_partial_report_and_marks_nothing_fixed() {
     let dir = tempfile::tempdir().unwrap();
     let (night_dir, out, state) = layout(dir.path());
     plant(&night_dir, false);
-    let quick = Options {
+    let quick = TriageOptions {
         minimize: false,
         jobs: 1,
         ..options(&out, &state)
     };
     let full = triage(std::slice::from_ref(&night_dir), &quick, night(0), &mut |_| {}).unwrap();
     let cancel = Arc::new(AtomicBool::new(false));
-    let interrupted_options = Options {
+    let interrupted_options = TriageOptions {
         cancel: Some(cancel.clone()),
         ..quick.clone()
     };
@@ -448,10 +448,10 @@ fn harness_problems() {
     let night_dir = dir.path().join("night");
     plant(&night_dir, false);
     let out = dir.path().join("out");
-    let missing = Options::new(dir.path().join("no-such-harness"));
+    let missing = TriageOptions::new(dir.path().join("no-such-harness"));
     let err = triage(
         std::slice::from_ref(&night_dir),
-        &Options {
+        &TriageOptions {
             out: out.clone(),
             ..missing
         },
@@ -468,7 +468,7 @@ fn harness_problems() {
     std::fs::write(&script, "#!/bin/sh\nsleep 30\n").unwrap();
     let not_exec = triage(
         std::slice::from_ref(&night_dir),
-        &Options::new(&script),
+        &TriageOptions::new(&script),
         night(0),
         &mut |_| {},
     )
@@ -484,12 +484,12 @@ fn harness_problems() {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
-    let hanging = Options {
+    let hanging = TriageOptions {
         out: out.clone(),
         jobs: 2,
         timeout: Duration::from_millis(300),
         minimize: false,
-        ..Options::new(&script)
+        ..TriageOptions::new(&script)
     };
     let t = triage(&[night_dir.join("afl")], &hanging, night(0), &mut |_| {}).unwrap();
     assert_eq!(t.groups.len(), 1);
@@ -545,7 +545,7 @@ fn grammar_minimization_uses_gtr_star() {
         br#"{"name": [1, 2.5, "ARR", {"k": null}], "x": true}"#,
     );
     put(&night_dir, "artifacts/json/crash-2", br#"[{"a": "ARR"}, 12, false]"#);
-    let with_grammar = Options {
+    let with_grammar = TriageOptions {
         grammar: Some(hellfuzz::grammar::Grammar::load("json").unwrap()),
         ..options(&out, &state)
     };
@@ -690,7 +690,7 @@ fn quick_groups_are_minimized_before_a_hang() {
     let (night_dir, out, state) = layout(dir.path());
     plant_quick_and_hang(&night_dir);
     let cancel = Arc::new(AtomicBool::new(false));
-    let options = Options {
+    let options = TriageOptions {
         timeout: Duration::from_secs(1),
         cancel: Some(cancel.clone()),
         ..options(&out, &state)
@@ -748,7 +748,7 @@ fn a_hang_group_takes_its_budget_and_reports_its_progress() {
     let dir = tempfile::tempdir().unwrap();
     let (night_dir, out, state) = layout(dir.path());
     put(&night_dir, "fuzz/artifacts/parse_doc/timeout-1", b"zz HANG zz");
-    let options = Options {
+    let options = TriageOptions {
         timeout: Duration::from_millis(500),
         minimize_time: Some(Duration::from_secs(2)),
         ..options(&out, &state)
@@ -791,7 +791,7 @@ fn the_report_says_why_a_group_is_not_minimized() {
     big.resize(100, b'.');
     put(&night_dir, "artifacts/crash-big", &big);
     put(&night_dir, "artifacts/crash-flaky", b"FLAKY?");
-    let options = Options {
+    let options = TriageOptions {
         max_minimize_size: 64,
         ..options(&out, &state)
     };
@@ -906,7 +906,7 @@ fn abort_sites_are_located_apart_with_crash_line_frames_and_severity() {
     {
         put(&night_dir, &format!("{lf}/crash-{i}"), text.as_bytes());
     }
-    let quick = Options {
+    let quick = TriageOptions {
         minimize: false,
         ..options(&out, &state)
     };
@@ -1032,11 +1032,11 @@ fn backtraces_are_asked_for_a_sample_per_crash_site_unless_frames_disagree() {
     }
     let run = |folder: &str, out: &str| {
         let _ = std::fs::remove_file(dir.path().join("traced"));
-        let options = Options {
+        let options = TriageOptions {
             jobs: 2,
             minimize: false,
             out: dir.path().join(out),
-            ..Options::new(&harness)
+            ..TriageOptions::new(&harness)
         };
         let t = triage(&[night_dir.join(folder)], &options, night(0), &mut |_| {}).unwrap();
         let traced = std::fs::read_to_string(dir.path().join("traced")).unwrap_or_default();
@@ -1131,7 +1131,7 @@ fn join_stacks_joins_a_panic_that_quotes_the_input_and_keeps_two_callers_apart()
     put(&root, &format!("{lf}/crash-obj"), b"OBJ {");
     put(&root, &format!("{lf}/crash-arr"), b"x ARR");
     let run = |join: Option<f64>, n: u64| {
-        let options = Options {
+        let options = TriageOptions {
             minimize: false,
             join_stacks: join,
             ..options(&out, &state)
@@ -1269,12 +1269,12 @@ fn unsymbolized_sanitizer_stacks_group_as_symbolized_ones_with_one_symbolized_ru
     put(&night_dir, "fuzz/artifacts/t/crash-fine", b"fine");
     let run = |out: &str, env: Vec<(String, String)>| {
         let _ = std::fs::remove_file(dir.path().join("symbolized"));
-        let options = Options {
+        let options = TriageOptions {
             jobs: 2,
             minimize: false,
             out: dir.path().join(out),
             env,
-            ..Options::new(&harness)
+            ..TriageOptions::new(&harness)
         };
         let t = triage(std::slice::from_ref(&night_dir), &options, night(0), &mut |_| {}).unwrap();
         let symbolized = std::fs::read_to_string(dir.path().join("symbolized")).unwrap_or_default();

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use hellfuzz::mine::samples;
 use hellfuzz::oracle::Classify;
-use hellfuzz::reduce::Options;
+use hellfuzz::reduce::ReduceOptions;
 
 use super::args::{parse_pass, AlgoArg, SearchLimits};
 
@@ -97,7 +97,7 @@ impl ReduceArgs {
             (_, _, Some(re)) => Classify::stderr(&re).map_err(|e| e.to_string())?,
             _ => Classify::SameCrash,
         };
-        let mut options = Options::default();
+        let mut options = ReduceOptions::default();
         options.algorithm = algo.into();
         options.byte_pass = !no_byte_pass;
         options.passes = passes.into_iter().flatten().collect();
@@ -116,7 +116,7 @@ impl ReduceArgs {
         // Before the first run: a signal during calibration must kill the command too.
         let cancel = cancel_on_ctrl_c();
         options.budget.cancel = Some(cancel.clone());
-        let command = hellfuzz::oracle::Command::new(argv)
+        let command = hellfuzz::oracle::Subprocess::new(argv)
             .map_err(|e| e.to_string())?
             .timeout(timeout)
             // Backtraces only slow down every crashing run; signatures need location and message.
@@ -218,7 +218,7 @@ fn reduce_harness(
     harness: &Path,
     grammar: Option<&str>,
     timeout: Duration,
-    mut options: Options,
+    mut options: ReduceOptions,
     out: Option<PathBuf>,
     json: bool,
 ) -> Result<ExitCode, String> {

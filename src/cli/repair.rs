@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use hellfuzz::oracle::{Command, Exit, Oracle, Outcome, Processed};
-use hellfuzz::reduce::repair::{repair_with_progress, Mode as RepairMode, RepairOptions};
+use hellfuzz::oracle::{Exit, Oracle, Outcome, Processed, Subprocess};
+use hellfuzz::reduce::repair::{repair_with_progress, RepairMode, RepairOptions};
 
 use super::args::SearchLimits;
 
@@ -82,7 +82,7 @@ impl RepairArgs {
             eprintln!("interrupted while running the command on the original input; nothing written");
             Ok(ExitCode::from(130))
         };
-        let command = Command::new(argv)
+        let command = Subprocess::new(argv)
             .map_err(|e| e.to_string())?
             .timeout(timeout)
             .env("RUST_BACKTRACE", "0");
@@ -231,7 +231,7 @@ impl RepairArgs {
 /// [`Processed`], counting the runs and those that timed out: when nothing is processed, whether
 /// every run timed out is what tells a hanging command from an unrepairable input.
 struct CountingTimeouts {
-    command: Command,
+    command: Subprocess,
     runs: AtomicU64,
     timeouts: AtomicU64,
 }

@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant, SystemTime};
 
 use hellfuzz::triage::report::CRASH_FILE_NAMES;
-use hellfuzz::triage::{triage, CrashClass, Label, Options, Progress, SeverityClass};
+use hellfuzz::triage::{triage, CrashClass, Label, Progress, SeverityClass, TriageOptions};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::args::{at_least_one, positive_seconds, stack_distance};
@@ -118,7 +118,7 @@ impl TriageArgs {
         } = self;
         let grammar = grammar.as_deref().map(load_grammar).transpose()?;
         let fail_on_new = fail_on_new.as_deref().map(FailOn::parse).transpose()?;
-        let mut options = Options {
+        let mut options = TriageOptions {
             grammar,
             jobs,
             out,
@@ -128,7 +128,7 @@ impl TriageArgs {
             minimize_time: Some(minimize_time),
             trace_all,
             join_stacks,
-            ..Options::new(harness)
+            ..TriageOptions::new(harness)
         };
         // Ctrl-C: stop starting runs, kill the running ones, and write what is known.
         let cancel = super::common::cancel_on_ctrl_c();

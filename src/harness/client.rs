@@ -12,8 +12,8 @@ use super::env::{self, REDUCE_ENV, REDUCE_OUT_ENV};
 use super::reduce_mode::{INFO_LINE, RESULT_LINE};
 use crate::grammar::Grammar;
 use crate::oracle::OracleError;
-use crate::oracle::{Classify, Command, Exit, Oracle, Outcome, Signature};
-use crate::reduce::{reduce, Options, ReduceError};
+use crate::oracle::{Classify, Exit, Oracle, Outcome, Signature, Subprocess};
+use crate::reduce::{reduce, ReduceError, ReduceOptions};
 
 /// How a crash was reduced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -149,7 +149,7 @@ pub fn reduce_with_harness(
     crash: &Path,
     out: &Path,
     grammar: Option<&Grammar>,
-    options: &Options,
+    options: &ReduceOptions,
     timeout: Duration,
 ) -> Result<HarnessReduction, HarnessError> {
     let input = std::fs::read(crash).map_err(|source| HarnessError::Read {
@@ -193,12 +193,12 @@ pub(super) fn reduce_in_processes(
     input: &[u8],
     out: &Path,
     grammar: Option<&Grammar>,
-    options: &Options,
+    options: &ReduceOptions,
     timeout: Duration,
     mut notes: Vec<String>,
 ) -> Result<HarnessReduction, HarnessError> {
     let binary_arg = binary.to_string_lossy().into_owned();
-    let command = Command::new([binary_arg, "@@".to_string()])?
+    let command = Subprocess::new([binary_arg, "@@".to_string()])?
         .timeout(timeout)
         .env("RUST_BACKTRACE", "0")
         .env(env::MINIMIZE_ENV, "0")
@@ -247,7 +247,7 @@ pub fn reduce_in_harness(
     binary: &Path,
     crash: &Path,
     out: &Path,
-    options: &Options,
+    options: &ReduceOptions,
 ) -> Result<InHarness, HarnessError> {
     match run_reduce_mode(binary, crash, out, options)? {
         ReduceMode::Done(record) => {
@@ -286,14 +286,14 @@ fn run_reduce_mode(
     binary_path: &Path,
     crash: &Path,
     out: &Path,
-    options: &Options,
+    options: &ReduceOptions,
 ) -> Result<ReduceMode, HarnessError> {
     let binary = binary_path.to_string_lossy();
     let budget = &options.budget;
     let wall = budget
         .max_time
         .map_or(Duration::from_secs(3600), |t| t + Duration::from_secs(30));
-    let mut command = Command::new([binary.to_string(), crash.to_string_lossy().into_owned()])?
+    let mut command = Subprocess::new([binary.to_string(), crash.to_string_lossy().into_owned()])?
         .timeout(wall)
         .env("RUST_BACKTRACE", "0")
         .env(REDUCE_ENV, crash.to_string_lossy())

@@ -14,7 +14,7 @@ use super::corpus::RunFn;
 use super::target::{Settings, Target};
 use crate::files::write_atomically;
 use crate::oracle::{InProcess, Oracle, Outcome, Signature};
-use crate::reduce::{reduce, Options, Reduction};
+use crate::reduce::{reduce, ReduceOptions, Reduction};
 
 /// The JSON record written next to each minimized input (`minimized-<hash>.json`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -242,7 +242,7 @@ pub(super) fn minimize(
     input: &[u8],
     signature: &Signature,
     run: RunFn,
-    options: &Options,
+    options: &ReduceOptions,
     partial: &Path,
 ) -> Result<Reduction, String> {
     let oracle = KeepBest {

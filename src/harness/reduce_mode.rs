@@ -143,13 +143,13 @@ fn minimized_path(dir: &Path, input: &[u8]) -> PathBuf {
 }
 
 /// The reduction options from the environment, with reduce mode's longer default time.
-fn options_from_env() -> crate::reduce::Options {
+fn options_from_env() -> crate::reduce::ReduceOptions {
     options_from_vars(|name| std::env::var(name).ok())
 }
 
 /// [`options_from_env`] with the variables looked up by `var` (a budget of 0 candidates is
 /// ignored with a warning by [`Settings::from_vars`]).
-fn options_from_vars(var: impl Fn(&str) -> Option<String>) -> crate::reduce::Options {
+fn options_from_vars(var: impl Fn(&str) -> Option<String>) -> crate::reduce::ReduceOptions {
     let mut settings = Settings::from_vars(None, &var);
     if var(super::env::REDUCE_TIME_ENV).is_none() {
         settings.options.budget.max_time = Some(std::time::Duration::from_secs(DEFAULT_TIME_SECS));

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use crate::grammar::{Body, CharClass, Grammar, SymbolId, Terminal};
 use crate::tree::{NodeKind, Tree};
 
-pub use probs::{Mode, Probabilities};
+pub use probs::{Probabilities, ProbabilityMode};
 
 /// The format tag written into model files.
 pub const MODEL_FORMAT: &str = "hellfuzz-model/1";

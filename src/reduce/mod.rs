@@ -1,6 +1,6 @@
 //! Reduction: ddmin, HDD/HDD*, GTR/GTR* over derivation trees, and the default pipeline.
 //!
-//! [`reduce`] takes an input that fails, an [`Oracle`] and [`Options`], and returns the smallest
+//! [`reduce`] takes an input that fails, an [`Oracle`] and [`ReduceOptions`], and returns the smallest
 //! failing input it finds: GTR* on the input's derivation tree, then ddmin over its characters,
 //! so the result is 1-transformation-minimal in the tree and 1-minimal in bytes. Without a
 //! grammar, or for inputs it cannot parse, GTR runs on a generic tree of the text (`generic`:
@@ -81,7 +81,7 @@ impl Algorithm {
 /// How to reduce.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
-pub struct Options {
+pub struct ReduceOptions {
     /// The algorithm: a tree algorithm runs on the derivation tree, or on the generic tree of
     /// inputs without a grammar (or that do not parse); only [`Algorithm::Ddmin`] means ddmin.
     pub algorithm: Algorithm,
@@ -99,9 +99,9 @@ pub struct Options {
     pub corpus: Option<CorpusFilter>,
 }
 
-impl Default for Options {
-    fn default() -> Options {
-        Options {
+impl Default for ReduceOptions {
+    fn default() -> ReduceOptions {
+        ReduceOptions {
             algorithm: Algorithm::GtrStar,
             byte_pass: true,
             passes: Pass::DEFAULT.to_vec(),
@@ -173,7 +173,7 @@ pub fn reduce(
     input: &[u8],
     grammar: Option<&Grammar>,
     oracle: &dyn Oracle,
-    options: &Options,
+    options: &ReduceOptions,
 ) -> Result<Reduction, ReduceError> {
     reduce_with_progress(input, grammar, oracle, options, &|_| {})
 }
@@ -197,7 +197,7 @@ pub fn reduce_with_progress(
     input: &[u8],
     grammar: Option<&Grammar>,
     oracle: &dyn Oracle,
-    options: &Options,
+    options: &ReduceOptions,
     progress: &(dyn Fn(&Progress) + Sync),
 ) -> Result<Reduction, ReduceError> {
     let started = Instant::now();

@@ -17,8 +17,8 @@ use super::rerun::{FileResult, Status};
 use super::severity::Severity;
 use super::stack::{CrashLine, Frame};
 use crate::grammar::Grammar;
-use crate::oracle::{Classify, Command, Oracle, Outcome, Signature};
-use crate::reduce::{Algorithm, Budget, Options as ReduceOptions, Reduction};
+use crate::oracle::{Classify, Oracle, Outcome, Signature, Subprocess};
+use crate::reduce::{Algorithm, Budget, ReduceOptions, Reduction};
 
 /// Whether a group is new tonight, known from earlier nights, or (for history entries not seen
 /// tonight) fixed.
@@ -352,15 +352,15 @@ pub fn reproduces(harness: &Path, input: &[u8], coarse: &str, options: &Minimize
 
 /// Runs of the harness on a candidate: without a backtrace, with one, under gdb.
 struct Observer {
-    plain: Command,
-    traced: Command,
-    gdb: Option<Command>,
+    plain: Subprocess,
+    traced: Subprocess,
+    gdb: Option<Subprocess>,
 }
 
 impl Observer {
     fn new(harness: &Path, options: &MinimizeOptions) -> Result<Observer, crate::oracle::OracleError> {
         let mut command =
-            Command::new([harness.to_string_lossy().into_owned(), "@@".to_string()])?.timeout(options.timeout);
+            Subprocess::new([harness.to_string_lossy().into_owned(), "@@".to_string()])?.timeout(options.timeout);
         for (k, v) in &options.env {
             command = command.env(k.clone(), v.clone());
         }
@@ -394,7 +394,7 @@ impl Observer {
 /// Fail only for the same crash *and* the same coarse hash; another crash is Unresolved.
 struct SameGroup {
     /// Without a backtrace, calibrated on the original.
-    command: Command,
+    command: Subprocess,
     observer: Observer,
     trace: Trace,
     coarse: String,

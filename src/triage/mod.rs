@@ -8,7 +8,7 @@
 //! (`--join-stacks`: groups with nearly the same stack joined) · `history` (NEW/KNOWN/FIXED
 //! across nights) · `report` (markdown, JSON, SARIF). [`triage`] runs them in that order.
 //!
-//! Crash files are only ever read. Everything is written into [`Options::out`]: `report.md`,
+//! Crash files are only ever read. Everything is written into [`TriageOptions::out`]: `report.md`,
 //! `report.json`, `report.sarif`, `history.json` and `groups/<id>/`.
 
 pub mod crash;
@@ -44,7 +44,7 @@ use crate::reduce::Budget;
 
 /// How to triage.
 #[derive(Clone, Debug)]
-pub struct Options {
+pub struct TriageOptions {
     /// The harness binary, run as `harness FILE`.
     pub harness: PathBuf,
     /// Grammar of the inputs: GTR* minimization (ddmin without).
@@ -75,11 +75,11 @@ pub struct Options {
     pub cancel: Option<Arc<AtomicBool>>,
 }
 
-impl Options {
+impl TriageOptions {
     /// Defaults for a harness: 1 job, `./triage`, 10 s timeout, 1 rerun, minimization on with
     /// 120 s per group and files up to 1 MiB.
-    pub fn new(harness: impl Into<PathBuf>) -> Options {
-        Options {
+    pub fn new(harness: impl Into<PathBuf>) -> TriageOptions {
+        TriageOptions {
             harness: harness.into(),
             grammar: None,
             jobs: 1,
@@ -248,7 +248,7 @@ pub struct Triage {
 /// partial report and keeps the history consistent.
 pub fn triage(
     roots: &[PathBuf],
-    options: &Options,
+    options: &TriageOptions,
     now: SystemTime,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Triage, TriageError> {
@@ -511,7 +511,11 @@ const STEP_EVERY: Duration = Duration::from_millis(250);
 /// [`minimize`] on a worker thread, calling `step(elapsed, tests, best)` on this thread every
 /// [`STEP_EVERY`] until it ends: the caller's progress callback needs neither be `Send` nor wait
 /// for the next candidate (which may hang for the whole timeout) to hear how long it has run.
-fn minimize_watched(g: &mut Group, options: &Options, step: &mut dyn FnMut(Duration, u64, usize)) -> Option<Vec<u8>> {
+fn minimize_watched(
+    g: &mut Group,
+    options: &TriageOptions,
+    step: &mut dyn FnMut(Duration, u64, usize),
+) -> Option<Vec<u8>> {
     use std::sync::atomic::{AtomicU64, AtomicUsize};
     let started = Instant::now();
     let tests = AtomicU64::new(0);
@@ -542,7 +546,7 @@ fn minimize_watched(g: &mut Group, options: &Options, step: &mut dyn FnMut(Durat
 
 /// Whether [`minimize`] will run nothing for `g`: no minimized file of an earlier run to check
 /// (one run), and no reduction to make.
-fn costs_nothing(g: &Group, options: &Options) -> bool {
+fn costs_nothing(g: &Group, options: &TriageOptions) -> bool {
     let reduces = options.minimize && g.flaky_files < g.files.len() && g.smallest_size <= options.max_minimize_size;
     !reduces && !options.out.join("groups").join(&g.id).join("minimized").is_file()
 }
@@ -552,7 +556,11 @@ fn costs_nothing(g: &Group, options: &Options) -> bool {
 /// bytes. A minimized file left in the group's folder by an earlier run is kept when it still
 /// shows the group's crash (and checked, not redone, even with minimization off): nightly runs
 /// only minimize new groups. `progress` hears of every candidate tested.
-fn minimize(g: &mut Group, options: &Options, progress: &(dyn Fn(&crate::reduce::Progress) + Sync)) -> Option<Vec<u8>> {
+fn minimize(
+    g: &mut Group,
+    options: &TriageOptions,
+    progress: &(dyn Fn(&crate::reduce::Progress) + Sync),
+) -> Option<Vec<u8>> {
     let settings = MinimizeOptions {
         timeout: options.timeout,
         jobs: options.jobs,

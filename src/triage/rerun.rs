@@ -249,7 +249,7 @@ pub fn rerun_file(file: &CrashFile, options: &RerunOptions) -> FileResult {
 
 /// The harness on one crash file, ready to run.
 struct HarnessRun {
-    command: crate::oracle::Command,
+    command: crate::oracle::Subprocess,
     /// What `command.run` is given: nothing when the harness reads the file by its path; the
     /// file's bytes when its name is not UTF-8 and goes through a temporary copy (`@@`) instead.
     input: Vec<u8>,
@@ -311,7 +311,7 @@ fn harness_command(
         ),
     };
     let argv = [options.harness.to_string_lossy().into_owned(), arg];
-    let mut command = crate::oracle::Command::new(argv)
+    let mut command = crate::oracle::Subprocess::new(argv)
         .map_err(|e| e.to_string())?
         .timeout(options.timeout);
     for (k, v) in &options.env {
