@@ -257,7 +257,7 @@ fn reduce_with_a_command_writes_the_minimized_input() {
     assert_eq!(record["input"], "partOfBug()otherPartOfBug()");
     assert_eq!(record["original_size"], 119);
     assert_eq!(record["confirmed"], true);
-    assert!(record["oracle_calls"].as_u64().unwrap() > 0 && record["time"].as_f64().unwrap() > 0.0);
+    assert!(record["oracle_calls"].as_u64().unwrap() > 0 && record["time_secs"].as_f64().unwrap() > 0.0);
     let reduced = dir.join("crash.js.reduced");
     assert_eq!(std::fs::read(&reduced).unwrap(), b"partOfBug()otherPartOfBug()");
     // The original is never touched.

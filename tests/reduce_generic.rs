@@ -80,9 +80,9 @@ fn inputs_nested_a_hundred_thousand_deep_reduce_by_halves() {
             String::from_utf8_lossy(&result.input)
         );
         assert!(
-            result.oracle_calls < 2_000,
+            result.stats.oracle_calls < 2_000,
             "{} oracle runs for {} bytes",
-            result.oracle_calls,
+            result.stats.oracle_calls,
             input.len()
         );
     }

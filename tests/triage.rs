@@ -553,7 +553,10 @@ fn grammar_minimization_uses_gtr_star() {
     assert_eq!(t.groups.len(), 1);
     let g = &t.groups[0];
     let m = g.minimized.as_ref().unwrap();
-    assert_eq!(m.algorithm, "gtr*");
+    assert_eq!(
+        m.stats.as_ref().unwrap().algorithm,
+        hellfuzz::reduce::Algorithm::GtrStar
+    );
     assert!(m.confirmed);
     let bytes = std::fs::read(&m.path).unwrap();
     assert!(bytes.len() < 25, "{}", String::from_utf8_lossy(&bytes));

@@ -170,7 +170,7 @@ impl ReduceArgs {
             }
             r => r.map_err(|e| e.to_string())?,
         };
-        for note in &result.notes {
+        for note in &result.stats.notes {
             eprintln!("note: {note}");
         }
         let interrupted = cancel.load(std::sync::atomic::Ordering::Relaxed);
@@ -182,14 +182,14 @@ impl ReduceArgs {
         path.display(),
         result.original_size,
         result.input.len(),
-        result.algorithm,
-        result.time.as_secs_f64(),
-        result.tests,
-        result.oracle_calls,
-        result.cache_hits,
+        result.stats.algorithm,
+        result.stats.time.as_secs_f64(),
+        result.stats.tests,
+        result.stats.oracle_calls,
+        result.stats.cache_hits,
         if interrupted {
             " (interrupted: best so far)"
-        } else if result.budget_exhausted {
+        } else if result.stats.budget_exhausted {
             " (budget exhausted: best so far)"
         } else {
             ""
@@ -235,7 +235,7 @@ fn reduce_harness(
     let result = hellfuzz::harness::reduce_with_harness(harness, path, &out, grammar.as_ref(), &options, timeout);
     bar.finish_and_clear();
     let result = result.map_err(|e| e.to_string())?;
-    for note in &result.notes {
+    for note in &result.stats.notes {
         eprintln!("note: {note}");
     }
     let how = match result.method {
@@ -247,10 +247,10 @@ fn reduce_harness(
         path.display(),
         result.original_size,
         result.input.len(),
-        result.algorithm,
-        result.time_secs,
-        result.oracle_calls,
-        if result.budget_exhausted {
+        result.stats.algorithm,
+        result.stats.time.as_secs_f64(),
+        result.stats.oracle_calls,
+        if result.stats.budget_exhausted {
             " (budget exhausted: best so far)"
         } else {
             ""

@@ -108,13 +108,8 @@ fn reduce_file_in_processes(
         original_size: reduction.original_size,
         minimized: name(&out),
         minimized_size: reduction.input.len(),
-        algorithm: reduction.algorithm.clone(),
         grammar: target.source().name().map(str::to_string),
-        oracle_calls: reduction.oracle_calls,
-        cache_hits: 0,
-        time_secs: reduction.time_secs,
-        budget_exhausted: reduction.budget_exhausted,
-        notes: reduction.notes.clone(),
+        stats: reduction.stats.clone(),
         minimized_value: target.show_input(&reduction.input),
     };
     write_artifacts(&out, &reduction.input, &record).map_err(|e| (EXIT_ERROR, e))?;
@@ -125,7 +120,7 @@ fn reduce_file_in_processes(
         "hellfuzz: minimized {} to {} bytes in {} runs: {}",
         name(crash),
         reduction.input.len(),
-        reduction.oracle_calls,
+        reduction.stats.oracle_calls,
         out.display()
     );
     Ok(record)

@@ -21,15 +21,17 @@ pub mod labeled;
 pub mod passes;
 pub mod repair;
 mod runs;
+mod stats;
 pub mod templates;
 pub mod tester;
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 pub use corpus::CorpusFilter;
 pub use derivation::Derivation;
 pub use labeled::{Edit, ReducibleTree};
 pub use passes::Pass;
+pub use stats::ReductionStats;
 pub use tester::{Budget, Tester};
 
 use crate::grammar::Grammar;
@@ -38,17 +40,23 @@ use crate::parse::Parser;
 use templates::{Cheapest, GrammarDeletion, GrammarSubstitute, Template};
 
 /// Which reduction algorithm to run on the tree.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Algorithm {
     /// GTR repeated until nothing changes (Algorithm 6): the default.
+    #[default]
+    #[serde(rename = "gtr*")]
     GtrStar,
     /// One GTR pass (Algorithm 4).
+    #[serde(rename = "gtr")]
     Gtr,
     /// HDD* (GTR* with deletion only).
+    #[serde(rename = "hdd*")]
     HddStar,
     /// HDD (GTR with deletion only).
+    #[serde(rename = "hdd")]
     Hdd,
     /// Delta debugging on the characters (bytes if not UTF-8) only.
+    #[serde(rename = "ddmin")]
     Ddmin,
 }
 
@@ -75,6 +83,13 @@ impl Algorithm {
             Algorithm::Hdd => "hdd",
             Algorithm::Ddmin => "ddmin",
         }
+    }
+}
+
+/// Prints [`Algorithm::name`] (as records and messages spell it).
+impl std::fmt::Display for Algorithm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -120,30 +135,13 @@ pub struct Reduction {
     pub input: Vec<u8>,
     /// Size of the original input in bytes.
     pub original_size: usize,
-    /// What ran: the tree algorithm (on the generic tree when there was no grammar or the input
-    /// did not parse: the notes say so), or "ddmin".
-    pub algorithm: String,
-    /// Candidates tested (oracle runs and cache hits alike).
-    pub tests: u64,
-    /// Real oracle runs (candidates not answered by the cache), the final confirmation included.
-    pub oracle_calls: u64,
-    /// Candidates answered by the content-hash cache.
-    pub cache_hits: u64,
-    /// Wall time (in JSON: seconds).
-    #[serde(serialize_with = "as_secs")]
-    pub time: Duration,
-    /// The budget ran out (or the reduction was cancelled): the result is the best found, maybe
-    /// not minimal.
-    pub budget_exhausted: bool,
     /// Whether the final input failed again when re-run without the cache. `false` means a
     /// flaky oracle: the result is still the best found, but it may not reproduce.
     pub confirmed: bool,
-    /// Things the user should know (for example: the input did not parse, ddmin was used).
-    pub notes: Vec<String>,
-}
-
-fn as_secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_f64(d.as_secs_f64())
+    /// What ran (the tree algorithm ran on the generic tree when there was no grammar or the
+    /// input did not parse: the notes say so) and what it cost.
+    #[serde(flatten)]
+    pub stats: ReductionStats,
 }
 
 /// Why a reduction could not start.
@@ -266,14 +264,16 @@ pub fn reduce_with_progress(
     Ok(Reduction {
         original_size: input.len(),
         input: current,
-        algorithm: algorithm.name().to_string(),
-        tests: tester.tests(),
-        oracle_calls: stats.calls + check.runs,
-        cache_hits: stats.cache_hits,
-        time: started.elapsed(),
-        budget_exhausted: tester.exhausted(),
         confirmed,
-        notes,
+        stats: ReductionStats {
+            algorithm,
+            tests: tester.tests(),
+            oracle_calls: stats.calls + check.runs,
+            cache_hits: stats.cache_hits,
+            time: started.elapsed(),
+            budget_exhausted: tester.exhausted(),
+            notes,
+        },
     })
 }
 

@@ -166,11 +166,11 @@ fn inputs_that_do_not_parse_are_reduced_on_the_generic_tree_and_say_so() {
         }
     });
     assert_eq!(text(&r), "(");
-    assert_eq!(r.algorithm, "gtr*");
+    assert_eq!(r.stats.algorithm, Algorithm::GtrStar);
     assert!(
-        r.notes[0].contains("does not parse with <builtin:expr>") && r.notes[0].contains("generic tree"),
+        r.stats.notes[0].contains("does not parse with <builtin:expr>") && r.stats.notes[0].contains("generic tree"),
         "{:?}",
-        r.notes
+        r.stats.notes
     );
 }
 
@@ -190,7 +190,7 @@ fn a_passing_input_is_an_error_and_a_flaky_oracle_is_reported() {
     };
     let r = reduce(b"1 + 2", Some(&g), &flaky, &ReduceOptions::default()).unwrap();
     assert!(!r.confirmed);
-    assert!(r.notes.iter().any(|n| n.contains("flaky")));
+    assert!(r.stats.notes.iter().any(|n| n.contains("flaky")));
 }
 
 #[test]
@@ -207,9 +207,9 @@ fn the_budget_stops_early_with_the_best_so_far() {
         ..ReduceOptions::default()
     };
     let r = reduce(input.as_bytes(), Some(&g), &oracle, &options).unwrap();
-    assert!(r.budget_exhausted && r.confirmed);
+    assert!(r.stats.budget_exhausted && r.confirmed);
     assert!(r.input.len() < input.len() && oracle(&r.input) == Outcome::Fail);
-    assert!(r.tests <= 31);
+    assert!(r.stats.tests <= 31);
 }
 
 #[test]
@@ -235,7 +235,7 @@ fn cancelling_ends_with_the_best_input_so_far() {
         ..ReduceOptions::default()
     };
     let r = reduce(input.as_bytes(), Some(&g), &oracle, &options).unwrap();
-    assert!(r.budget_exhausted && r.confirmed);
+    assert!(r.stats.budget_exhausted && r.confirmed);
     assert!(r.input.len() < input.len() && inner(&r.input) == Outcome::Fail);
 }
 
@@ -326,7 +326,7 @@ fn a_deep_chain_is_hoisted_by_halves_with_a_grammar() {
     let input = format!("{}{}", "[".repeat(20_000), "]".repeat(20_000));
     let r = run(&input, "json", Algorithm::GtrStar, &nested_at_least(300));
     assert_eq!(text(&r), format!("{}{}", "[".repeat(300), "]".repeat(300)));
-    assert!(r.oracle_calls < 1_000, "{} oracle calls", r.oracle_calls);
+    assert!(r.stats.oracle_calls < 1_000, "{} oracle calls", r.stats.oracle_calls);
 }
 
 #[test]
@@ -355,7 +355,7 @@ fn a_large_document_is_cut_by_halves_not_one_value_at_a_time() {
     };
     let r = run(&doc, "json", Algorithm::GtrStar, &oracle);
     assert_eq!(text(&r), "\"boom\"");
-    assert!(r.oracle_calls < 400, "{} oracle calls", r.oracle_calls);
+    assert!(r.stats.oracle_calls < 400, "{} oracle calls", r.stats.oracle_calls);
 }
 
 fn property_oracle(which: u8) -> impl Fn(&[u8]) -> Outcome + Sync {

@@ -18,7 +18,7 @@ use super::severity::Severity;
 use super::stack::{CrashLine, Frame};
 use crate::grammar::Grammar;
 use crate::oracle::{Classify, Oracle, Outcome, Signature, Subprocess};
-use crate::reduce::{Algorithm, Budget, ReduceOptions, Reduction};
+use crate::reduce::{Algorithm, Budget, ReduceOptions, Reduction, ReductionStats};
 
 /// Whether a group is new tonight, known from earlier nights, or (for history entries not seen
 /// tonight) fixed.
@@ -42,14 +42,13 @@ pub struct Minimized {
     /// Where it was written (in the group's folder).
     #[serde(serialize_with = "crate::files::path_lossy")]
     pub path: PathBuf,
-    /// What the reducer ran, and how many candidates it tested.
-    pub algorithm: String,
-    /// Candidates tested.
-    pub tests: u64,
     /// Whether it crashed the same way again when rerun at the end.
     pub confirmed: bool,
-    /// The budget ran out or triage was interrupted: smaller than the original, maybe not minimal.
-    pub budget_exhausted: bool,
+    /// What the reducer ran and what it cost (`budget_exhausted`: the budget ran out or triage
+    /// was interrupted, so it is smaller than the original but maybe not minimal). `None`: the
+    /// minimized file of an earlier run was kept (it still reproduces), nothing ran.
+    #[serde(flatten)]
+    pub stats: Option<ReductionStats>,
 }
 
 /// The crash files that show one bug (one coarse hash).
@@ -315,19 +314,18 @@ fn minimize_in_harness(harness: &Path, input: &[u8], coarse: &str, options: &Min
     if !reproduces(harness, &done.input, coarse, options) {
         return None;
     }
-    let mut notes = done.notes;
+    let mut notes = done.stats.notes;
     notes.push("reduced in the harness process (reduce mode)".to_string());
     Some(Reduction {
         original_size: input.len(),
         input: done.input,
-        algorithm: done.algorithm,
-        tests: done.oracle_calls,
-        oracle_calls: done.oracle_calls,
-        cache_hits: 0,
-        time: started.elapsed(),
-        budget_exhausted: done.budget_exhausted,
         confirmed: true,
-        notes,
+        stats: ReductionStats {
+            tests: done.stats.oracle_calls,
+            time: started.elapsed(),
+            notes,
+            ..done.stats
+        },
     })
 }
 

@@ -581,10 +581,8 @@ fn minimize(
             g.minimized = Some(Minimized {
                 size: earlier.len(),
                 path,
-                algorithm: "kept from an earlier run".to_string(),
-                tests: 1,
                 confirmed: true,
-                budget_exhausted: false,
+                stats: None,
             });
             return Some(earlier);
         }
@@ -632,14 +630,12 @@ fn minimize(
         progress,
     ) {
         Ok(r) => {
-            g.notes.extend(r.notes.iter().cloned());
+            g.notes.extend(r.stats.notes.iter().cloned());
             g.minimized = Some(Minimized {
                 size: r.input.len(),
                 path,
-                algorithm: r.algorithm.clone(),
-                tests: r.tests,
                 confirmed: r.confirmed,
-                budget_exhausted: r.budget_exhausted,
+                stats: Some(r.stats.clone()),
             });
             Some(r.input)
         }

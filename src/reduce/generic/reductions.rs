@@ -47,7 +47,7 @@ fn reduce_and_check(input: &str, check: Check) -> Reduction {
     assert_eq!(o(&r.input), Outcome::Fail);
     assert!(r.confirmed);
     assert!(r.input.len() < input.len() / 4, "{}", String::from_utf8_lossy(&r.input));
-    assert!(r.notes[0].contains("no grammar given") && r.notes[0].contains("generic tree"));
+    assert!(r.stats.notes[0].contains("no grammar given") && r.stats.notes[0].contains("generic tree"));
     // 1-minimal in characters: removing any one makes it pass.
     let units = ddmin::units(&r.input);
     for i in 0..units.len() {
@@ -167,10 +167,10 @@ fn the_generic_tree_needs_fewer_oracle_calls_than_ddmin_and_ends_no_larger() {
             String::from_utf8_lossy(&tree.input)
         );
         assert!(
-            tree.oracle_calls < chars.oracle_calls,
+            tree.stats.oracle_calls < chars.stats.oracle_calls,
             "{} vs {}",
-            tree.oracle_calls,
-            chars.oracle_calls
+            tree.stats.oracle_calls,
+            chars.stats.oracle_calls
         );
     }
 }
@@ -198,7 +198,12 @@ fn filters_learned_from_toml_samples_prune_candidates() {
     };
     let filtered = reduce(TOML.as_bytes(), None, &o, &learned).unwrap();
     assert_eq!(o(&filtered.input), Outcome::Fail);
-    assert!(filtered.tests < plain.tests, "{} vs {}", filtered.tests, plain.tests);
+    assert!(
+        filtered.stats.tests < plain.stats.tests,
+        "{} vs {}",
+        filtered.stats.tests,
+        plain.stats.tests
+    );
     // It keeps what every sample line had: its newline.
     assert!(filtered.input.ends_with(b"\n"));
 }
