@@ -16,7 +16,6 @@ use std::time::{Duration, Instant};
 use hellfuzz::grammar::Grammar;
 use hellfuzz::oracle::{Oracle, Outcome, Processed, Subprocess};
 use hellfuzz::reduce::repair::{repair, RepairMode, RepairOptions};
-use hellfuzz::reduce::Budget;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -172,15 +171,11 @@ fn main() {
                 std::fs::write(format!("{dir}/{file}.{name}"), &input).expect("dump");
             }
             for (m, mode) in [RepairMode::Lexical, RepairMode::Syntactic].into_iter().enumerate() {
-                let options = RepairOptions {
-                    mode: Some(mode),
-                    jobs,
-                    budget: Budget {
-                        max_tests: Some(max_tests),
-                        ..Budget::default()
-                    },
-                    insert,
-                };
+                let mut options = RepairOptions::default();
+                options.mode = Some(mode);
+                options.jobs = jobs;
+                options.budget.max_tests = Some(max_tests);
+                options.insert = insert;
                 let r = repair(&input, Some(&grammar), oracle.as_ref(), &options);
                 let t = &mut totals[usize::from(name == "multiple")][m];
                 t.inputs += 1;

@@ -654,10 +654,8 @@ fn the_node_budget_leaves_the_built_in_grammars_inputs_as_they_were() {
         for mode in MODES {
             for max_size in [50, 1000] {
                 let probs = Probabilities::new(&g, Some(&model), mode);
-                let unbounded = Limits {
-                    max_nodes: usize::MAX,
-                    ..Limits::up_to(max_size)
-                };
+                let mut unbounded = Limits::up_to(max_size);
+                unbounded.max_nodes = usize::MAX;
                 let mut with = Generator::new(&g, &probs, Limits::up_to(max_size), 2);
                 let mut without = Generator::new(&g, &probs, unbounded, 2);
                 for _ in 0..count {

@@ -31,14 +31,7 @@ fn import_builtin(name: &str, folder: &str) -> import::Imported {
     let ov_path = root().join(format!("grammars/{name}.overrides"));
     let text = std::fs::read_to_string(&ov_path).unwrap();
     let ov_name = format!("{name}.overrides");
-    import::import(
-        &source,
-        Some(Overrides {
-            text: &text,
-            name: &ov_name,
-        }),
-    )
-    .unwrap_or_else(|e| panic!("{name}: {e}"))
+    import::import(&source, Some(Overrides::new(&text, &ov_name))).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 #[test]
@@ -70,11 +63,7 @@ fn builtin_imported_grammars_are_what_import_makes_of_the_vendored_json() {
 
 /// A grammar.json in a temporary crate-like folder (`<dir>/src/grammar.json`).
 fn source(json: &str) -> Source {
-    Source {
-        path: PathBuf::from("test/grammar.json"),
-        json: json.to_string(),
-        krate: None,
-    }
+    Source::new("test/grammar.json", json)
 }
 
 fn import_json(json: &str) -> Result<import::Imported, ImportError> {
@@ -236,10 +225,10 @@ fn an_external_without_a_definition_is_a_check_error_naming_it() {
     // With an overrides file that defines it, the grammar loads, and the definition is used.
     let defined = import::import(
         &source(json),
-        Some(Overrides {
-            text: "# a line break\n_newline = _ \"\\n\" ;\n",
-            name: "x.overrides",
-        }),
+        Some(Overrides::new(
+            "# a line break\n_newline = _ \"\\n\" ;\n",
+            "x.overrides",
+        )),
     )
     .unwrap();
     assert!(
@@ -255,18 +244,12 @@ fn an_external_without_a_definition_is_a_check_error_naming_it() {
 fn overrides_replace_rules_and_their_errors_are_located() {
     let json = r#"{"name": "x", "rules": {"a": {"type": "REPEAT", "content": {"type": "SYMBOL", "name": "b"}},
       "b": {"type": "PATTERN", "value": "[a-z]+"}}}"#;
-    let ov = Overrides {
-        text: "b = \"yes\" | \"no\" ;\n",
-        name: "x.overrides",
-    };
+    let ov = Overrides::new("b = \"yes\" | \"no\" ;\n", "x.overrides");
     let g = Grammar::from_text(&import::import(&source(json), Some(ov)).unwrap().text, "x").unwrap();
     let p = Parser::new(&g);
     assert!(p.parse(b"yes no").is_ok());
     assert!(p.parse(b"maybe").is_err());
-    let bad = Overrides {
-        text: "b = \"yes\" | ;\nc = [a- ;\n",
-        name: "x.overrides",
-    };
+    let bad = Overrides::new("b = \"yes\" | ;\nc = [a- ;\n", "x.overrides");
     let e = import::import(&source(json), Some(bad)).unwrap_err().to_string();
     assert!(e.contains("x.overrides:2:"), "{e}");
 }

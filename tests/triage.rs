@@ -142,14 +142,13 @@ fn keyword(bytes: &[u8]) -> Option<&'static str> {
 }
 
 fn options(out: &Path, state: &Path) -> TriageOptions {
-    TriageOptions {
-        jobs: 2,
-        out: out.to_path_buf(),
-        timeout: Duration::from_secs(2),
-        minimize_time: Some(Duration::from_secs(60)),
-        env: vec![("TRIAGE_HARNESS_STATE".into(), state.display().to_string())],
-        ..TriageOptions::new(harness())
-    }
+    let mut o = TriageOptions::new(harness());
+    o.jobs = 2;
+    o.out = out.to_path_buf();
+    o.timeout = Duration::from_secs(2);
+    o.minimize_time = Some(Duration::from_secs(60));
+    o.env = vec![("TRIAGE_HARNESS_STATE".into(), state.display().to_string())];
+    o
 }
 
 /// The folders of a test under `root`: the night's crashes, the triage output, the state
@@ -274,14 +273,9 @@ fn groups_minimizes_and_reports_one_night() {
         assert_eq!(keyword(&bytes), Some(*word));
         assert_eq!(bytes, word.as_bytes(), "ddmin keeps just the keyword");
         // Frames as triage gets them (a backtrace, or gdb for the abort and the overflow).
-        let settings = hellfuzz::triage::MinimizeOptions {
-            timeout: Duration::from_secs(2),
-            jobs: 1,
-            budget: Default::default(),
-            env: Vec::new(),
-            reduce_mode: false,
-            trace: hellfuzz::triage::Trace::None,
-        };
+        let mut settings = hellfuzz::triage::MinimizeOptions::default();
+        settings.timeout = Duration::from_secs(2);
+        settings.reduce_mode = false;
         assert!(
             hellfuzz::triage::group::reproduces(harness(), &bytes, &g.coarse, &settings),
             "{word}"
@@ -310,18 +304,20 @@ fn second_night_labels_known_and_fixed_and_same_folder_gives_same_groups() {
     let dir = tempfile::tempdir().unwrap();
     let (night_dir, out, state) = layout(dir.path());
     plant(&night_dir, false);
-    let quick = TriageOptions {
-        minimize: false,
-        ..options(&out, &state)
+    let quick = {
+        let mut o = options(&out, &state);
+        o.minimize = false;
+        o
     };
     let first = triage(std::slice::from_ref(&night_dir), &quick, night(0), &mut |_| {}).unwrap();
     assert_eq!(first.counts.new, 8);
     // The same folder again into another output folder: the same groups, files and verdicts.
     let again = triage(
         std::slice::from_ref(&night_dir),
-        &TriageOptions {
-            out: dir.path().join("again"),
-            ..quick.clone()
+        &{
+            let mut o = quick.clone();
+            o.out = dir.path().join("again");
+            o
         },
         night(0),
         &mut |_| {},
@@ -343,13 +339,14 @@ fn second_night_labels_known_and_fixed_and_same_folder_gives_same_groups() {
     );
 
     // Next night UNWRAP is fixed.
-    let fixed_unwrap = TriageOptions {
-        env: [
+    let fixed_unwrap = {
+        let mut o = quick.clone();
+        o.env = [
             quick.env.clone(),
             vec![("TRIAGE_HARNESS_FIXED".into(), "UNWRAP".into())],
         ]
-        .concat(),
-        ..quick.clone()
+        .concat();
+        o
     };
     let second = triage(std::slice::from_ref(&night_dir), &fixed_unwrap, night(1), &mut |_| {}).unwrap();
     let unwrap_coarse = &by_keyword(&first)["UNWRAP"].coarse;
@@ -381,9 +378,10 @@ fn second_night_labels_known_and_fixed_and_same_folder_gives_same_groups() {
     assert_eq!(&fourth.unseen[0].coarse, idx_coarse);
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("kept reproducer still crashes"));
-    let fixed_idx = TriageOptions {
-        env: [quick.env.clone(), vec![("TRIAGE_HARNESS_FIXED".into(), "IDX".into())]].concat(),
-        ..quick.clone()
+    let fixed_idx = {
+        let mut o = quick.clone();
+        o.env = [quick.env.clone(), vec![("TRIAGE_HARNESS_FIXED".into(), "IDX".into())]].concat();
+        o
     };
     let fifth = triage(std::slice::from_ref(&other), &fixed_idx, night(4), &mut |_| {}).unwrap();
     assert_eq!(fifth.fixed.len(), 1);
@@ -396,16 +394,18 @@ fn interruption_writes_a_partial_report_and_marks_nothing_fixed() {
     let dir = tempfile::tempdir().unwrap();
     let (night_dir, out, state) = layout(dir.path());
     plant(&night_dir, false);
-    let quick = TriageOptions {
-        minimize: false,
-        jobs: 1,
-        ..options(&out, &state)
+    let quick = {
+        let mut o = options(&out, &state);
+        o.minimize = false;
+        o.jobs = 1;
+        o
     };
     let full = triage(std::slice::from_ref(&night_dir), &quick, night(0), &mut |_| {}).unwrap();
     let cancel = Arc::new(AtomicBool::new(false));
-    let interrupted_options = TriageOptions {
-        cancel: Some(cancel.clone()),
-        ..quick.clone()
+    let interrupted_options = {
+        let mut o = quick.clone();
+        o.cancel = Some(cancel.clone());
+        o
     };
     let partial = triage(
         std::slice::from_ref(&night_dir),
@@ -451,9 +451,10 @@ fn harness_problems() {
     let missing = TriageOptions::new(dir.path().join("no-such-harness"));
     let err = triage(
         std::slice::from_ref(&night_dir),
-        &TriageOptions {
-            out: out.clone(),
-            ..missing
+        &{
+            let mut o = missing;
+            o.out = out.clone();
+            o
         },
         night(0),
         &mut |_| {},
@@ -484,12 +485,13 @@ fn harness_problems() {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
-    let hanging = TriageOptions {
-        out: out.clone(),
-        jobs: 2,
-        timeout: Duration::from_millis(300),
-        minimize: false,
-        ..TriageOptions::new(&script)
+    let hanging = {
+        let mut o = TriageOptions::new(&script);
+        o.out = out.clone();
+        o.jobs = 2;
+        o.timeout = Duration::from_millis(300);
+        o.minimize = false;
+        o
     };
     let t = triage(&[night_dir.join("afl")], &hanging, night(0), &mut |_| {}).unwrap();
     assert_eq!(t.groups.len(), 1);
@@ -545,9 +547,10 @@ fn grammar_minimization_uses_gtr_star() {
         br#"{"name": [1, 2.5, "ARR", {"k": null}], "x": true}"#,
     );
     put(&night_dir, "artifacts/json/crash-2", br#"[{"a": "ARR"}, 12, false]"#);
-    let with_grammar = TriageOptions {
-        grammar: Some(hellfuzz::grammar::Grammar::load("json").unwrap()),
-        ..options(&out, &state)
+    let with_grammar = {
+        let mut o = options(&out, &state);
+        o.grammar = Some(hellfuzz::grammar::Grammar::load("json").unwrap());
+        o
     };
     let t = triage(std::slice::from_ref(&night_dir), &with_grammar, night(0), &mut |_| {}).unwrap();
     assert_eq!(t.groups.len(), 1);
@@ -693,10 +696,11 @@ fn quick_groups_are_minimized_before_a_hang() {
     let (night_dir, out, state) = layout(dir.path());
     plant_quick_and_hang(&night_dir);
     let cancel = Arc::new(AtomicBool::new(false));
-    let options = TriageOptions {
-        timeout: Duration::from_secs(1),
-        cancel: Some(cancel.clone()),
-        ..options(&out, &state)
+    let options = {
+        let mut o = options(&out, &state);
+        o.timeout = Duration::from_secs(1);
+        o.cancel = Some(cancel.clone());
+        o
     };
     let mut started = Vec::new();
     let mut done = Vec::new();
@@ -751,10 +755,11 @@ fn a_hang_group_takes_its_budget_and_reports_its_progress() {
     let dir = tempfile::tempdir().unwrap();
     let (night_dir, out, state) = layout(dir.path());
     put(&night_dir, "fuzz/artifacts/parse_doc/timeout-1", b"zz HANG zz");
-    let options = TriageOptions {
-        timeout: Duration::from_millis(500),
-        minimize_time: Some(Duration::from_secs(2)),
-        ..options(&out, &state)
+    let options = {
+        let mut o = options(&out, &state);
+        o.timeout = Duration::from_millis(500);
+        o.minimize_time = Some(Duration::from_secs(2));
+        o
     };
     let mut steps = Vec::new();
     let mut finished = None;
@@ -794,9 +799,10 @@ fn the_report_says_why_a_group_is_not_minimized() {
     big.resize(100, b'.');
     put(&night_dir, "artifacts/crash-big", &big);
     put(&night_dir, "artifacts/crash-flaky", b"FLAKY?");
-    let options = TriageOptions {
-        max_minimize_size: 64,
-        ..options(&out, &state)
+    let options = {
+        let mut o = options(&out, &state);
+        o.max_minimize_size = 64;
+        o
     };
     let t = triage(std::slice::from_ref(&night_dir), &options, night(0), &mut |_| {}).unwrap();
     let groups = by_keyword(&t);
@@ -909,9 +915,10 @@ fn abort_sites_are_located_apart_with_crash_line_frames_and_severity() {
     {
         put(&night_dir, &format!("{lf}/crash-{i}"), text.as_bytes());
     }
-    let quick = TriageOptions {
-        minimize: false,
-        ..options(&out, &state)
+    let quick = {
+        let mut o = options(&out, &state);
+        o.minimize = false;
+        o
     };
     let t = triage(std::slice::from_ref(&night_dir), &quick, night(0), &mut |_| {}).unwrap();
     let groups = by_keyword(&t);
@@ -1035,11 +1042,12 @@ fn backtraces_are_asked_for_a_sample_per_crash_site_unless_frames_disagree() {
     }
     let run = |folder: &str, out: &str| {
         let _ = std::fs::remove_file(dir.path().join("traced"));
-        let options = TriageOptions {
-            jobs: 2,
-            minimize: false,
-            out: dir.path().join(out),
-            ..TriageOptions::new(&harness)
+        let options = {
+            let mut o = TriageOptions::new(&harness);
+            o.jobs = 2;
+            o.minimize = false;
+            o.out = dir.path().join(out);
+            o
         };
         let t = triage(&[night_dir.join(folder)], &options, night(0), &mut |_| {}).unwrap();
         let traced = std::fs::read_to_string(dir.path().join("traced")).unwrap_or_default();
@@ -1134,10 +1142,11 @@ fn join_stacks_joins_a_panic_that_quotes_the_input_and_keeps_two_callers_apart()
     put(&root, &format!("{lf}/crash-obj"), b"OBJ {");
     put(&root, &format!("{lf}/crash-arr"), b"x ARR");
     let run = |join: Option<f64>, n: u64| {
-        let options = TriageOptions {
-            minimize: false,
-            join_stacks: join,
-            ..options(&out, &state)
+        let options = {
+            let mut o = options(&out, &state);
+            o.minimize = false;
+            o.join_stacks = join;
+            o
         };
         triage(std::slice::from_ref(&root), &options, night(n), &mut |_| {}).unwrap()
     };
@@ -1272,12 +1281,13 @@ fn unsymbolized_sanitizer_stacks_group_as_symbolized_ones_with_one_symbolized_ru
     put(&night_dir, "fuzz/artifacts/t/crash-fine", b"fine");
     let run = |out: &str, env: Vec<(String, String)>| {
         let _ = std::fs::remove_file(dir.path().join("symbolized"));
-        let options = TriageOptions {
-            jobs: 2,
-            minimize: false,
-            out: dir.path().join(out),
-            env,
-            ..TriageOptions::new(&harness)
+        let options = {
+            let mut o = TriageOptions::new(&harness);
+            o.jobs = 2;
+            o.minimize = false;
+            o.out = dir.path().join(out);
+            o.env = env;
+            o
         };
         let t = triage(std::slice::from_ref(&night_dir), &options, night(0), &mut |_| {}).unwrap();
         let symbolized = std::fs::read_to_string(dir.path().join("symbolized")).unwrap_or_default();

@@ -244,10 +244,8 @@ impl GenArgs {
         };
         let sample_max_size = max_size.is_none();
         let max_size = max_size.unwrap_or(DEFAULT_MAX_SIZE);
-        let mut limits = Limits {
-            min_size: min_size.unwrap_or(max_size / 2),
-            ..Limits::up_to(max_size)
-        };
+        let mut limits = Limits::up_to(max_size);
+        limits.min_size = min_size.unwrap_or(max_size / 2);
         let keep_if = keep_if.map(|cmd| KeepIf {
             cmd,
             max_tries,
@@ -362,6 +360,7 @@ fn gen_limits_error(e: &GenerateError, default: bool) -> String {
         GenerateError::TooLarge { max_size } => {
             format!("--max-size {max_size} is more than one input can have ({MAX_SIZE_LIMIT} bytes): lower --max-size")
         }
+        other => other.to_string(),
     }
 }
 
@@ -389,14 +388,11 @@ fn gen_kept(
     let jobs = keep_if
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let defaults = KeepIfOptions::new(count);
-    let options = KeepIfOptions {
-        max_tries: keep_if.max_tries.unwrap_or(defaults.max_tries),
-        jobs,
-        // Ctrl-C, SIGTERM, SIGHUP: kill the running commands, stop, keep what was kept.
-        cancel: Some(cancel_on_ctrl_c()),
-        ..defaults
-    };
+    let mut options = KeepIfOptions::new(count);
+    options.max_tries = keep_if.max_tries.unwrap_or(options.max_tries);
+    options.jobs = jobs;
+    // Ctrl-C, SIGTERM, SIGHUP: kill the running commands, stop, keep what was kept.
+    options.cancel = Some(cancel_on_ctrl_c());
     // Shown on a terminal only (indicatif draws on stderr when it is one), whatever the count:
     // running a command per input is slow.
     let bar = indicatif::ProgressBar::new(count as u64);

@@ -39,7 +39,7 @@ impl ImportArgs {
             .unwrap_or_default();
         let overrides = ov_text
             .as_deref()
-            .map(|text| hellfuzz::import::tree_sitter::Overrides { text, name: &ov_name });
+            .map(|text| hellfuzz::import::tree_sitter::Overrides::new(text, &ov_name));
         let imported = hellfuzz::import::import(&src, overrides).map_err(|e| e.to_string())?;
         match output {
             Some(path) => {

@@ -65,12 +65,11 @@ impl RepairArgs {
             (_, true) => Some(RepairMode::Syntactic),
             _ => None,
         };
-        let mut options = RepairOptions {
-            mode,
-            jobs: limits.jobs,
-            budget: limits.budget(),
-            insert: !no_insert,
-        };
+        let mut options = RepairOptions::default();
+        options.mode = mode;
+        options.jobs = limits.jobs;
+        options.budget = limits.budget();
+        options.insert = !no_insert;
         let (path, grammar, cmd, timeout) = (&input, grammar.as_deref(), cmd.as_str(), limits.timeout());
         check_output(path, &out.clone().unwrap_or_else(|| default_out(path)))?;
         let input = read_input(path)?;

@@ -38,6 +38,7 @@ use crate::tree::{NodeId, NodeKind, Tree};
 
 /// Size limits for one generated input.
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub struct Limits {
     /// Never generate more bytes than this (unless the start symbol's cheapest derivation is
     /// longer: [`Generator::checked`] refuses such limits, [`Generator::new`] draws the
@@ -87,6 +88,7 @@ fn node_budget(max_size: usize) -> usize {
 
 /// Limits that no input of a grammar can satisfy.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum GenerateError {
     /// The start symbol's smallest derivation is longer than `max_size`: every input would be
     /// larger than the limit.

@@ -138,6 +138,7 @@ impl Target {
 /// | `HELLFUZZ_REDUCE_JOBS` | candidates tested at once (threads) | 1 |
 /// | `HELLFUZZ_REDUCE_ALGO` | `gtr*`, `gtr`, `hdd*`, `hdd`, `ddmin` | `gtr*` |
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct Settings {
     /// Whether crashes are reduced at all.
     pub enabled: bool,

@@ -16,6 +16,7 @@ pub use tree_sitter::{import, Imported};
 
 /// Why an import failed. Every variant says where (file, JSON path) and what to do.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum ImportError {
     /// A file could not be read.
     Io {

@@ -25,6 +25,7 @@ pub const MODEL_FORMAT: &str = "hellfuzz-model/1";
 /// Invariant: `counts[name]` has one entry per alternative for a choice symbol, and two entries
 /// (`[absent, present]` or `[stop, continue]`) for optionals and repetitions.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Model {
     /// Always [`MODEL_FORMAT`].
     pub format: String,
@@ -45,6 +46,7 @@ pub struct Model {
 
 /// What one sample was like: its size, its characters and its own choices.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SampleProfile {
     /// Size in bytes.
     pub size: u64,
@@ -59,6 +61,7 @@ pub struct SampleProfile {
 
 /// Why a model cannot be used or read.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum ModelError {
     /// The model was mined with a different grammar.
     WrongGrammar { model_grammar: String, expected: String },

@@ -55,6 +55,7 @@ const CANCEL_POLL: Duration = Duration::from_millis(100);
 
 /// What [`keep_if`] is asked for.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct KeepIfOptions {
     /// Inputs to keep.
     pub count: usize,
@@ -82,6 +83,7 @@ impl KeepIfOptions {
 
 /// What [`keep_if`] did. Everything but `runs` and `time` is the same for every `jobs`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct KeepIfStats {
     /// Candidates judged, in the order drawn (kept or rejected).
     pub tried: usize,
@@ -117,6 +119,7 @@ impl KeepIfStats {
 
 /// How the first rejected candidate was rejected, for the message of [`KeepIfError::TooFewKept`].
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Rejection {
     /// How its run ended (never [`Exit::Code`]`(0)` nor [`Exit::NotRun`]).
     pub exit: Exit,
@@ -126,6 +129,7 @@ pub struct Rejection {
 
 /// The figures of [`KeepIfError::TooFewKept`].
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Shortfall {
     /// Inputs wanted.
     pub count: usize,
@@ -139,6 +143,7 @@ pub struct Shortfall {
 
 /// Why [`keep_if`] stopped without keeping `count` inputs.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum KeepIfError {
     /// `max_tries` is below `count`: nothing was tried.
     MaxTriesBelowCount {

@@ -95,6 +95,7 @@ impl fmt::Display for Exit {
 
 /// Everything about one run of the command.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct Run {
     /// The classification.
     pub outcome: Outcome,

@@ -50,6 +50,7 @@ pub struct Parser {
 
 /// Why an input does not parse: the furthest point reached and what was expected there.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ParseError {
     /// Byte offset of the furthest point reached.
     pub offset: usize,

@@ -27,6 +27,7 @@ pub enum RepairMode {
 
 /// How to repair. The default: the mode chosen by the input, one job, no limits, insertion on.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct RepairOptions {
     /// `None`: syntactic when a grammar is given and its recovering parse finds some structure
     /// (not everything is an error), else lexical.
@@ -55,6 +56,7 @@ impl Default for RepairOptions {
 
 /// One removed part of the input: the diagnosis is the list of these.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
 pub struct Removed {
     /// Byte offset in the original input.
     pub offset: usize,
@@ -65,6 +67,7 @@ pub struct Removed {
 
 /// Bytes a repair inserted (see [`RepairOptions::insert`]).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
 pub struct Inserted {
     /// Byte offset in the original input before which the bytes go.
     pub offset: usize,
@@ -75,6 +78,7 @@ pub struct Inserted {
 
 /// The outcome of a repair.
 #[derive(Clone, Debug, serde::Serialize)]
+#[non_exhaustive]
 pub struct Repair {
     /// The repaired input: the original minus `removed`, plus `inserted` (empty unless
     /// [`RepairOptions::insert`]). It passed the oracle iff `repaired`.

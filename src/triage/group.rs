@@ -209,6 +209,7 @@ fn time_step(time: Duration) -> u32 {
 
 /// How to minimize a group's representative.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct MinimizeOptions {
     /// Per-run timeout of the harness.
     pub timeout: Duration,
@@ -226,6 +227,21 @@ pub struct MinimizeOptions {
     /// How the group's frames were had: a candidate that crashes the same way without printing
     /// a stack is asked for its frames the same way ([`Trace::None`]: a cheap run only).
     pub trace: Trace,
+}
+
+impl Default for MinimizeOptions {
+    /// The defaults of [`TriageOptions::new`](super::TriageOptions::new): a 10 s timeout, one
+    /// job, no budget, reduce mode tried first, no frames asked for.
+    fn default() -> MinimizeOptions {
+        MinimizeOptions {
+            timeout: Duration::from_secs(10),
+            jobs: 1,
+            budget: Budget::default(),
+            env: Vec::new(),
+            reduce_mode: true,
+            trace: Trace::None,
+        }
+    }
 }
 
 /// Minimizes `input` (a crash file of the group with coarse hash `coarse`): GTR* with a grammar,

@@ -18,6 +18,7 @@ const VERSION: u32 = 1;
 
 /// One group as remembered.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Entry {
     /// The group's short id.
     pub id: String,
@@ -38,6 +39,7 @@ pub struct Entry {
 /// A group of the history that is not among tonight's groups: stopped crashing (FIXED), or not in
 /// tonight's folders while its kept reproducer still crashes.
 #[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
 pub struct FixedGroup {
     /// Its coarse hash.
     pub coarse: String,
@@ -48,6 +50,7 @@ pub struct FixedGroup {
 
 /// Every group seen by earlier runs, by coarse hash.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct History {
     /// The file format's version.
     pub version: u32,

@@ -44,6 +44,7 @@ use crate::reduce::Budget;
 
 /// How to triage.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct TriageOptions {
     /// The harness binary, run as `harness FILE`.
     pub harness: PathBuf,

@@ -21,6 +21,7 @@ use crate::oracle::{CrashKind, Exit};
 
 /// How to rerun crash files.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct RerunOptions {
     /// The harness binary; it is run as `harness FILE`.
     pub harness: PathBuf,
@@ -40,6 +41,22 @@ pub struct RerunOptions {
     pub trace_all: bool,
     /// Set from outside (Ctrl-C): no further runs start, runs in progress are abandoned.
     pub cancel: Option<Arc<AtomicBool>>,
+}
+
+impl RerunOptions {
+    /// Defaults for `harness`, as [`TriageOptions::new`](super::TriageOptions::new) has them: a
+    /// 10 s timeout, one job, one rerun, no extra environment, frames for a sample of files.
+    pub fn new(harness: impl Into<PathBuf>) -> RerunOptions {
+        RerunOptions {
+            harness: harness.into(),
+            timeout: Duration::from_secs(10),
+            jobs: 1,
+            reruns: 1,
+            env: Vec::new(),
+            trace_all: false,
+            cancel: None,
+        }
+    }
 }
 
 /// What rerunning a file showed.
