@@ -151,8 +151,7 @@ fn features(g: &Grammar, json: bool, tree: &Tree, bytes: &[u8]) -> Features {
             if !s.synthetic {
                 // A rule with contexts counts once, whatever its instance (`stmt[ret]` is `stmt`).
                 let rule = if s.name.contains('[') {
-                    g.symbol_by_name(&hellfuzz::grammar::context::base_name(&s.name))
-                        .unwrap_or(sym)
+                    g.symbol_by_name(&hellfuzz::grammar::base_name(&s.name)).unwrap_or(sym)
                 } else {
                     sym
                 };

@@ -105,7 +105,7 @@ pub mod reduce;
 pub mod tree;
 pub mod triage;
 
-pub use harness::Corpus;
+pub use harness::corpus::Corpus;
 
 /// What the macros expand to; not an API. `arbitrary` is re-exported so that a typed target
 /// needs no dependency beyond the user's own `arbitrary` (the same 1.x crate, hence trait).

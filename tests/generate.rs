@@ -209,7 +209,7 @@ fn inverted_output_uses_what_the_samples_never_used() {
                 _ => k,
             };
             for (k, (x, y)) in a.iter().zip(b).enumerate() {
-                let key = (s.span.offset, hellfuzz::grammar::context::base_name(&s.name), alt_at(k));
+                let key = (s.span.offset, hellfuzz::grammar::base_name(&s.name), alt_at(k));
                 let e = pooled.entry(key).or_default();
                 e.0 += x;
                 e.1 += y;

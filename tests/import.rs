@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use hellfuzz::generate::{Generator, Limits};
 use hellfuzz::grammar::Grammar;
-use hellfuzz::import::{self, tree_sitter::Overrides, ImportError, Source};
+use hellfuzz::import::{self, ImportError, Overrides, Source};
 use hellfuzz::mine::{Probabilities, ProbabilityMode};
 use hellfuzz::parse::Parser;
 
@@ -27,7 +27,7 @@ fn import_builtin(name: &str, folder: &str) -> import::Imported {
         .join("tests/fixtures/tree-sitter")
         .join(folder)
         .join("src/grammar.json");
-    let source = import::source::find(json.to_str().unwrap()).unwrap();
+    let source = import::find(json.to_str().unwrap()).unwrap();
     let ov_path = root().join(format!("grammars/{name}.overrides"));
     let text = std::fs::read_to_string(&ov_path).unwrap();
     let ov_name = format!("{name}.overrides");
@@ -258,7 +258,7 @@ fn overrides_replace_rules_and_their_errors_are_located() {
 fn a_crate_missing_from_the_registry_says_how_to_fetch_it() {
     let home = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(home.path().join("registry/src/index.example")).unwrap();
-    let e = import::source::find_in("tree-sitter-nonesuch", Some(home.path())).unwrap_err();
+    let e = import::find_in("tree-sitter-nonesuch", Some(home.path())).unwrap_err();
     let shown = e.to_string();
     assert!(matches!(e, ImportError::CrateNotFound { .. }));
     assert!(
@@ -282,7 +282,7 @@ fn a_crate_missing_from_the_registry_says_how_to_fetch_it() {
         )
         .unwrap();
     }
-    let found = import::source::find_in("tree-sitter-demo", Some(home.path())).unwrap();
+    let found = import::find_in("tree-sitter-demo", Some(home.path())).unwrap();
     assert!(
         found.path.ends_with("tree-sitter-demo-0.10.1/src/grammar.json"),
         "{}",
@@ -391,7 +391,7 @@ fn vendored_grammars_convert_without_overrides_too() {
             .join("tests/fixtures/tree-sitter")
             .join(folder)
             .join("src/grammar.json");
-        let source = import::source::find(json.to_str().unwrap()).unwrap();
+        let source = import::find(json.to_str().unwrap()).unwrap();
         let imported = import::import(&source, None).unwrap_or_else(|e| panic!("{folder}: {e}"));
         if imported.undefined_externals.is_empty() {
             Grammar::from_text(&imported.text, folder).unwrap_or_else(|e| panic!("{folder}: {e}"));
@@ -407,7 +407,7 @@ fn vendored_grammars_convert_without_overrides_too() {
 #[test]
 fn real_shaders_parse_with_the_plain_import_as_with_tree_sitter() {
     let json = root().join("tests/fixtures/tree-sitter/tree-sitter-glsl-0.2.0/src/grammar.json");
-    let source = import::source::find(json.to_str().unwrap()).unwrap();
+    let source = import::find(json.to_str().unwrap()).unwrap();
     let g = Grammar::from_text(&import::import(&source, None).unwrap().text, "glsl-plain").unwrap();
     let parser = Parser::new(&g);
     let dir = root().join("tests/fixtures/glsl-shaders");

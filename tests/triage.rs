@@ -277,7 +277,7 @@ fn groups_minimizes_and_reports_one_night() {
         settings.timeout = Duration::from_secs(2);
         settings.reduce_mode = false;
         assert!(
-            hellfuzz::triage::group::reproduces(harness(), &bytes, &g.coarse, &settings),
+            hellfuzz::triage::reproduces(harness(), &bytes, &g.coarse, &settings),
             "{word}"
         );
     }
@@ -1057,11 +1057,7 @@ fn backtraces_are_asked_for_a_sample_per_crash_site_unless_frames_disagree() {
     assert_eq!(one.groups.len(), 1);
     assert_eq!(one.groups[0].files.len(), 10);
     assert_eq!(one.groups[0].frames, ["p::fail", "p::object"]);
-    assert_eq!(
-        traced,
-        hellfuzz::triage::rerun::TRACE_SAMPLE,
-        "one backtrace per sampled file"
-    );
+    assert_eq!(traced, hellfuzz::triage::TRACE_SAMPLE, "one backtrace per sampled file");
     assert!(one.files.iter().all(|f| f.status == Status::Reproduced));
     // Two callers, 5 files each, of one panic site: the sample disagrees, all are traced.
     for i in 0..10 {

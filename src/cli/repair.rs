@@ -148,7 +148,7 @@ impl RepairArgs {
             format!(
             "{} was processed once, but not on every one of {} re-runs: the command is flaky (it may not process the same input twice)",
             path.display(),
-            hellfuzz::reduce::tester::CONFIRM_RUNS
+            hellfuzz::reduce::CONFIRM_RUNS
         )
         } else if result.already_passing {
             format!("{} is processed already: nothing to repair", path.display())
@@ -187,7 +187,7 @@ impl RepairArgs {
         if flaky && !result.already_passing {
             eprintln!(
             "warning: the repaired input was not processed again when re-run (one of up to {} re-runs rejected it): the command is flaky, and the result may not hold",
-            hellfuzz::reduce::tester::CONFIRM_RUNS
+            hellfuzz::reduce::CONFIRM_RUNS
         );
         }
         if result.repaired && timeouts > 0 {

@@ -13,12 +13,12 @@
 //! ```
 
 mod analysis;
-pub mod boundary;
+mod boundary;
 pub mod builtin;
-pub mod charclass;
-pub mod context;
-pub mod diag;
-pub mod exclude;
+mod charclass;
+mod context;
+mod diag;
+mod exclude;
 mod lower;
 pub mod print;
 pub(crate) mod syntax;
@@ -28,10 +28,11 @@ use std::path::Path;
 
 pub use analysis::{Analysis, ByteSet};
 pub use boundary::{Boundaries, BoundaryCache, LayoutRepeat};
-pub use charclass::CharClass;
-pub use context::Expansion;
-pub use diag::{Diagnostic, GrammarError, Severity, Span};
-pub use exclude::Exclusion;
+pub use charclass::{decode_utf8, CharClass};
+pub use context::{base_name, instance_name, Expansion, MAX_INSTANCES, MAX_PARAMS};
+pub(crate) use diag::Sink;
+pub use diag::{line_col, Diagnostic, GrammarError, Severity, Span};
+pub use exclude::{Exclusion, MAX_WORDS, MAX_WORD_CHARS};
 
 /// Index of a symbol in [`Grammar::symbols`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

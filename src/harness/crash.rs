@@ -324,8 +324,9 @@ impl<O: Oracle> Oracle for KeepBest<'_, O> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::harness::{Corpus, GrammarSource};
+    use crate::harness::GrammarSource;
     use crate::oracle::catch_panic;
+    use crate::Corpus;
 
     /// A JSON "consumer" with a bug: an object key `"boom"` holding an array of three or more
     /// elements makes it index past a fixed table.

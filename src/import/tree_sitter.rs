@@ -215,7 +215,7 @@ impl<'s> Prepared<'s> {
         let mut override_rules = Vec::new();
         let mut override_lexemes = Vec::new();
         if let Some(ov) = overrides {
-            let mut sink = crate::grammar::diag::Sink {
+            let mut sink = crate::grammar::Sink {
                 file: ov.name.to_string(),
                 items: Vec::new(),
             };

@@ -133,7 +133,7 @@ impl Siblings {
         let mut members: Vec<Vec<SymbolId>> = Vec::new();
         let mut group = Vec::with_capacity(grammar.symbols().len());
         for (i, s) in grammar.symbols().iter().enumerate() {
-            let key = (s.span.offset, s.synthetic, crate::grammar::context::base_name(&s.name));
+            let key = (s.span.offset, s.synthetic, crate::grammar::base_name(&s.name));
             let g = *by_source.entry(key).or_insert_with(|| {
                 members.push(Vec::new());
                 members.len() - 1

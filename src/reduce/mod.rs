@@ -11,28 +11,28 @@
 //! (Algorithms 4–6), `ddmin`, `tester` (budget), `ddmax` and `repair` (input repair: the largest
 //! passing subset, lexical or syntactic).
 
-pub mod corpus;
+mod corpus;
 pub mod ddmax;
 pub mod ddmin;
-pub mod derivation;
+mod derivation;
 pub mod generic;
 pub mod gtr;
-pub mod labeled;
-pub mod passes;
+mod labeled;
+mod passes;
 pub mod repair;
 mod runs;
 mod stats;
 pub mod templates;
-pub mod tester;
+mod tester;
 
 use std::time::Instant;
 
 pub use corpus::CorpusFilter;
 pub use derivation::Derivation;
-pub use labeled::{Edit, ReducibleTree};
-pub use passes::Pass;
+pub use labeled::{Edit, Edits, ReducibleTree};
+pub use passes::{simplify, Pass, PAIR_LIMIT};
 pub use stats::ReductionStats;
-pub use tester::{Budget, Tester};
+pub use tester::{confirm, Budget, Confirmation, Tester, CONFIRM_RUNS};
 
 use crate::grammar::Grammar;
 use crate::oracle::{Cached, Oracle, Outcome};

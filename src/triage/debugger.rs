@@ -41,7 +41,7 @@ fn gdb_time(timeout: Duration, runs: u32) -> Duration {
 
 /// The gdb run of `harness` on `file` (a path, or `@@` for the file a [`Subprocess`] writes), with
 /// `env` for the harness; `None` when gdb is not available. The timeout (the harness's) bounds the
-/// whole gdb run, with time for gdb itself ([`gdb_time`]).
+/// whole gdb run, with time for gdb itself (`gdb_time`).
 pub fn command(harness: &Path, file: &str, timeout: Duration, env: &[(String, String)]) -> Option<Subprocess> {
     if !available() {
         return None;

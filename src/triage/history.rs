@@ -7,8 +7,6 @@ use super::error::TriageError;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-pub use crate::files::rfc3339;
-
 use serde::{Deserialize, Serialize};
 
 use super::group::{Group, Label};

@@ -11,17 +11,17 @@
 //! Crash files are only ever read. Everything is written into [`TriageOptions::out`]: `report.md`,
 //! `report.json`, `report.sarif`, `history.json` and `groups/<id>/`.
 
-pub mod crash;
+mod crash;
 pub mod debugger;
-pub mod discover;
+mod discover;
 mod error;
-pub mod group;
-pub mod history;
+mod group;
+mod history;
 pub mod join;
 pub mod report;
-pub mod rerun;
-pub mod severity;
-pub mod stack;
+mod rerun;
+mod severity;
+mod stack;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -31,13 +31,16 @@ use std::time::{Duration, Instant, SystemTime};
 use serde::Serialize;
 
 pub use crash::{Crash, CrashClass, Trace};
-pub use discover::{discover, CrashFile, Origin};
+pub use discover::{classify_name, continue_hits, discover, CrashFile, Discovery, Origin};
 pub use error::TriageError;
-pub use group::{minimize_group, minimize_group_with_progress, Group, Label, MinimizeOptions, Minimized};
-pub use history::{FixedGroup, History};
-pub use rerun::{FileResult, RerunOptions, Status};
-pub use severity::{Severity, SeverityClass};
-pub use stack::{CrashLine, Frame};
+pub use group::{
+    group_results, minimization_order, minimize_group, minimize_group_with_progress, reproduces, write_group, Group,
+    Label, MinimizeOptions, Minimized,
+};
+pub use history::{Entry, FixedGroup, History};
+pub use rerun::{rerun_all, rerun_file, FileResult, RerunOptions, Status, TRACE_SAMPLE};
+pub use severity::{Severity, SeverityClass, UnknownSeverity};
+pub use stack::{gdb_stack, output_stack, raw_stack, user_frames, CrashLine, Frame, SourceLine, CONTEXT_LINES};
 
 use crate::grammar::Grammar;
 use crate::reduce::Budget;
@@ -308,7 +311,7 @@ pub fn triage(
     if let Some(threshold) = options.join_stacks {
         groups = join::join_groups(groups, threshold);
     }
-    let now = history::rfc3339(now);
+    let now = crate::files::rfc3339(now);
     let interrupted = options.cancelled();
     // A group missing from tonight's folders is fixed only if its kept reproducer (from the
     // group folder of an earlier run) no longer crashes: folders that were cleaned or not

@@ -713,7 +713,7 @@ fn hash_file(path: &Path) -> std::io::Result<(u64, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::triage::discover::Origin;
+    use crate::triage::Origin;
 
     fn options(harness: &str) -> RerunOptions {
         RerunOptions {
