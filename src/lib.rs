@@ -93,6 +93,8 @@
 //! });
 //! ```
 
+#![deny(missing_docs)]
+
 pub mod files;
 pub mod generate;
 pub mod grammar;

@@ -68,7 +68,12 @@ pub enum Terminal {
     /// Exact bytes (never empty: empty literals are dropped when loading).
     Literal(Vec<u8>),
     /// One UTF-8 encoded code point from the class; `text` is the class as written (`[a-z]`, `.`).
-    Class { class: CharClass, text: String },
+    Class {
+        /// The code points it matches.
+        class: CharClass,
+        /// The class as the grammar wrote it, for messages and printing.
+        text: String,
+    },
 }
 
 impl fmt::Display for Terminal {
@@ -135,7 +140,14 @@ pub enum Body {
     Choice(Vec<Alternative>),
     /// `item{min,max}` (`*` is `{0,}`, `+` is `{1,}`); a repetition node holds the iterations as a
     /// flat list. Invariant: `max`, if set, is at least `max(min, 1)`.
-    Repeat { item: Item, min: u32, max: Option<u32> },
+    Repeat {
+        /// What is repeated.
+        item: Item,
+        /// Fewest iterations.
+        min: u32,
+        /// Most iterations; `None`: unbounded.
+        max: Option<u32>,
+    },
     /// `item?`; an optional node has zero or one child.
     Optional(Item),
 }

@@ -64,7 +64,12 @@ pub struct SampleProfile {
 #[non_exhaustive]
 pub enum ModelError {
     /// The model was mined with a different grammar.
-    WrongGrammar { model_grammar: String, expected: String },
+    WrongGrammar {
+        /// The grammar the model names.
+        model_grammar: String,
+        /// The grammar it was to be used with.
+        expected: String,
+    },
     /// The file could not be read or written.
     Io(String),
     /// The file is not a model.
