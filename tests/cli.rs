@@ -735,16 +735,10 @@ fn reduce_refuses_a_command_that_times_out_on_every_input() {
     assert_eq!(std::fs::read(&reduced).unwrap(), b"SLOW");
 }
 
-/// The planted-bug fuzz target of examples/planted_harness.rs, built by cargo.
+/// The planted-bug fuzz target of tests/fixtures/harness/planted_harness.rs, built by cargo (a `[[test]]` target).
 fn planted_harness() -> std::path::PathBuf {
     let out = Command::new(env!("CARGO"))
-        .args([
-            "build",
-            "--quiet",
-            "--example",
-            "planted_harness",
-            "--message-format=json",
-        ])
+        .args(["build", "--quiet", "--test", "planted_harness", "--message-format=json"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("cargo runs");
@@ -753,7 +747,7 @@ fn planted_harness() -> std::path::PathBuf {
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .find_map(|v| v["executable"].as_str().map(std::path::PathBuf::from))
-        .expect("cargo reports the example's executable")
+        .expect("cargo reports the fixture's executable")
 }
 
 #[test]

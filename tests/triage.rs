@@ -1,4 +1,4 @@
-//! `hellfuzz triage` end to end: a harness with planted bugs (examples/triage_harness.rs, built
+//! `hellfuzz triage` end to end: a harness with planted bugs (tests/fixtures/triage_harness.rs, built
 //! with rustc and debug info), crash folders in libFuzzer and AFL layouts, two nights.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -26,7 +26,7 @@ fn harness() -> &'static Path {
         } else {
             PathBuf::from("rustc")
         };
-        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/triage_harness.rs");
+        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/triage_harness.rs");
         let status = std::process::Command::new(rustc)
             .args(["--edition", "2021", "-g", "-C", "opt-level=0", "-o"])
             .arg(&out)
@@ -926,7 +926,8 @@ fn abort_sites_are_located_apart_with_crash_line_frames_and_severity() {
     let (abort, halt) = (groups["ABORT"], groups["HALT"]);
     assert_eq!(abort.files.len(), 3);
     let source =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/triage_harness.rs")).unwrap();
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/triage_harness.rs"))
+            .unwrap();
     let line_of = |needle: &str| 1 + source.lines().position(|l| l.contains(needle)).unwrap() as u32;
     for (g, line) in [(abort, line_of("\"ABORT\" =>")), (halt, line_of("\"HALT\" =>") + 2)] {
         assert_eq!(g.class, CrashClass::Signal);

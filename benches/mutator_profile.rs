@@ -1,6 +1,6 @@
 //! Where a grammar-aware mutation's time goes: `Mutator::mutate` per call on the seed corpora,
 //! and the same steps timed one by one (parse, inner nodes, generation, clone+graft+unparse,
-//! splice scanning). `cargo run --release --example mutator_profile [CALLS]`.
+//! splice scanning). `$(scripts/bench-bin mutator_profile) [CALLS]`.
 
 use std::time::Instant;
 

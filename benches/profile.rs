@@ -2,7 +2,7 @@
 //! `scripts/eval-profile`): the share of inputs that have each feature.
 //!
 //! ```text
-//! cargo run --release --example profile -- GRAMMAR SAMPLES LABEL=DIR...
+//! $(scripts/bench-bin profile) GRAMMAR SAMPLES LABEL=DIR...
 //! ```
 //!
 //! GRAMMAR is a built-in grammar name or a grammar file; SAMPLES a folder of samples (e.g.
