@@ -746,6 +746,8 @@ fn planted_harness() -> std::path::PathBuf {
     text(&out.stdout)
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        // Building a test target builds the crate's binaries too (`hellfuzz`): pick the fixture's.
+        .filter(|v| v["target"]["name"] == "planted_harness")
         .find_map(|v| v["executable"].as_str().map(std::path::PathBuf::from))
         .expect("cargo reports the fixture's executable")
 }

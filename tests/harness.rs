@@ -28,8 +28,10 @@ fn build_fixture(name: &str) -> Vec<serde_json::Value> {
 
 /// The executable of fixture `name`, built by cargo.
 fn fixture(name: &str) -> PathBuf {
+    // Building a test target builds the crate's binaries too (`hellfuzz`): pick the fixture's.
     build_fixture(name)
         .iter()
+        .filter(|v| v["target"]["name"] == name)
         .find_map(|v| v["executable"].as_str().map(PathBuf::from))
         .expect("cargo reports the fixture's executable")
 }
