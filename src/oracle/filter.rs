@@ -18,9 +18,11 @@
 //! let command = Subprocess::new(["grep", "-q", "1"]).unwrap();
 //! let mut candidates = (0..).map(|i: u32| i.to_string().into_bytes());
 //! let mut kept = Vec::new();
+//! let mut options = KeepIfOptions::new(3);
+//! options.jobs = 2;
 //! let stats = keep_if(
 //!     &command,
-//!     &KeepIfOptions { jobs: 2, ..KeepIfOptions::new(3) },
+//!     &options,
 //!     || candidates.next().unwrap(),
 //!     |input| {
 //!         kept.push(input.to_vec());
