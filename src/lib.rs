@@ -36,18 +36,18 @@
 //! # Mine samples, generate more of the same or inputs from hell
 //!
 //! Mining counts the choices the samples' trees make; generation follows the mined
-//! probabilities, or with [`mine::Mode::Inverted`] prefers what the samples rarely or never use.
+//! probabilities, or with [`mine::ProbabilityMode::Inverted`] prefers what the samples rarely or never use.
 //! Every generated input parses with the same grammar:
 //!
 //! ```
 //! use hellfuzz::generate::{Generator, Limits};
-//! use hellfuzz::mine::{samples, Mode, Probabilities};
+//! use hellfuzz::mine::{samples, ProbabilityMode, Probabilities};
 //! use hellfuzz::{grammar::Grammar, parse::Parser};
 //! let json = Grammar::load("json").unwrap();
 //! let parser = Parser::new(&json);
 //! let sample = parser.parse(br#"{"name": "x", "tags": ["a", "b"]}"#).unwrap();
 //! let model = samples::model_of(&json, &[sample]);
-//! let from_hell = Probabilities::new(&json, Some(&model), Mode::Inverted);
+//! let from_hell = Probabilities::new(&json, Some(&model), ProbabilityMode::Inverted);
 //! let mut generator = Generator::checked(&json, &from_hell, Limits::up_to(200), 7).unwrap();
 //! for _ in 0..10 {
 //!     let input = generator.input();
@@ -64,7 +64,7 @@
 //! ```
 //! use hellfuzz::grammar::Grammar;
 //! use hellfuzz::oracle::Outcome;
-//! use hellfuzz::reduce::{reduce, Options};
+//! use hellfuzz::reduce::{reduce, ReduceOptions};
 //! let json = Grammar::load("json").unwrap();
 //! // The "bug": any input holding the number 13.
 //! let fails = |data: &[u8]| {
@@ -75,7 +75,7 @@
 //!     }
 //! };
 //! let input = br#"{"a": [1, 2, {"b": 13}], "c": "some long text"}"#;
-//! let reduced = reduce(input, Some(&json), &fails, &Options::default()).unwrap();
+//! let reduced = reduce(input, Some(&json), &fails, &ReduceOptions::default()).unwrap();
 //! assert_eq!(reduced.input, b"13");
 //! ```
 //!
@@ -94,6 +94,8 @@
 //! });
 //! ```
 
+#![deny(missing_docs)]
+
 pub mod files;
 pub mod generate;
 pub mod grammar;
@@ -107,7 +109,7 @@ pub mod reduce;
 pub mod tree;
 pub mod triage;
 
-pub use harness::Corpus;
+pub use harness::corpus::Corpus;
 
 /// What the macros expand to; not an API. `arbitrary` is re-exported so that a typed target
 /// needs no dependency beyond the user's own `arbitrary` (the same 1.x crate, hence trait).

@@ -282,7 +282,7 @@ fn reduce_with_a_command_writes_the_minimized_input() {
     assert_eq!(record["input"], "partOfBug()otherPartOfBug()");
     assert_eq!(record["original_size"], 119);
     assert_eq!(record["confirmed"], true);
-    assert!(record["oracle_calls"].as_u64().unwrap() > 0 && record["time"].as_f64().unwrap() > 0.0);
+    assert!(record["oracle_calls"].as_u64().unwrap() > 0 && record["time_secs"].as_f64().unwrap() > 0.0);
     let reduced = dir.join("crash.js.reduced");
     assert_eq!(std::fs::read(&reduced).unwrap(), b"partOfBug()otherPartOfBug()");
     // The original is never touched.
@@ -760,16 +760,10 @@ fn reduce_refuses_a_command_that_times_out_on_every_input() {
     assert_eq!(std::fs::read(&reduced).unwrap(), b"SLOW");
 }
 
-/// The planted-bug fuzz target of examples/planted_harness.rs, built by cargo.
+/// The planted-bug fuzz target of tests/fixtures/harness/planted_harness.rs, built by cargo (a `[[test]]` target).
 fn planted_harness() -> std::path::PathBuf {
     let out = Command::new(env!("CARGO"))
-        .args([
-            "build",
-            "--quiet",
-            "--example",
-            "planted_harness",
-            "--message-format=json",
-        ])
+        .args(["build", "--quiet", "--test", "planted_harness", "--message-format=json"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("cargo runs");
@@ -777,8 +771,10 @@ fn planted_harness() -> std::path::PathBuf {
     text(&out.stdout)
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        // Building a test target builds the crate's binaries too (`hellfuzz`): pick the fixture's.
+        .filter(|v| v["target"]["name"] == "planted_harness")
         .find_map(|v| v["executable"].as_str().map(std::path::PathBuf::from))
-        .expect("cargo reports the example's executable")
+        .expect("cargo reports the fixture's executable")
 }
 
 #[test]

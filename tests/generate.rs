@@ -5,10 +5,14 @@ use std::collections::HashSet;
 
 use hellfuzz::generate::{targets, targets_with_trees, Generator, Limits};
 use hellfuzz::grammar::{Grammar, SymbolId};
-use hellfuzz::mine::{samples, Mode, Model, Probabilities};
+use hellfuzz::mine::{samples, Model, Probabilities, ProbabilityMode};
 use hellfuzz::parse::Parser;
 
-const MODES: [Mode; 3] = [Mode::Mined, Mode::Inverted, Mode::Uniform];
+const MODES: [ProbabilityMode; 3] = [
+    ProbabilityMode::Mined,
+    ProbabilityMode::Inverted,
+    ProbabilityMode::Uniform,
+];
 
 fn builtin(name: &str) -> (Grammar, Model) {
     let g = Grammar::load(name).unwrap();
@@ -42,7 +46,14 @@ fn frequency_cases() -> Vec<(&'static str, Grammar, Model)> {
     ]
 }
 
-fn generate(g: &Grammar, model: &Model, mode: Mode, seed: u64, count: usize, max_size: usize) -> Vec<Vec<u8>> {
+fn generate(
+    g: &Grammar,
+    model: &Model,
+    mode: ProbabilityMode,
+    seed: u64,
+    count: usize,
+    max_size: usize,
+) -> Vec<Vec<u8>> {
     let probs = Probabilities::new(g, Some(model), mode);
     let mut generator = Generator::new(g, &probs, Limits::up_to(max_size), seed);
     (0..count).map(|_| generator.input()).collect()
@@ -151,8 +162,8 @@ fn mine_outputs(g: &Grammar, inputs: &[Vec<u8>]) -> Model {
 #[test]
 fn more_of_the_same_is_close_and_inverted_is_far() {
     for (name, g, samples) in frequency_cases().into_iter().filter(|c| c.0 != "js") {
-        let same = mine_outputs(&g, &generate(&g, &samples, Mode::Mined, 11, 500, 1000));
-        let inverted = mine_outputs(&g, &generate(&g, &samples, Mode::Inverted, 11, 500, 1000));
+        let same = mine_outputs(&g, &generate(&g, &samples, ProbabilityMode::Mined, 11, 500, 1000));
+        let inverted = mine_outputs(&g, &generate(&g, &samples, ProbabilityMode::Inverted, 11, 500, 1000));
         let (d_same, d_inv) = (distance(&g, &samples, &same), distance(&g, &samples, &inverted));
         eprintln!("{name}: distance of more-of-the-same {d_same:.3}, of inverted {d_inv:.3}");
         // Inverted output can never be entirely disjoint: an inverted grammar whose only live
@@ -179,7 +190,7 @@ fn inverted_output_uses_what_the_samples_never_used() {
             &generate(
                 &g,
                 &samples,
-                Mode::Inverted,
+                ProbabilityMode::Inverted,
                 5,
                 if name == "js" { 200 } else { 500 },
                 if name == "js" { 3000 } else { 1000 },
@@ -198,7 +209,7 @@ fn inverted_output_uses_what_the_samples_never_used() {
                 _ => k,
             };
             for (k, (x, y)) in a.iter().zip(b).enumerate() {
-                let key = (s.span.offset, hellfuzz::grammar::context::base_name(&s.name), alt_at(k));
+                let key = (s.span.offset, hellfuzz::grammar::base_name(&s.name), alt_at(k));
                 let e = pooled.entry(key).or_default();
                 e.0 += x;
                 e.1 += y;
@@ -226,8 +237,8 @@ fn inverted_output_stays_useful_at_a_thousand_inputs() {
     for name in ["json", "expr"] {
         let (g, model) = builtin(name);
         let mean = |inputs: &[Vec<u8>]| inputs.iter().map(Vec::len).sum::<usize>() as f64 / inputs.len() as f64;
-        let same = generate(&g, &model, Mode::Mined, 0, 1000, 1000);
-        let inverted = generate(&g, &model, Mode::Inverted, 0, 1000, 1000);
+        let same = generate(&g, &model, ProbabilityMode::Mined, 0, 1000, 1000);
+        let inverted = generate(&g, &model, ProbabilityMode::Inverted, 0, 1000, 1000);
         let distinct = inverted.iter().collect::<HashSet<_>>().len();
         eprintln!(
             "{name}: inverted {distinct}/1000 distinct, mean {:.1} bytes; more of the same mean {:.1}",
@@ -246,7 +257,7 @@ fn inverted_output_stays_useful_at_a_thousand_inputs() {
 
 /// "More of the same" as `hellfuzz gen` does it: each input follows a random sample.
 fn generate_like_samples(g: &Grammar, model: &Model, seed: u64, count: usize, max_size: usize) -> Vec<Vec<u8>> {
-    let probs = Probabilities::new(g, Some(model), Mode::Mined);
+    let probs = Probabilities::new(g, Some(model), ProbabilityMode::Mined);
     let targets = targets(g, model);
     assert_eq!(targets.len(), model.samples as usize, "one target per sample");
     let mut generator = Generator::new(g, &probs, Limits::up_to(max_size), seed).with_targets(&targets);
@@ -308,7 +319,7 @@ fn more_of_the_same_follows_the_samples_sizes() {
     );
 
     // Inverted output keeps its grow phase to half of --max-size.
-    let inverted = generate(&g, &model, Mode::Inverted, 3, 300, max_size);
+    let inverted = generate(&g, &model, ProbabilityMode::Inverted, 3, 300, max_size);
     let smallest = inverted.iter().map(Vec::len).min().unwrap();
     assert!(smallest >= max_size / 2, "an inverted input of {smallest} bytes");
 }
@@ -347,7 +358,7 @@ fn models_without_profiles_generate_as_before() {
     let old: Model = serde_json::from_value(text).unwrap();
     assert!(old.profiles.is_empty() && old.counts == model.counts);
     assert!(targets(&g, &old).is_empty());
-    let probs = Probabilities::new(&g, Some(&old), Mode::Mined);
+    let probs = Probabilities::new(&g, Some(&old), ProbabilityMode::Mined);
     let mut generator = Generator::new(&g, &probs, Limits::up_to(400), 1).with_targets(&[]);
     assert!((0..50).all(|_| generator.input().len() >= 200));
 }
@@ -358,7 +369,7 @@ fn redraw_samples(g: &Grammar, name: &str, seed: u64, count: usize, max_size: us
     let (trees, skipped) = samples::parse_builtin(g, name);
     assert!(skipped.is_empty());
     let model = samples::model_of(g, &trees);
-    let probs = Probabilities::new(g, Some(&model), Mode::Mined);
+    let probs = Probabilities::new(g, Some(&model), ProbabilityMode::Mined);
     let targets = targets_with_trees(g, &model, trees);
     assert!(
         targets.iter().all(|t| t.tree.is_some()),
@@ -460,9 +471,9 @@ fn large_deep_inputs_keep_to_the_limit_and_parse_back() {
     // Inverted json nests as deep as the input is long: the case whose tree edits cost its depth
     // each (generation was quadratic; the time is measured by scripts/bench-gen-size).
     for (name, mode) in [
-        ("json", Mode::Inverted),
-        ("expr", Mode::Uniform),
-        ("sql", Mode::Uniform),
+        ("json", ProbabilityMode::Inverted),
+        ("expr", ProbabilityMode::Uniform),
+        ("sql", ProbabilityMode::Uniform),
     ] {
         let (g, model) = builtin(name);
         let probs = Probabilities::new(&g, Some(&model), mode);
@@ -488,7 +499,7 @@ fn large_deep_inputs_keep_to_the_limit_and_parse_back() {
 fn a_grammar_whose_smallest_input_is_over_max_size_is_refused() {
     use hellfuzz::generate::GenerateError;
     let g = Grammar::from_text("start = (\"a\"{100}){100} ;\n", "big.grammar").unwrap();
-    let probs = Probabilities::new(&g, None, Mode::Uniform);
+    let probs = Probabilities::new(&g, None, ProbabilityMode::Uniform);
     let err = Generator::checked(&g, &probs, Limits::up_to(10), 0)
         .err()
         .expect("refused");
@@ -643,10 +654,8 @@ fn the_node_budget_leaves_the_built_in_grammars_inputs_as_they_were() {
         for mode in MODES {
             for max_size in [50, 1000] {
                 let probs = Probabilities::new(&g, Some(&model), mode);
-                let unbounded = Limits {
-                    max_nodes: usize::MAX,
-                    ..Limits::up_to(max_size)
-                };
+                let mut unbounded = Limits::up_to(max_size);
+                unbounded.max_nodes = usize::MAX;
                 let mut with = Generator::new(&g, &probs, Limits::up_to(max_size), 2);
                 let mut without = Generator::new(&g, &probs, unbounded, 2);
                 for _ in 0..count {

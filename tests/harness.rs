@@ -1,4 +1,4 @@
-//! `hellfuzz reduce --harness` with real harness binaries (examples/*_harness.rs, built here by
+//! `hellfuzz reduce --harness` with real harness binaries (tests/fixtures/harness/*_harness.rs, `[[test]]` targets built here by
 //! cargo), one per form of `fuzz_target!`: reduce mode for a panic, the subprocess fallback for an
 //! abort; a typed (`arbitrary`) input minimized on its bytes; `init:` and `-> Corpus`; the
 //! `|data| expr` shorthand; a grammar with a typed input refused at compile time.
@@ -12,10 +12,10 @@ use rand::{RngCore, SeedableRng};
 #[path = "fixtures/stack_machine.rs"]
 mod stack_machine;
 
-/// `cargo build --example name`'s JSON messages.
-fn build_example(name: &str) -> Vec<serde_json::Value> {
+/// `cargo build --test name`'s JSON messages.
+fn build_fixture(name: &str) -> Vec<serde_json::Value> {
     let out = Command::new(env!("CARGO"))
-        .args(["build", "--quiet", "--example", name, "--message-format=json"])
+        .args(["build", "--quiet", "--test", name, "--message-format=json"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("cargo runs");
@@ -26,16 +26,18 @@ fn build_example(name: &str) -> Vec<serde_json::Value> {
         .collect()
 }
 
-/// The executable of example `name`, built by cargo.
-fn example(name: &str) -> PathBuf {
-    build_example(name)
+/// The executable of fixture `name`, built by cargo.
+fn fixture(name: &str) -> PathBuf {
+    // Building a test target builds the crate's binaries too (`hellfuzz`): pick the fixture's.
+    build_fixture(name)
         .iter()
+        .filter(|v| v["target"]["name"] == name)
         .find_map(|v| v["executable"].as_str().map(PathBuf::from))
-        .expect("cargo reports the example's executable")
+        .expect("cargo reports the fixture's executable")
 }
 
 fn harness() -> PathBuf {
-    example("planted_harness")
+    fixture("planted_harness")
 }
 
 fn reduce(harness: &Path, crash: &Path, out: &Path) -> serde_json::Value {
@@ -174,7 +176,7 @@ fn typed_crash(len: usize) -> Vec<u8> {
 
 #[test]
 fn a_typed_input_is_minimized_on_its_bytes_and_its_value_recorded() {
-    let harness = example("typed_harness");
+    let harness = fixture("typed_harness");
     let dir = tempfile::tempdir().unwrap();
 
     // Inputs the target rejects (no value, or an empty program) and a program without the bug
@@ -222,7 +224,7 @@ fn a_typed_input_is_minimized_on_its_bytes_and_its_value_recorded() {
 
 #[test]
 fn init_runs_once_and_rejected_candidates_never_fail() {
-    let harness = example("corpus_harness");
+    let harness = fixture("corpus_harness");
     let dir = tempfile::tempdir().unwrap();
 
     // The bug without `"v"`: rejected before it is reached, so no crash.
@@ -264,7 +266,7 @@ fn init_runs_once_and_rejected_candidates_never_fail() {
 
 #[test]
 fn the_shorthand_form_runs_and_reduces() {
-    let harness = example("shorthand_harness");
+    let harness = fixture("shorthand_harness");
     let dir = tempfile::tempdir().unwrap();
     let crash = dir.path().join("crash-short");
     std::fs::write(&crash, b"a line with a bug in the middle of it").unwrap();
@@ -278,7 +280,7 @@ fn the_shorthand_form_runs_and_reduces() {
 #[test]
 fn a_grammar_with_a_typed_input_is_refused_at_compile_time() {
     // Compiles a target against the hellfuzz and arbitrary that cargo built for typed_harness.
-    let messages = build_example("typed_harness");
+    let messages = build_fixture("typed_harness");
     let rlib = |name: &str| -> PathBuf {
         messages
             .iter()

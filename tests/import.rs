@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use hellfuzz::generate::{Generator, Limits};
 use hellfuzz::grammar::Grammar;
-use hellfuzz::import::{self, tree_sitter::Overrides, ImportError, Source};
-use hellfuzz::mine::{Mode, Probabilities};
+use hellfuzz::import::{self, ImportError, Overrides, Source};
+use hellfuzz::mine::{Probabilities, ProbabilityMode};
 use hellfuzz::parse::Parser;
 
 /// (built-in name, vendored crate folder) of every imported built-in grammar.
@@ -27,18 +27,11 @@ fn import_builtin(name: &str, folder: &str) -> import::Imported {
         .join("tests/fixtures/tree-sitter")
         .join(folder)
         .join("src/grammar.json");
-    let source = import::source::find(json.to_str().unwrap()).unwrap();
+    let source = import::find(json.to_str().unwrap()).unwrap();
     let ov_path = root().join(format!("grammars/{name}.overrides"));
     let text = std::fs::read_to_string(&ov_path).unwrap();
     let ov_name = format!("{name}.overrides");
-    import::import(
-        &source,
-        Some(Overrides {
-            text: &text,
-            name: &ov_name,
-        }),
-    )
-    .unwrap_or_else(|e| panic!("{name}: {e}"))
+    import::import(&source, Some(Overrides::new(&text, &ov_name))).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 #[test]
@@ -70,11 +63,7 @@ fn builtin_imported_grammars_are_what_import_makes_of_the_vendored_json() {
 
 /// A grammar.json in a temporary crate-like folder (`<dir>/src/grammar.json`).
 fn source(json: &str) -> Source {
-    Source {
-        path: PathBuf::from("test/grammar.json"),
-        json: json.to_string(),
-        krate: None,
-    }
+    Source::new("test/grammar.json", json)
 }
 
 fn import_json(json: &str) -> Result<import::Imported, ImportError> {
@@ -236,10 +225,10 @@ fn an_external_without_a_definition_is_a_check_error_naming_it() {
     // With an overrides file that defines it, the grammar loads, and the definition is used.
     let defined = import::import(
         &source(json),
-        Some(Overrides {
-            text: "# a line break\n_newline = _ \"\\n\" ;\n",
-            name: "x.overrides",
-        }),
+        Some(Overrides::new(
+            "# a line break\n_newline = _ \"\\n\" ;\n",
+            "x.overrides",
+        )),
     )
     .unwrap();
     assert!(
@@ -255,18 +244,12 @@ fn an_external_without_a_definition_is_a_check_error_naming_it() {
 fn overrides_replace_rules_and_their_errors_are_located() {
     let json = r#"{"name": "x", "rules": {"a": {"type": "REPEAT", "content": {"type": "SYMBOL", "name": "b"}},
       "b": {"type": "PATTERN", "value": "[a-z]+"}}}"#;
-    let ov = Overrides {
-        text: "b = \"yes\" | \"no\" ;\n",
-        name: "x.overrides",
-    };
+    let ov = Overrides::new("b = \"yes\" | \"no\" ;\n", "x.overrides");
     let g = Grammar::from_text(&import::import(&source(json), Some(ov)).unwrap().text, "x").unwrap();
     let p = Parser::new(&g);
     assert!(p.parse(b"yes no").is_ok());
     assert!(p.parse(b"maybe").is_err());
-    let bad = Overrides {
-        text: "b = \"yes\" | ;\nc = [a- ;\n",
-        name: "x.overrides",
-    };
+    let bad = Overrides::new("b = \"yes\" | ;\nc = [a- ;\n", "x.overrides");
     let e = import::import(&source(json), Some(bad)).unwrap_err().to_string();
     assert!(e.contains("x.overrides:2:"), "{e}");
 }
@@ -275,7 +258,7 @@ fn overrides_replace_rules_and_their_errors_are_located() {
 fn a_crate_missing_from_the_registry_says_how_to_fetch_it() {
     let home = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(home.path().join("registry/src/index.example")).unwrap();
-    let e = import::source::find_in("tree-sitter-nonesuch", Some(home.path())).unwrap_err();
+    let e = import::find_in("tree-sitter-nonesuch", Some(home.path())).unwrap_err();
     let shown = e.to_string();
     assert!(matches!(e, ImportError::CrateNotFound { .. }));
     assert!(
@@ -299,7 +282,7 @@ fn a_crate_missing_from_the_registry_says_how_to_fetch_it() {
         )
         .unwrap();
     }
-    let found = import::source::find_in("tree-sitter-demo", Some(home.path())).unwrap();
+    let found = import::find_in("tree-sitter-demo", Some(home.path())).unwrap();
     assert!(
         found.path.ends_with("tree-sitter-demo-0.10.1/src/grammar.json"),
         "{}",
@@ -316,7 +299,7 @@ fn generated_inputs_keep_their_token_boundaries() {
         let g = Grammar::load(name).unwrap();
         let (model, _) = hellfuzz::mine::samples::mine_builtin(&g, name);
         let parser = Parser::new(&g);
-        for mode in [Mode::Mined, Mode::Inverted] {
+        for mode in [ProbabilityMode::Mined, ProbabilityMode::Inverted] {
             let probs = Probabilities::new(&g, Some(&model), mode);
             let mut generator = Generator::new(&g, &probs, Limits::up_to(600), 7);
             for _ in 0..60 {
@@ -385,7 +368,8 @@ fn adjacent_words_get_a_separator_and_glued_candidates_are_never_made() {
         &input,
     )
     .unwrap();
-    let result = hellfuzz::reduce::reduce(&input, Some(&g), &oracle, &hellfuzz::reduce::Options::default()).unwrap();
+    let result =
+        hellfuzz::reduce::reduce(&input, Some(&g), &oracle, &hellfuzz::reduce::ReduceOptions::default()).unwrap();
     assert_eq!(String::from_utf8_lossy(&result.input), "var a of a;");
 }
 
@@ -407,7 +391,7 @@ fn vendored_grammars_convert_without_overrides_too() {
             .join("tests/fixtures/tree-sitter")
             .join(folder)
             .join("src/grammar.json");
-        let source = import::source::find(json.to_str().unwrap()).unwrap();
+        let source = import::find(json.to_str().unwrap()).unwrap();
         let imported = import::import(&source, None).unwrap_or_else(|e| panic!("{folder}: {e}"));
         if imported.undefined_externals.is_empty() {
             Grammar::from_text(&imported.text, folder).unwrap_or_else(|e| panic!("{folder}: {e}"));
@@ -423,7 +407,7 @@ fn vendored_grammars_convert_without_overrides_too() {
 #[test]
 fn real_shaders_parse_with_the_plain_import_as_with_tree_sitter() {
     let json = root().join("tests/fixtures/tree-sitter/tree-sitter-glsl-0.2.0/src/grammar.json");
-    let source = import::source::find(json.to_str().unwrap()).unwrap();
+    let source = import::find(json.to_str().unwrap()).unwrap();
     let g = Grammar::from_text(&import::import(&source, None).unwrap().text, "glsl-plain").unwrap();
     let parser = Parser::new(&g);
     let dir = root().join("tests/fixtures/glsl-shaders");
@@ -550,7 +534,7 @@ fn the_mutator_keeps_imported_inputs_well_formed() {
     for name in ["toml", "css"] {
         let g = Grammar::load(name).unwrap();
         let (model, _) = hellfuzz::mine::samples::mine_builtin(&g, name);
-        let mut mutator = hellfuzz::harness::Mutator::new(&g, Some(&model), Some(Mode::Inverted));
+        let mut mutator = hellfuzz::harness::Mutator::new(&g, Some(&model), Some(ProbabilityMode::Inverted));
         let parser = Parser::new(&g);
         let (mut made, mut parsed) = (0, 0);
         for (i, (_, sample)) in hellfuzz::grammar::builtin::samples(name).iter().enumerate().take(20) {

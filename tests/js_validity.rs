@@ -6,7 +6,7 @@ use std::process::{Command, Stdio};
 
 use hellfuzz::generate::{targets_with_trees, Generator, Limits};
 use hellfuzz::grammar::Grammar;
-use hellfuzz::mine::{samples, Mode, Probabilities};
+use hellfuzz::mine::{samples, Probabilities, ProbabilityMode};
 use hellfuzz::parse::Parser;
 
 /// Parses every file of the folder given as argument as a classic script, like `node --check`,
@@ -43,11 +43,15 @@ fn v8_accepts_generated_javascript() {
     let g = Grammar::load("js").unwrap();
     let (model, skipped) = samples::mine_builtin(&g, "js");
     assert!(skipped.is_empty());
-    for (mode, seed, floor) in [(Mode::Mined, 0, 95), (Mode::Inverted, 1, 90), (Mode::Uniform, 2, 90)] {
+    for (mode, seed, floor) in [
+        (ProbabilityMode::Mined, 0, 95),
+        (ProbabilityMode::Inverted, 1, 90),
+        (ProbabilityMode::Uniform, 2, 90),
+    ] {
         let probs = Probabilities::new(&g, Some(&model), mode);
         let mut generator = Generator::new(&g, &probs, Limits::up_to(1000), seed);
         let mut inputs: Vec<Vec<u8>> = (0..300).map(|_| generator.input()).collect();
-        if mode == Mode::Mined {
+        if mode == ProbabilityMode::Mined {
             // And as `hellfuzz gen js` makes "more of the same": the samples partly redrawn.
             let trees = samples::parse_builtin(&g, "js").0;
             let targets = targets_with_trees(&g, &model, trees);
@@ -85,7 +89,7 @@ mod boundaries {
     use super::*;
     use proptest::prelude::*;
 
-    fn grammar_and_probs(name: &str, mode: Mode) -> (Grammar, Probabilities) {
+    fn grammar_and_probs(name: &str, mode: ProbabilityMode) -> (Grammar, Probabilities) {
         let g = Grammar::load(name).unwrap();
         let (model, _) = samples::mine_builtin(&g, name);
         let p = Probabilities::new(&g, Some(&model), mode);
@@ -103,7 +107,7 @@ mod boundaries {
             inverted in any::<bool>(),
             seed in 0u64..1_000_000,
         ) {
-            let mode = if inverted { Mode::Inverted } else { Mode::Mined };
+            let mode = if inverted { ProbabilityMode::Inverted } else { ProbabilityMode::Mined };
             let (g, probs) = grammar_and_probs(name, mode);
             let tree = Generator::new(&g, &probs, Limits::up_to(400), seed).tree();
             let text = tree.unparse();

@@ -58,7 +58,7 @@ fn reduce_without_a_grammar_uses_the_generic_tree_and_learns_from_samples() {
 #[test]
 fn inputs_nested_a_hundred_thousand_deep_reduce_by_halves() {
     use hellfuzz::oracle::Outcome;
-    use hellfuzz::reduce::{reduce, Options};
+    use hellfuzz::reduce::{reduce, ReduceOptions};
     let brackets = format!("{}x{}", "[".repeat(100_000), "]".repeat(100_000)).into_bytes();
     let indented: Vec<u8> = (0..3_000)
         .flat_map(|i| format!("{}y\n", " ".repeat(i)).into_bytes())
@@ -71,7 +71,7 @@ fn inputs_nested_a_hundred_thousand_deep_reduce_by_halves() {
                 Outcome::Pass
             }
         };
-        let result = reduce(&input, None, &fails, &Options::default()).unwrap();
+        let result = reduce(&input, None, &fails, &ReduceOptions::default()).unwrap();
         assert!(fails(&result.input) == Outcome::Fail);
         assert_eq!(
             result.input.len(),
@@ -80,9 +80,9 @@ fn inputs_nested_a_hundred_thousand_deep_reduce_by_halves() {
             String::from_utf8_lossy(&result.input)
         );
         assert!(
-            result.oracle_calls < 2_000,
+            result.stats.oracle_calls < 2_000,
             "{} oracle runs for {} bytes",
-            result.oracle_calls,
+            result.stats.oracle_calls,
             input.len()
         );
     }

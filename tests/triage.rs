@@ -1,4 +1,4 @@
-//! `hellfuzz triage` end to end: a harness with planted bugs (examples/triage_harness.rs, built
+//! `hellfuzz triage` end to end: a harness with planted bugs (tests/fixtures/triage_harness.rs, built
 //! with rustc and debug info), crash folders in libFuzzer and AFL layouts, two nights.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -8,7 +8,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use hellfuzz::oracle::normalize_message;
-use hellfuzz::triage::{triage, CrashClass, Label, Options, SeverityClass, Status, Triage};
+use hellfuzz::triage::{triage, CrashClass, Label, SeverityClass, Status, Triage, TriageOptions};
 
 const KEYWORDS: [&str; 12] = [
     "IDX", "UNWRAP", "OBJ", "ARR", "DIV", "SLICE", "ABORT", "HALT", "DEEP", "OOM", "HANG", "FLAKY",
@@ -26,7 +26,7 @@ fn harness() -> &'static Path {
         } else {
             PathBuf::from("rustc")
         };
-        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/triage_harness.rs");
+        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/triage_harness.rs");
         let status = std::process::Command::new(rustc)
             .args(["--edition", "2021", "-g", "-C", "opt-level=0", "-o"])
             .arg(&out)
@@ -141,15 +141,14 @@ fn keyword(bytes: &[u8]) -> Option<&'static str> {
         .find_map(|w| KEYWORDS.iter().find(|k| **k == w).copied())
 }
 
-fn options(out: &Path, state: &Path) -> Options {
-    Options {
-        jobs: 2,
-        out: out.to_path_buf(),
-        timeout: Duration::from_secs(2),
-        minimize_time: Some(Duration::from_secs(60)),
-        env: vec![("TRIAGE_HARNESS_STATE".into(), state.display().to_string())],
-        ..Options::new(harness())
-    }
+fn options(out: &Path, state: &Path) -> TriageOptions {
+    let mut o = TriageOptions::new(harness());
+    o.jobs = 2;
+    o.out = out.to_path_buf();
+    o.timeout = Duration::from_secs(2);
+    o.minimize_time = Some(Duration::from_secs(60));
+    o.env = vec![("TRIAGE_HARNESS_STATE".into(), state.display().to_string())];
+    o
 }
 
 /// The folders of a test under `root`: the night's crashes, the triage output, the state
@@ -274,16 +273,11 @@ fn groups_minimizes_and_reports_one_night() {
         assert_eq!(keyword(&bytes), Some(*word));
         assert_eq!(bytes, word.as_bytes(), "ddmin keeps just the keyword");
         // Frames as triage gets them (a backtrace, or gdb for the abort and the overflow).
-        let settings = hellfuzz::triage::MinimizeOptions {
-            timeout: Duration::from_secs(2),
-            jobs: 1,
-            budget: Default::default(),
-            env: Vec::new(),
-            reduce_mode: false,
-            trace: hellfuzz::triage::Trace::None,
-        };
+        let mut settings = hellfuzz::triage::MinimizeOptions::default();
+        settings.timeout = Duration::from_secs(2);
+        settings.reduce_mode = false;
         assert!(
-            hellfuzz::triage::group::reproduces(harness(), &bytes, &g.coarse, &settings),
+            hellfuzz::triage::reproduces(harness(), &bytes, &g.coarse, &settings),
             "{word}"
         );
     }
@@ -310,18 +304,20 @@ fn second_night_labels_known_and_fixed_and_same_folder_gives_same_groups() {
     let dir = tempfile::tempdir().unwrap();
     let (night_dir, out, state) = layout(dir.path());
     plant(&night_dir, false);
-    let quick = Options {
-        minimize: false,
-        ..options(&out, &state)
+    let quick = {
+        let mut o = options(&out, &state);
+        o.minimize = false;
+        o
     };
     let first = triage(std::slice::from_ref(&night_dir), &quick, night(0), &mut |_| {}).unwrap();
     assert_eq!(first.counts.new, 8);
     // The same folder again into another output folder: the same groups, files and verdicts.
     let again = triage(
         std::slice::from_ref(&night_dir),
-        &Options {
-            out: dir.path().join("again"),
-            ..quick.clone()
+        &{
+            let mut o = quick.clone();
+            o.out = dir.path().join("again");
+            o
         },
         night(0),
         &mut |_| {},
@@ -343,13 +339,14 @@ fn second_night_labels_known_and_fixed_and_same_folder_gives_same_groups() {
     );
 
     // Next night UNWRAP is fixed.
-    let fixed_unwrap = Options {
-        env: [
+    let fixed_unwrap = {
+        let mut o = quick.clone();
+        o.env = [
             quick.env.clone(),
             vec![("TRIAGE_HARNESS_FIXED".into(), "UNWRAP".into())],
         ]
-        .concat(),
-        ..quick.clone()
+        .concat();
+        o
     };
     let second = triage(std::slice::from_ref(&night_dir), &fixed_unwrap, night(1), &mut |_| {}).unwrap();
     let unwrap_coarse = &by_keyword(&first)["UNWRAP"].coarse;
@@ -381,9 +378,10 @@ fn second_night_labels_known_and_fixed_and_same_folder_gives_same_groups() {
     assert_eq!(&fourth.unseen[0].coarse, idx_coarse);
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("kept reproducer still crashes"));
-    let fixed_idx = Options {
-        env: [quick.env.clone(), vec![("TRIAGE_HARNESS_FIXED".into(), "IDX".into())]].concat(),
-        ..quick.clone()
+    let fixed_idx = {
+        let mut o = quick.clone();
+        o.env = [quick.env.clone(), vec![("TRIAGE_HARNESS_FIXED".into(), "IDX".into())]].concat();
+        o
     };
     let fifth = triage(std::slice::from_ref(&other), &fixed_idx, night(4), &mut |_| {}).unwrap();
     assert_eq!(fifth.fixed.len(), 1);
@@ -396,16 +394,18 @@ fn interruption_writes_a_partial_report_and_marks_nothing_fixed() {
     let dir = tempfile::tempdir().unwrap();
     let (night_dir, out, state) = layout(dir.path());
     plant(&night_dir, false);
-    let quick = Options {
-        minimize: false,
-        jobs: 1,
-        ..options(&out, &state)
+    let quick = {
+        let mut o = options(&out, &state);
+        o.minimize = false;
+        o.jobs = 1;
+        o
     };
     let full = triage(std::slice::from_ref(&night_dir), &quick, night(0), &mut |_| {}).unwrap();
     let cancel = Arc::new(AtomicBool::new(false));
-    let interrupted_options = Options {
-        cancel: Some(cancel.clone()),
-        ..quick.clone()
+    let interrupted_options = {
+        let mut o = quick.clone();
+        o.cancel = Some(cancel.clone());
+        o
     };
     let partial = triage(
         std::slice::from_ref(&night_dir),
@@ -448,12 +448,13 @@ fn harness_problems() {
     let night_dir = dir.path().join("night");
     plant(&night_dir, false);
     let out = dir.path().join("out");
-    let missing = Options::new(dir.path().join("no-such-harness"));
+    let missing = TriageOptions::new(dir.path().join("no-such-harness"));
     let err = triage(
         std::slice::from_ref(&night_dir),
-        &Options {
-            out: out.clone(),
-            ..missing
+        &{
+            let mut o = missing;
+            o.out = out.clone();
+            o
         },
         night(0),
         &mut |_| {},
@@ -468,7 +469,7 @@ fn harness_problems() {
     std::fs::write(&script, "#!/bin/sh\nsleep 30\n").unwrap();
     let not_exec = triage(
         std::slice::from_ref(&night_dir),
-        &Options::new(&script),
+        &TriageOptions::new(&script),
         night(0),
         &mut |_| {},
     )
@@ -484,12 +485,13 @@ fn harness_problems() {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
-    let hanging = Options {
-        out: out.clone(),
-        jobs: 2,
-        timeout: Duration::from_millis(300),
-        minimize: false,
-        ..Options::new(&script)
+    let hanging = {
+        let mut o = TriageOptions::new(&script);
+        o.out = out.clone();
+        o.jobs = 2;
+        o.timeout = Duration::from_millis(300);
+        o.minimize = false;
+        o
     };
     let t = triage(&[night_dir.join("afl")], &hanging, night(0), &mut |_| {}).unwrap();
     assert_eq!(t.groups.len(), 1);
@@ -545,15 +547,19 @@ fn grammar_minimization_uses_gtr_star() {
         br#"{"name": [1, 2.5, "ARR", {"k": null}], "x": true}"#,
     );
     put(&night_dir, "artifacts/json/crash-2", br#"[{"a": "ARR"}, 12, false]"#);
-    let with_grammar = Options {
-        grammar: Some(hellfuzz::grammar::Grammar::load("json").unwrap()),
-        ..options(&out, &state)
+    let with_grammar = {
+        let mut o = options(&out, &state);
+        o.grammar = Some(hellfuzz::grammar::Grammar::load("json").unwrap());
+        o
     };
     let t = triage(std::slice::from_ref(&night_dir), &with_grammar, night(0), &mut |_| {}).unwrap();
     assert_eq!(t.groups.len(), 1);
     let g = &t.groups[0];
     let m = g.minimized.as_ref().unwrap();
-    assert_eq!(m.algorithm, "gtr*");
+    assert_eq!(
+        m.stats.as_ref().unwrap().algorithm,
+        hellfuzz::reduce::Algorithm::GtrStar
+    );
     assert!(m.confirmed);
     let bytes = std::fs::read(&m.path).unwrap();
     assert!(bytes.len() < 25, "{}", String::from_utf8_lossy(&bytes));
@@ -690,10 +696,11 @@ fn quick_groups_are_minimized_before_a_hang() {
     let (night_dir, out, state) = layout(dir.path());
     plant_quick_and_hang(&night_dir);
     let cancel = Arc::new(AtomicBool::new(false));
-    let options = Options {
-        timeout: Duration::from_secs(1),
-        cancel: Some(cancel.clone()),
-        ..options(&out, &state)
+    let options = {
+        let mut o = options(&out, &state);
+        o.timeout = Duration::from_secs(1);
+        o.cancel = Some(cancel.clone());
+        o
     };
     let mut started = Vec::new();
     let mut done = Vec::new();
@@ -748,10 +755,11 @@ fn a_hang_group_takes_its_budget_and_reports_its_progress() {
     let dir = tempfile::tempdir().unwrap();
     let (night_dir, out, state) = layout(dir.path());
     put(&night_dir, "fuzz/artifacts/parse_doc/timeout-1", b"zz HANG zz");
-    let options = Options {
-        timeout: Duration::from_millis(500),
-        minimize_time: Some(Duration::from_secs(2)),
-        ..options(&out, &state)
+    let options = {
+        let mut o = options(&out, &state);
+        o.timeout = Duration::from_millis(500);
+        o.minimize_time = Some(Duration::from_secs(2));
+        o
     };
     let mut steps = Vec::new();
     let mut finished = None;
@@ -791,9 +799,10 @@ fn the_report_says_why_a_group_is_not_minimized() {
     big.resize(100, b'.');
     put(&night_dir, "artifacts/crash-big", &big);
     put(&night_dir, "artifacts/crash-flaky", b"FLAKY?");
-    let options = Options {
-        max_minimize_size: 64,
-        ..options(&out, &state)
+    let options = {
+        let mut o = options(&out, &state);
+        o.max_minimize_size = 64;
+        o
     };
     let t = triage(std::slice::from_ref(&night_dir), &options, night(0), &mut |_| {}).unwrap();
     let groups = by_keyword(&t);
@@ -906,9 +915,10 @@ fn abort_sites_are_located_apart_with_crash_line_frames_and_severity() {
     {
         put(&night_dir, &format!("{lf}/crash-{i}"), text.as_bytes());
     }
-    let quick = Options {
-        minimize: false,
-        ..options(&out, &state)
+    let quick = {
+        let mut o = options(&out, &state);
+        o.minimize = false;
+        o
     };
     let t = triage(std::slice::from_ref(&night_dir), &quick, night(0), &mut |_| {}).unwrap();
     let groups = by_keyword(&t);
@@ -916,7 +926,8 @@ fn abort_sites_are_located_apart_with_crash_line_frames_and_severity() {
     let (abort, halt) = (groups["ABORT"], groups["HALT"]);
     assert_eq!(abort.files.len(), 3);
     let source =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/triage_harness.rs")).unwrap();
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/triage_harness.rs"))
+            .unwrap();
     let line_of = |needle: &str| 1 + source.lines().position(|l| l.contains(needle)).unwrap() as u32;
     for (g, line) in [(abort, line_of("\"ABORT\" =>")), (halt, line_of("\"HALT\" =>") + 2)] {
         assert_eq!(g.class, CrashClass::Signal);
@@ -1032,11 +1043,12 @@ fn backtraces_are_asked_for_a_sample_per_crash_site_unless_frames_disagree() {
     }
     let run = |folder: &str, out: &str| {
         let _ = std::fs::remove_file(dir.path().join("traced"));
-        let options = Options {
-            jobs: 2,
-            minimize: false,
-            out: dir.path().join(out),
-            ..Options::new(&harness)
+        let options = {
+            let mut o = TriageOptions::new(&harness);
+            o.jobs = 2;
+            o.minimize = false;
+            o.out = dir.path().join(out);
+            o
         };
         let t = triage(&[night_dir.join(folder)], &options, night(0), &mut |_| {}).unwrap();
         let traced = std::fs::read_to_string(dir.path().join("traced")).unwrap_or_default();
@@ -1046,11 +1058,7 @@ fn backtraces_are_asked_for_a_sample_per_crash_site_unless_frames_disagree() {
     assert_eq!(one.groups.len(), 1);
     assert_eq!(one.groups[0].files.len(), 10);
     assert_eq!(one.groups[0].frames, ["p::fail", "p::object"]);
-    assert_eq!(
-        traced,
-        hellfuzz::triage::rerun::TRACE_SAMPLE,
-        "one backtrace per sampled file"
-    );
+    assert_eq!(traced, hellfuzz::triage::TRACE_SAMPLE, "one backtrace per sampled file");
     assert!(one.files.iter().all(|f| f.status == Status::Reproduced));
     // Two callers, 5 files each, of one panic site: the sample disagrees, all are traced.
     for i in 0..10 {
@@ -1131,10 +1139,11 @@ fn join_stacks_joins_a_panic_that_quotes_the_input_and_keeps_two_callers_apart()
     put(&root, &format!("{lf}/crash-obj"), b"OBJ {");
     put(&root, &format!("{lf}/crash-arr"), b"x ARR");
     let run = |join: Option<f64>, n: u64| {
-        let options = Options {
-            minimize: false,
-            join_stacks: join,
-            ..options(&out, &state)
+        let options = {
+            let mut o = options(&out, &state);
+            o.minimize = false;
+            o.join_stacks = join;
+            o
         };
         triage(std::slice::from_ref(&root), &options, night(n), &mut |_| {}).unwrap()
     };
@@ -1269,12 +1278,13 @@ fn unsymbolized_sanitizer_stacks_group_as_symbolized_ones_with_one_symbolized_ru
     put(&night_dir, "fuzz/artifacts/t/crash-fine", b"fine");
     let run = |out: &str, env: Vec<(String, String)>| {
         let _ = std::fs::remove_file(dir.path().join("symbolized"));
-        let options = Options {
-            jobs: 2,
-            minimize: false,
-            out: dir.path().join(out),
-            env,
-            ..Options::new(&harness)
+        let options = {
+            let mut o = TriageOptions::new(&harness);
+            o.jobs = 2;
+            o.minimize = false;
+            o.out = dir.path().join(out);
+            o.env = env;
+            o
         };
         let t = triage(std::slice::from_ref(&night_dir), &options, night(0), &mut |_| {}).unwrap();
         let symbolized = std::fs::read_to_string(dir.path().join("symbolized")).unwrap_or_default();

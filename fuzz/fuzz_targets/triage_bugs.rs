@@ -1,4 +1,4 @@
-//! The planted bugs of `examples/triage_harness.rs` (see `common/triage_bugs.rs`) behind
+//! The planted bugs of `tests/fixtures/triage_harness.rs` (see `common/triage_bugs.rs`) behind
 //! `hellfuzz::fuzz_target!`, for `scripts/bench-triage-casr`: stack-based triage (CASR, `hellfuzz
 //! triage`) must tell the bugs apart through our macro as through plain libfuzzer-sys.
 #![no_main]

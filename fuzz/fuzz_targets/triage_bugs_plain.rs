@@ -1,4 +1,4 @@
-//! The planted bugs of `examples/triage_harness.rs` (see `common/triage_bugs.rs`) behind plain
+//! The planted bugs of `tests/fixtures/triage_harness.rs` (see `common/triage_bugs.rs`) behind plain
 //! `libfuzzer_sys::fuzz_target!`: the reference setup for CASR in `scripts/bench-triage-casr`.
 #![no_main]
 

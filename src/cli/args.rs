@@ -56,11 +56,10 @@ pub struct SearchLimits {
 impl SearchLimits {
     /// The search budget (no cancel flag: the command installs its own Ctrl-C handler).
     pub fn budget(&self) -> Budget {
-        Budget {
-            max_tests: self.max_tests,
-            max_time: self.max_time,
-            cancel: None,
-        }
+        let mut budget = Budget::default();
+        budget.max_tests = self.max_tests;
+        budget.max_time = self.max_time;
+        budget
     }
 
     /// The per-run timeout of the command.

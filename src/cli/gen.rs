@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use hellfuzz::generate::{Corpus, GenerateError, Generator, Limits, Written, MAX_SIZE_LIMIT};
 use hellfuzz::grammar::{builtin, Grammar};
-use hellfuzz::mine::{samples, Mode, Model, Probabilities};
-use hellfuzz::oracle::{Command, KeepIfError, KeepIfOptions};
+use hellfuzz::mine::{samples, Model, Probabilities, ProbabilityMode};
+use hellfuzz::oracle::{KeepIfError, KeepIfOptions, Subprocess};
 use hellfuzz::tree::Tree;
 
 use super::args::{at_least_one, max_size, positive_seconds, seed, size};
@@ -236,18 +236,16 @@ impl GenArgs {
         } = self;
         let (name, models, sample_args) = (grammar.as_str(), models.as_slice(), sample_args.as_slice());
         let mode = if invert {
-            Mode::Inverted
+            ProbabilityMode::Inverted
         } else if uniform {
-            Mode::Uniform
+            ProbabilityMode::Uniform
         } else {
-            Mode::Mined
+            ProbabilityMode::Mined
         };
         let sample_max_size = max_size.is_none();
         let max_size = max_size.unwrap_or(DEFAULT_MAX_SIZE);
-        let mut limits = Limits {
-            min_size: min_size.unwrap_or(max_size / 2),
-            ..Limits::up_to(max_size)
-        };
+        let mut limits = Limits::up_to(max_size);
+        limits.min_size = min_size.unwrap_or(max_size / 2);
         let keep_if = keep_if.map(|cmd| KeepIf {
             cmd,
             max_tries,
@@ -262,7 +260,7 @@ impl GenArgs {
             limits.check(&g).map_err(|e| gen_limits_error(&e, false))?;
         }
         let (model, trees) = gen_model(&g, name, models, sample_args)?;
-        if model.is_none() && mode != Mode::Uniform {
+        if model.is_none() && mode != ProbabilityMode::Uniform {
             eprintln!(
                 "note: no samples or model for {}: using the grammar's own weights (give --samples or --model)",
                 g.origin()
@@ -272,7 +270,9 @@ impl GenArgs {
         // "More of the same" follows one sample per input (size, choices, characters), unless the
         // user set the grow phase (--min-size).
         let targets = match &model {
-            Some(m) if mode == Mode::Mined && like_samples => hellfuzz::generate::targets_with_trees(&g, m, trees),
+            Some(m) if mode == ProbabilityMode::Mined && like_samples => {
+                hellfuzz::generate::targets_with_trees(&g, m, trees)
+            }
             _ => Vec::new(),
         };
         // Without --max-size, "more of the same" is as large as the samples are (up to 1 MiB).
@@ -360,14 +360,15 @@ fn gen_limits_error(e: &GenerateError, default: bool) -> String {
         GenerateError::TooLarge { max_size } => {
             format!("--max-size {max_size} is more than one input can have ({MAX_SIZE_LIMIT} bytes): lower --max-size")
         }
+        other => other.to_string(),
     }
 }
 
-fn mode_name(mode: Mode) -> &'static str {
+fn mode_name(mode: ProbabilityMode) -> &'static str {
     match mode {
-        Mode::Mined => "more of the same",
-        Mode::Inverted => "inverted",
-        Mode::Uniform => "uniform",
+        ProbabilityMode::Mined => "more of the same",
+        ProbabilityMode::Inverted => "inverted",
+        ProbabilityMode::Uniform => "uniform",
     }
 }
 
@@ -377,24 +378,21 @@ fn gen_kept(
     output: &mut Output,
     count: usize,
     seed: u64,
-    mode: Mode,
+    mode: ProbabilityMode,
     keep_if: &KeepIf,
 ) -> Result<ExitCode, String> {
-    let command = Command::new(split_command(&keep_if.cmd)?)
+    let command = Subprocess::new(split_command(&keep_if.cmd)?)
         .map_err(|e| e.to_string())?
         .timeout(keep_if.timeout)
         .env("RUST_BACKTRACE", "0");
     let jobs = keep_if
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let defaults = KeepIfOptions::new(count);
-    let options = KeepIfOptions {
-        max_tries: keep_if.max_tries.unwrap_or(defaults.max_tries),
-        jobs,
-        // Ctrl-C, SIGTERM, SIGHUP: kill the running commands, stop, keep what was kept.
-        cancel: Some(cancel_on_ctrl_c()),
-        ..defaults
-    };
+    let mut options = KeepIfOptions::new(count);
+    options.max_tries = keep_if.max_tries.unwrap_or(options.max_tries);
+    options.jobs = jobs;
+    // Ctrl-C, SIGTERM, SIGHUP: kill the running commands, stop, keep what was kept.
+    options.cancel = Some(cancel_on_ctrl_c());
     // Shown on a terminal only (indicatif draws on stderr when it is one), whatever the count:
     // running a command per input is slow.
     let bar = indicatif::ProgressBar::new(count as u64);

@@ -25,7 +25,7 @@ impl ImportArgs {
     pub fn run(self) -> Result<ExitCode, String> {
         let ImportArgs { source, out, externals } = self;
         let (source, output, externals) = (source.as_str(), out.as_deref(), externals.as_deref());
-        let src = hellfuzz::import::source::find(source).map_err(|e| e.to_string())?;
+        let src = hellfuzz::import::find(source).map_err(|e| e.to_string())?;
         let ov_text = match externals {
             Some(p) => Some(
                 std::fs::read_to_string(p)
@@ -39,7 +39,7 @@ impl ImportArgs {
             .unwrap_or_default();
         let overrides = ov_text
             .as_deref()
-            .map(|text| hellfuzz::import::tree_sitter::Overrides { text, name: &ov_name });
+            .map(|text| hellfuzz::import::Overrides::new(text, &ov_name));
         let imported = hellfuzz::import::import(&src, overrides).map_err(|e| e.to_string())?;
         match output {
             Some(path) => {

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use hellfuzz::mine::{samples, Mode, Model, Probabilities};
+use hellfuzz::mine::{samples, Model, Probabilities, ProbabilityMode};
 
 use super::common::{load_grammar, report_skipped};
 
@@ -77,7 +77,11 @@ impl MineArgs {
             eprintln!("model written to {}", path.display());
         }
         if show || output.is_none() {
-            let mode = if invert { Mode::Inverted } else { Mode::Mined };
+            let mode = if invert {
+                ProbabilityMode::Inverted
+            } else {
+                ProbabilityMode::Mined
+            };
             out!("{}", Probabilities::new(&g, Some(&model), mode).annotate(&g));
         }
         Ok(ExitCode::SUCCESS)

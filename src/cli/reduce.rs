@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use hellfuzz::mine::samples;
 use hellfuzz::oracle::Classify;
-use hellfuzz::reduce::Options;
+use hellfuzz::reduce::ReduceOptions;
 
 use super::args::{parse_pass, AlgoArg, SearchLimits};
 
@@ -97,7 +97,7 @@ impl ReduceArgs {
             (_, _, Some(re)) => Classify::stderr(&re).map_err(|e| e.to_string())?,
             _ => Classify::SameCrash,
         };
-        let mut options = Options::default();
+        let mut options = ReduceOptions::default();
         options.algorithm = algo.into();
         options.byte_pass = !no_byte_pass;
         options.passes = passes.into_iter().flatten().collect();
@@ -116,7 +116,7 @@ impl ReduceArgs {
         // Before the first run: a signal during calibration must kill the command too.
         let cancel = cancel_on_ctrl_c();
         options.budget.cancel = Some(cancel.clone());
-        let command = hellfuzz::oracle::Command::new(argv)
+        let command = hellfuzz::oracle::Subprocess::new(argv)
             .map_err(|e| e.to_string())?
             .timeout(timeout)
             // Backtraces only slow down every crashing run; signatures need location and message.
@@ -170,7 +170,7 @@ impl ReduceArgs {
             }
             r => r.map_err(|e| e.to_string())?,
         };
-        for note in &result.notes {
+        for note in &result.stats.notes {
             eprintln!("note: {note}");
         }
         let interrupted = cancel.load(std::sync::atomic::Ordering::Relaxed);
@@ -182,14 +182,14 @@ impl ReduceArgs {
         path.display(),
         result.original_size,
         result.input.len(),
-        result.algorithm,
-        result.time.as_secs_f64(),
-        result.tests,
-        result.oracle_calls,
-        result.cache_hits,
+        result.stats.algorithm,
+        result.stats.time.as_secs_f64(),
+        result.stats.tests,
+        result.stats.oracle_calls,
+        result.stats.cache_hits,
         if interrupted {
             " (interrupted: best so far)"
-        } else if result.budget_exhausted {
+        } else if result.stats.budget_exhausted {
             " (budget exhausted: best so far)"
         } else {
             ""
@@ -218,7 +218,7 @@ fn reduce_harness(
     harness: &Path,
     grammar: Option<&str>,
     timeout: Duration,
-    mut options: Options,
+    mut options: ReduceOptions,
     out: Option<PathBuf>,
     json: bool,
 ) -> Result<ExitCode, String> {
@@ -235,7 +235,7 @@ fn reduce_harness(
     let result = hellfuzz::harness::reduce_with_harness(harness, path, &out, grammar.as_ref(), &options, timeout);
     bar.finish_and_clear();
     let result = result.map_err(|e| e.to_string())?;
-    for note in &result.notes {
+    for note in &result.stats.notes {
         eprintln!("note: {note}");
     }
     let how = match result.method {
@@ -247,10 +247,10 @@ fn reduce_harness(
         path.display(),
         result.original_size,
         result.input.len(),
-        result.algorithm,
-        result.time_secs,
-        result.oracle_calls,
-        if result.budget_exhausted {
+        result.stats.algorithm,
+        result.stats.time.as_secs_f64(),
+        result.stats.oracle_calls,
+        if result.stats.budget_exhausted {
             " (budget exhausted: best so far)"
         } else {
             ""

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use hellfuzz::oracle::{Command, Exit, Oracle, Outcome, Processed};
-use hellfuzz::reduce::repair::{repair_with_progress, Mode as RepairMode, RepairOptions};
+use hellfuzz::oracle::{Exit, Oracle, Outcome, Processed, Subprocess};
+use hellfuzz::reduce::repair::{repair_with_progress, RepairMode, RepairOptions};
 
 use super::args::SearchLimits;
 
@@ -65,12 +65,11 @@ impl RepairArgs {
             (_, true) => Some(RepairMode::Syntactic),
             _ => None,
         };
-        let mut options = RepairOptions {
-            mode,
-            jobs: limits.jobs,
-            budget: limits.budget(),
-            insert: !no_insert,
-        };
+        let mut options = RepairOptions::default();
+        options.mode = mode;
+        options.jobs = limits.jobs;
+        options.budget = limits.budget();
+        options.insert = !no_insert;
         let (path, grammar, cmd, timeout) = (&input, grammar.as_deref(), cmd.as_str(), limits.timeout());
         check_output(path, &out.clone().unwrap_or_else(|| default_out(path)))?;
         let input = read_input(path)?;
@@ -82,7 +81,7 @@ impl RepairArgs {
             eprintln!("interrupted while running the command on the original input; nothing written");
             Ok(ExitCode::from(130))
         };
-        let command = Command::new(argv)
+        let command = Subprocess::new(argv)
             .map_err(|e| e.to_string())?
             .timeout(timeout)
             .env("RUST_BACKTRACE", "0");
@@ -149,7 +148,7 @@ impl RepairArgs {
             format!(
             "{} was processed once, but not on every one of {} re-runs: the command is flaky (it may not process the same input twice)",
             path.display(),
-            hellfuzz::reduce::tester::CONFIRM_RUNS
+            hellfuzz::reduce::CONFIRM_RUNS
         )
         } else if result.already_passing {
             format!("{} is processed already: nothing to repair", path.display())
@@ -188,7 +187,7 @@ impl RepairArgs {
         if flaky && !result.already_passing {
             eprintln!(
             "warning: the repaired input was not processed again when re-run (one of up to {} re-runs rejected it): the command is flaky, and the result may not hold",
-            hellfuzz::reduce::tester::CONFIRM_RUNS
+            hellfuzz::reduce::CONFIRM_RUNS
         );
         }
         if result.repaired && timeouts > 0 {
@@ -231,7 +230,7 @@ impl RepairArgs {
 /// [`Processed`], counting the runs and those that timed out: when nothing is processed, whether
 /// every run timed out is what tells a hanging command from an unrepairable input.
 struct CountingTimeouts {
-    command: Command,
+    command: Subprocess,
     runs: AtomicU64,
     timeouts: AtomicU64,
 }

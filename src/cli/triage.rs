@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant, SystemTime};
 
 use hellfuzz::triage::report::CRASH_FILE_NAMES;
-use hellfuzz::triage::{triage, CrashClass, Label, Options, Progress, SeverityClass};
+use hellfuzz::triage::{triage, CrashClass, Label, Progress, SeverityClass, TriageOptions};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::args::{at_least_one, positive_seconds, stack_distance};
@@ -118,18 +118,16 @@ impl TriageArgs {
         } = self;
         let grammar = grammar.as_deref().map(load_grammar).transpose()?;
         let fail_on_new = fail_on_new.as_deref().map(FailOn::parse).transpose()?;
-        let mut options = Options {
-            grammar,
-            jobs,
-            out,
-            timeout,
-            reruns,
-            minimize: !no_minimize,
-            minimize_time: Some(minimize_time),
-            trace_all,
-            join_stacks,
-            ..Options::new(harness)
-        };
+        let mut options = TriageOptions::new(harness);
+        options.grammar = grammar;
+        options.jobs = jobs;
+        options.out = out;
+        options.timeout = timeout;
+        options.reruns = reruns;
+        options.minimize = !no_minimize;
+        options.minimize_time = Some(minimize_time);
+        options.trace_all = trace_all;
+        options.join_stacks = join_stacks;
         // Ctrl-C: stop starting runs, kill the running ones, and write what is known.
         let cancel = super::common::cancel_on_ctrl_c();
         options.cancel = Some(cancel.clone());

@@ -33,11 +33,12 @@ use rand_chacha::ChaCha8Rng;
 pub use corpus::{Corpus, Written};
 
 use crate::grammar::{Body, CharClass, Grammar, Item, SymbolId, Terminal};
-use crate::mine::{Mode, Model, Probabilities};
+use crate::mine::{Model, Probabilities, ProbabilityMode};
 use crate::tree::{NodeId, NodeKind, Tree};
 
 /// Size limits for one generated input.
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub struct Limits {
     /// Never generate more bytes than this (unless the start symbol's cheapest derivation is
     /// longer: [`Generator::checked`] refuses such limits, [`Generator::new`] draws the
@@ -87,6 +88,7 @@ fn node_budget(max_size: usize) -> usize {
 
 /// Limits that no input of a grammar can satisfy.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum GenerateError {
     /// The start symbol's smallest derivation is longer than `max_size`: every input would be
     /// larger than the limit.
@@ -213,7 +215,7 @@ const TARGET_TRIES: usize = 20;
 
 /// One [`Target`] per sample profile of `model` (none for models without profiles).
 pub fn targets(grammar: &Grammar, model: &Model) -> Vec<Target> {
-    let mined = Probabilities::new(grammar, Some(model), Mode::Mined);
+    let mined = Probabilities::new(grammar, Some(model), ProbabilityMode::Mined);
     // A sample without characters of mixed classes says nothing about them: the corpus does.
     let (chars, non_ascii) = model
         .profiles
@@ -222,7 +224,7 @@ pub fn targets(grammar: &Grammar, model: &Model) -> Vec<Target> {
     let corpus_share = if chars > 0 {
         1.0 - non_ascii as f64 / chars as f64
     } else {
-        ascii_share(Mode::Mined)
+        ascii_share(ProbabilityMode::Mined)
     };
     model
         .profiles
@@ -822,11 +824,11 @@ fn item_nodes(g: &Grammar, item: Item) -> usize {
 /// How often a character class yields an ASCII member (when it has any). Classes are not choice
 /// points, so samples say nothing about them: "more of the same" stays mostly readable, inverted
 /// output reaches into all of Unicode half of the time.
-fn ascii_share(mode: Mode) -> f64 {
+fn ascii_share(mode: ProbabilityMode) -> f64 {
     match mode {
-        Mode::Mined => 0.95,
-        Mode::Uniform => 0.75,
-        Mode::Inverted => 0.5,
+        ProbabilityMode::Mined => 0.95,
+        ProbabilityMode::Uniform => 0.75,
+        ProbabilityMode::Inverted => 0.5,
     }
 }
 

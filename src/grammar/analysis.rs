@@ -38,7 +38,7 @@ pub struct Analysis {
     pub productive: Vec<bool>,
     /// Reachable from the start symbol.
     pub reachable: Vec<bool>,
-    /// Cost of the cheapest derivation ([`Cost::INFINITE`] if unproductive).
+    /// Cost of the cheapest derivation (`Cost::INFINITE` if unproductive).
     pub cheapest: Vec<Cost>,
     /// For choices: the alternative the cheapest derivation takes (0 for other bodies).
     pub cheapest_alt: Vec<u32>,

@@ -191,7 +191,7 @@ proptest! {
     #[test]
     fn generated_names_avoid_the_words(seed in 0u64..1000) {
         let g = load(IDENT);
-        let probs = crate::mine::Probabilities::new(&g, None, crate::mine::Mode::Uniform);
+        let probs = crate::mine::Probabilities::new(&g, None, crate::mine::ProbabilityMode::Uniform);
         let out = crate::generate::Generator::new(&g, &probs, crate::generate::Limits::up_to(12), seed).input();
         let text = String::from_utf8(out).unwrap();
         prop_assert!(!KEYWORDS.contains(&text.as_str()), "{}", text);
@@ -243,7 +243,7 @@ fn exclusion_errors_are_located() {
 }
 
 fn generated(g: &Grammar, seed: u64) -> String {
-    let probs = crate::mine::Probabilities::new(g, None, crate::mine::Mode::Uniform);
+    let probs = crate::mine::Probabilities::new(g, None, crate::mine::ProbabilityMode::Uniform);
     let out = crate::generate::Generator::new(g, &probs, crate::generate::Limits::up_to(200), seed).input();
     String::from_utf8(out).unwrap()
 }

@@ -7,6 +7,7 @@ use std::fmt;
 
 /// A location in a grammar file: byte offset plus 1-based line and column (columns count characters).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
 pub struct Span {
     /// Byte offset of the first character.
     pub offset: usize,
@@ -38,6 +39,7 @@ pub fn line_col(bytes: &[u8], offset: usize) -> (u32, u32) {
 
 /// How bad a diagnostic is: errors make the grammar unusable, warnings do not.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum Severity {
     /// The grammar is still usable (for example, an unreachable rule).
     Warning,
@@ -47,6 +49,7 @@ pub enum Severity {
 
 /// One message about a grammar file, with its location.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Diagnostic {
     /// Error or warning.
     pub severity: Severity,
@@ -74,6 +77,7 @@ impl fmt::Display for Diagnostic {
 
 /// A grammar that could not be loaded: every error found (and the warnings seen on the way).
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct GrammarError {
     /// All diagnostics, errors first in file order, then warnings.
     pub diagnostics: Vec<Diagnostic>,

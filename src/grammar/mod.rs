@@ -13,12 +13,12 @@
 //! ```
 
 mod analysis;
-pub mod boundary;
+mod boundary;
 pub mod builtin;
-pub mod charclass;
-pub mod context;
-pub mod diag;
-pub mod exclude;
+mod charclass;
+mod context;
+mod diag;
+mod exclude;
 mod lower;
 pub mod print;
 pub(crate) mod syntax;
@@ -28,10 +28,11 @@ use std::path::Path;
 
 pub use analysis::{Analysis, ByteSet};
 pub use boundary::{Boundaries, BoundaryCache, LayoutRepeat};
-pub use charclass::CharClass;
-pub use context::Expansion;
-pub use diag::{Diagnostic, GrammarError, Severity, Span};
-pub use exclude::Exclusion;
+pub use charclass::{decode_utf8, CharClass};
+pub use context::{base_name, instance_name, Expansion, MAX_INSTANCES, MAX_PARAMS};
+pub(crate) use diag::Sink;
+pub use diag::{line_col, Diagnostic, GrammarError, Severity, Span};
+pub use exclude::{Exclusion, MAX_WORDS, MAX_WORD_CHARS};
 
 /// Index of a symbol in [`Grammar::symbols`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -67,7 +68,12 @@ pub enum Terminal {
     /// Exact bytes (never empty: empty literals are dropped when loading).
     Literal(Vec<u8>),
     /// One UTF-8 encoded code point from the class; `text` is the class as written (`[a-z]`, `.`).
-    Class { class: CharClass, text: String },
+    Class {
+        /// The code points it matches.
+        class: CharClass,
+        /// The class as the grammar wrote it, for messages and printing.
+        text: String,
+    },
 }
 
 impl fmt::Display for Terminal {
@@ -134,7 +140,14 @@ pub enum Body {
     Choice(Vec<Alternative>),
     /// `item{min,max}` (`*` is `{0,}`, `+` is `{1,}`); a repetition node holds the iterations as a
     /// flat list. Invariant: `max`, if set, is at least `max(min, 1)`.
-    Repeat { item: Item, min: u32, max: Option<u32> },
+    Repeat {
+        /// What is repeated.
+        item: Item,
+        /// Fewest iterations.
+        min: u32,
+        /// Most iterations; `None`: unbounded.
+        max: Option<u32>,
+    },
     /// `item?`; an optional node has zero or one child.
     Optional(Item),
 }

@@ -12,8 +12,8 @@ use super::env::{self, REDUCE_ENV, REDUCE_OUT_ENV};
 use super::reduce_mode::{INFO_LINE, RESULT_LINE};
 use crate::grammar::Grammar;
 use crate::oracle::OracleError;
-use crate::oracle::{Classify, Command, Exit, Oracle, Outcome, Signature};
-use crate::reduce::{reduce, Options, ReduceError};
+use crate::oracle::{Classify, Exit, Oracle, Outcome, Signature, Subprocess};
+use crate::reduce::{reduce, ReduceError, ReduceOptions, ReductionStats};
 
 /// How a crash was reduced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -37,16 +37,10 @@ pub struct HarnessReduction {
     pub original_size: usize,
     /// The crash signature that was preserved.
     pub signature: Option<Signature>,
-    /// What ran (`gtr*`, `ddmin`, ...).
-    pub algorithm: String,
-    /// Runs of the target (in-process calls or processes).
-    pub oracle_calls: u64,
-    /// Seconds spent.
-    pub time_secs: f64,
-    /// The budget ran out: the result is the best found.
-    pub budget_exhausted: bool,
-    /// What the user should know (fallbacks, reasons).
-    pub notes: Vec<String>,
+    /// What ran and what it cost (`oracle_calls`: runs of the target, in-process calls or
+    /// processes); the notes say what the user should know (fallbacks, reasons).
+    #[serde(flatten)]
+    pub stats: ReductionStats,
 }
 
 /// Why [`reduce_with_harness`] or [`reduce_in_harness`] failed.
@@ -149,7 +143,7 @@ pub fn reduce_with_harness(
     crash: &Path,
     out: &Path,
     grammar: Option<&Grammar>,
-    options: &Options,
+    options: &ReduceOptions,
     timeout: Duration,
 ) -> Result<HarnessReduction, HarnessError> {
     let input = crate::files::read_whole(crash).map_err(|source| HarnessError::Read {
@@ -193,12 +187,12 @@ pub(super) fn reduce_in_processes(
     input: &[u8],
     out: &Path,
     grammar: Option<&Grammar>,
-    options: &Options,
+    options: &ReduceOptions,
     timeout: Duration,
     mut notes: Vec<String>,
 ) -> Result<HarnessReduction, HarnessError> {
     let binary_arg = binary.to_string_lossy().into_owned();
-    let command = Command::new([binary_arg, "@@".to_string()])?
+    let command = Subprocess::new([binary_arg, "@@".to_string()])?
         .timeout(timeout)
         .env("RUST_BACKTRACE", "0")
         .env(env::MINIMIZE_ENV, "0")
@@ -225,17 +219,16 @@ pub(super) fn reduce_in_processes(
         source,
     })?;
     let _ = std::fs::remove_file(&partial);
-    notes.extend(reduction.notes);
+    notes.extend(reduction.stats.notes);
     Ok(HarnessReduction {
         method: Method::Subprocess,
         original_size: input.len(),
         input: reduction.input,
         signature,
-        algorithm: reduction.algorithm,
-        oracle_calls: reduction.oracle_calls,
-        time_secs: reduction.time.as_secs_f64(),
-        budget_exhausted: reduction.budget_exhausted,
-        notes,
+        stats: ReductionStats {
+            notes,
+            ..reduction.stats
+        },
     })
 }
 
@@ -247,7 +240,7 @@ pub fn reduce_in_harness(
     binary: &Path,
     crash: &Path,
     out: &Path,
-    options: &Options,
+    options: &ReduceOptions,
 ) -> Result<InHarness, HarnessError> {
     match run_reduce_mode(binary, crash, out, options)? {
         ReduceMode::Done(record) => {
@@ -260,11 +253,7 @@ pub fn reduce_in_harness(
                 input: reduced,
                 original_size: record.original_size,
                 signature: Some(record.signature),
-                algorithm: record.algorithm,
-                oracle_calls: record.oracle_calls,
-                time_secs: record.time_secs,
-                budget_exhausted: record.budget_exhausted,
-                notes: record.notes,
+                stats: record.stats,
             }))
         }
         ReduceMode::Failed { grammar, reason } => Ok(InHarness::Unavailable { grammar, reason }),
@@ -286,14 +275,14 @@ fn run_reduce_mode(
     binary_path: &Path,
     crash: &Path,
     out: &Path,
-    options: &Options,
+    options: &ReduceOptions,
 ) -> Result<ReduceMode, HarnessError> {
     let binary = binary_path.to_string_lossy();
     let budget = &options.budget;
     let wall = budget
         .max_time
         .map_or(Duration::from_secs(3600), |t| t + Duration::from_secs(30));
-    let mut command = Command::new([binary.to_string(), crash.to_string_lossy().into_owned()])?
+    let mut command = Subprocess::new([binary.to_string(), crash.to_string_lossy().into_owned()])?
         .timeout(wall)
         .env("RUST_BACKTRACE", "0")
         .env(REDUCE_ENV, crash.to_string_lossy())

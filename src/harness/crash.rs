@@ -16,7 +16,7 @@ use super::sidecar::{create_folder_of, legacy_path, record_path, sidecar_path};
 use super::target::{Settings, Target};
 use crate::files::write_atomically;
 use crate::oracle::{InProcess, Oracle, Outcome, Signature};
-use crate::reduce::{reduce, Options, Reduction};
+use crate::reduce::{reduce, ReduceOptions, Reduction, ReductionStats};
 
 /// The JSON record of each minimized input: `<artifacts>/.hellfuzz/minimized-<hash>.json` (see
 /// [`SIDECAR_DIR`](crate::harness::SIDECAR_DIR); campaigns from before kept it beside the input).
@@ -35,20 +35,12 @@ pub struct ArtifactRecord {
     pub minimized: String,
     /// Bytes in the minimized input.
     pub minimized_size: usize,
-    /// What ran (`gtr*`, `ddmin`, ...).
-    pub algorithm: String,
     /// The grammar, if one was used.
     pub grammar: Option<String>,
-    /// Real runs of the target closure.
-    pub oracle_calls: u64,
-    /// Candidates answered by the cache.
-    pub cache_hits: u64,
-    /// Seconds spent reducing.
-    pub time_secs: f64,
-    /// The budget ran out: the result is the best found, maybe not minimal.
-    pub budget_exhausted: bool,
-    /// Notes from the reducer (fallbacks, flakiness).
-    pub notes: Vec<String>,
+    /// What ran and what it cost (`oracle_calls`: real runs of the target closure), with the
+    /// reducer's notes (fallbacks, flakiness).
+    #[serde(flatten)]
+    pub stats: ReductionStats,
     /// For a typed (`arbitrary`) target: the `Debug` of the value the minimized bytes build, as
     /// `cargo fuzz fmt` prints it. The minimized file itself holds the bytes the fuzzer reads.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -135,8 +127,8 @@ impl<'t> CrashHandler<'t> {
                             "hellfuzz: minimized {} → {} bytes ({} runs, {:.1} s): {}",
                             record.original_size,
                             record.minimized_size,
-                            record.oracle_calls,
-                            record.time_secs,
+                            record.stats.oracle_calls,
+                            record.stats.time.as_secs_f64(),
                             self.path(&minimized).display()
                         );
                         Some(record)
@@ -246,7 +238,7 @@ pub(super) fn minimize(
     input: &[u8],
     signature: &Signature,
     run: RunFn,
-    options: &Options,
+    options: &ReduceOptions,
     partial: &Path,
 ) -> Result<Reduction, String> {
     let oracle = KeepBest {
@@ -278,13 +270,8 @@ pub(super) fn make_record(
         original_size: reduction.original_size,
         minimized: minimized.to_string(),
         minimized_size: reduction.input.len(),
-        algorithm: reduction.algorithm.clone(),
         grammar: target.source().name().map(str::to_string),
-        oracle_calls: reduction.oracle_calls,
-        cache_hits: reduction.cache_hits,
-        time_secs: reduction.time.as_secs_f64(),
-        budget_exhausted: reduction.budget_exhausted,
-        notes: reduction.notes.clone(),
+        stats: reduction.stats.clone(),
         minimized_value: target.show_input(&reduction.input),
     }
 }
@@ -352,8 +339,9 @@ impl<O: Oracle> Oracle for KeepBest<'_, O> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::harness::{Corpus, GrammarSource};
+    use crate::harness::GrammarSource;
     use crate::oracle::catch_panic;
+    use crate::Corpus;
 
     /// A JSON "consumer" with a bug: an object key `"boom"` holding an array of three or more
     /// elements makes it index past a fixed table.
@@ -395,7 +383,7 @@ mod tests {
             .expect("still JSON");
         assert_eq!(record.minimized_size, minimized.len());
         assert!(catch_panic(|| consume(&minimized)).unwrap_err().matches(&signature));
-        assert_eq!(record.algorithm, "gtr*");
+        assert_eq!(record.stats.algorithm, crate::reduce::Algorithm::GtrStar);
         assert_eq!(record.grammar.as_deref(), Some("json"));
         let json: ArtifactRecord = serde_json::from_slice(
             &std::fs::read(dir.path().join(".hellfuzz").join(format!("{}.json", record.minimized))).unwrap(),
@@ -453,13 +441,11 @@ mod tests {
             original_size: 7,
             minimized: "minimized-0".into(),
             minimized_size: 3,
-            algorithm: "ddmin".into(),
             grammar: None,
-            oracle_calls: 1,
-            cache_hits: 0,
-            time_secs: 0.0,
-            budget_exhausted: false,
-            notes: vec![],
+            stats: ReductionStats {
+                oracle_calls: 1,
+                ..ReductionStats::new(crate::reduce::Algorithm::Ddmin)
+            },
             minimized_value: None,
         };
         let minimized = dir.path().join("nightly-minimized-0");

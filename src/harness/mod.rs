@@ -29,7 +29,7 @@ compile_error!(
 
 mod client;
 mod continuing;
-mod corpus;
+pub(crate) mod corpus;
 mod crash;
 #[cfg(all(unix, feature = "libfuzzer"))]
 mod deadly;
@@ -66,7 +66,7 @@ pub use client::{reduce_in_harness, reduce_with_harness, HarnessError, HarnessRe
 pub use continuing::{
     Campaign, Caught, ContinueSettings, CrashSummary, SummaryEntry, SummaryError, CONTINUE_FLAG, SUMMARY_FILE,
 };
-pub use corpus::{Corpus, RunFn};
+pub use corpus::RunFn;
 pub use crash::{ArtifactRecord, CrashHandler};
 #[cfg(feature = "libfuzzer")]
 pub use mutator::SharedMutator;

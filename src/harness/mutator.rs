@@ -22,7 +22,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::generate::{Generator, Limits};
 use crate::grammar::{Grammar, SymbolId};
-use crate::mine::{samples::mine_builtin, Mode, Model, Probabilities};
+use crate::mine::{samples::mine_builtin, Model, Probabilities, ProbabilityMode};
 use crate::parse::Parser;
 use crate::tree::{NodeId, NodeKind, Tree};
 
@@ -136,7 +136,7 @@ pub struct Mutator {
     mined: Probabilities,
     inverted: Probabilities,
     /// Which models regeneration uses (`None`: both, half the time each).
-    mode: Option<Mode>,
+    mode: Option<ProbabilityMode>,
     /// Distinct recent inputs (a repeated input is not added again: it would weigh its subtrees
     /// double in splices).
     pool: Ring<Arc<Parsed>>,
@@ -152,15 +152,15 @@ impl Mutator {
     /// A mutator for `grammar`, with probabilities mined from `model` (for a built-in grammar,
     /// see [`Mutator::for_builtin`]). `mode` picks the model for regeneration: `Mined`, `Inverted`,
     /// or `None` for both in turn; `Uniform` ignores the model.
-    pub fn new(grammar: &Grammar, model: Option<&Model>, mode: Option<Mode>) -> Mutator {
+    pub fn new(grammar: &Grammar, model: Option<&Model>, mode: Option<ProbabilityMode>) -> Mutator {
         let (mined, inverted) = match mode {
-            Some(Mode::Uniform) => {
-                let uniform = Probabilities::new(grammar, None, Mode::Uniform);
+            Some(ProbabilityMode::Uniform) => {
+                let uniform = Probabilities::new(grammar, None, ProbabilityMode::Uniform);
                 (uniform.clone(), uniform)
             }
             _ => (
-                Probabilities::new(grammar, model, Mode::Mined),
-                Probabilities::new(grammar, model, Mode::Inverted),
+                Probabilities::new(grammar, model, ProbabilityMode::Mined),
+                Probabilities::new(grammar, model, ProbabilityMode::Inverted),
             ),
         };
         Mutator {
@@ -176,7 +176,7 @@ impl Mutator {
 
     /// A mutator whose model is mined from the built-in samples of the grammar called `name`
     /// (none for other grammars: then the grammar's own weights).
-    pub fn for_builtin(grammar: &Grammar, name: &str, mode: Option<Mode>) -> Mutator {
+    pub fn for_builtin(grammar: &Grammar, name: &str, mode: Option<ProbabilityMode>) -> Mutator {
         let (model, _) = mine_builtin(grammar, name);
         Mutator::new(grammar, Some(&model), mode)
     }
@@ -268,7 +268,7 @@ impl Mutator {
         let cap = room.min(2 * tree.len_of(node) + 64).max(1);
         let budget = rng.random_range(1..=cap);
         let inverted = match self.mode {
-            Some(Mode::Inverted) => true,
+            Some(ProbabilityMode::Inverted) => true,
             Some(_) => false,
             None => rng.random_bool(0.5),
         };
@@ -349,9 +349,9 @@ impl SharedMutator {
         let mutator = self.mutator.get_or_init(|| {
             let grammar = self.target.grammar()?;
             let mode = match std::env::var(super::env::MUTATOR_ENV).as_deref() {
-                Ok("mined") => Some(Mode::Mined),
-                Ok("inverted") => Some(Mode::Inverted),
-                Ok("uniform") => Some(Mode::Uniform),
+                Ok("mined") => Some(ProbabilityMode::Mined),
+                Ok("inverted") => Some(ProbabilityMode::Inverted),
+                Ok("uniform") => Some(ProbabilityMode::Uniform),
                 _ => None,
             };
             let name = self.target.source().name().unwrap_or("");
@@ -420,7 +420,7 @@ mod tests {
     #[test]
     fn inputs_that_do_not_parse_are_left_to_the_fuzzer() {
         let expr = Grammar::load("expr").unwrap();
-        let mut mutator = Mutator::for_builtin(&expr, "expr", Some(Mode::Inverted));
+        let mut mutator = Mutator::for_builtin(&expr, "expr", Some(ProbabilityMode::Inverted));
         assert!(mutator.mutate(b"1 + (", 100, 7).is_none());
         let (mutant, kind) = mutator.mutate(b"1 + (2 * 3)", 100, 7).unwrap();
         assert_eq!(kind, MutationKind::RegeneratedInverted);

@@ -109,13 +109,8 @@ fn reduce_file_in_processes(
         original_size: reduction.original_size,
         minimized: name(&out),
         minimized_size: reduction.input.len(),
-        algorithm: reduction.algorithm.clone(),
         grammar: target.source().name().map(str::to_string),
-        oracle_calls: reduction.oracle_calls,
-        cache_hits: 0,
-        time_secs: reduction.time_secs,
-        budget_exhausted: reduction.budget_exhausted,
-        notes: reduction.notes.clone(),
+        stats: reduction.stats.clone(),
         minimized_value: target.show_input(&reduction.input),
     };
     write_artifacts(&out, &json_path, &reduction.input, &record).map_err(|e| (EXIT_ERROR, e))?;
@@ -126,7 +121,7 @@ fn reduce_file_in_processes(
         "hellfuzz: minimized {} to {} bytes in {} runs: {}",
         name(crash),
         reduction.input.len(),
-        reduction.oracle_calls,
+        reduction.stats.oracle_calls,
         out.display()
     );
     Ok(record)
@@ -156,13 +151,13 @@ fn outputs(out: Option<PathBuf>, dir: &Path, input: &[u8]) -> (PathBuf, PathBuf)
 }
 
 /// The reduction options from the environment, with reduce mode's longer default time.
-fn options_from_env() -> crate::reduce::Options {
+fn options_from_env() -> crate::reduce::ReduceOptions {
     options_from_vars(|name| std::env::var(name).ok())
 }
 
 /// [`options_from_env`] with the variables looked up by `var` (a budget of 0 candidates is
 /// ignored with a warning by [`Settings::from_vars`]).
-fn options_from_vars(var: impl Fn(&str) -> Option<String>) -> crate::reduce::Options {
+fn options_from_vars(var: impl Fn(&str) -> Option<String>) -> crate::reduce::ReduceOptions {
     let mut settings = Settings::from_vars(None, &var);
     if var(super::env::REDUCE_TIME_ENV).is_none() {
         settings.options.budget.max_time = Some(std::time::Duration::from_secs(DEFAULT_TIME_SECS));

@@ -10,7 +10,7 @@ use std::time::Duration;
 use super::env;
 use crate::grammar::Grammar;
 use crate::parse::Parser;
-use crate::reduce::{Algorithm, Budget, Options};
+use crate::reduce::{Algorithm, Budget, ReduceOptions};
 
 /// Where a target's grammar comes from.
 #[derive(Clone, Copy, Debug)]
@@ -138,11 +138,12 @@ impl Target {
 /// | `HELLFUZZ_REDUCE_JOBS` | candidates tested at once (threads) | 1 |
 /// | `HELLFUZZ_REDUCE_ALGO` | `gtr*`, `gtr`, `hdd*`, `hdd`, `ddmin` | `gtr*` |
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct Settings {
     /// Whether crashes are reduced at all.
     pub enabled: bool,
     /// The reduction options (budget, algorithm, jobs).
-    pub options: Options,
+    pub options: ReduceOptions,
 }
 
 /// Reduction time when nothing says otherwise: long enough for GTR* on typical crashes, short
@@ -183,7 +184,7 @@ impl Settings {
             }
             algo
         });
-        let options = Options {
+        let options = ReduceOptions {
             algorithm: algorithm.unwrap_or(Algorithm::GtrStar),
             jobs: number(env::REDUCE_JOBS_ENV).map_or(1, |n| {
                 if n < 1.0 {
@@ -206,7 +207,7 @@ impl Settings {
                 max_time: Some(number(env::REDUCE_TIME_ENV).map_or(default_time, Duration::from_secs_f64)),
                 cancel: None,
             },
-            ..Options::default()
+            ..ReduceOptions::default()
         };
         Settings {
             enabled: var(env::MINIMIZE_ENV).is_none_or(|v| match v.trim() {

@@ -5,17 +5,18 @@
 
 mod expr;
 mod pattern;
-pub mod source;
-pub mod tree_sitter;
+mod source;
+mod tree_sitter;
 
 use std::fmt;
 use std::path::PathBuf;
 
-pub use source::Source;
-pub use tree_sitter::{import, Imported};
+pub use source::{find, find_in, CrateInfo, Source};
+pub use tree_sitter::{import, Imported, Overrides};
 
 /// Why an import failed. Every variant says where (file, JSON path) and what to do.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum ImportError {
     /// A file could not be read.
     Io {

@@ -9,6 +9,7 @@ use super::ImportError;
 
 /// A tree-sitter grammar.json and what is known of the crate that ships it.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct Source {
     /// The grammar.json file.
     pub path: PathBuf,
@@ -18,8 +19,20 @@ pub struct Source {
     pub krate: Option<CrateInfo>,
 }
 
+impl Source {
+    /// A grammar.json's text read from elsewhere (`path` names it in messages), of no known crate.
+    pub fn new(path: impl Into<PathBuf>, json: impl Into<String>) -> Source {
+        Source {
+            path: path.into(),
+            json: json.into(),
+            krate: None,
+        }
+    }
+}
+
 /// A crate's identity, as its Cargo.toml states it.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct CrateInfo {
     /// `name = "..."`.
     pub name: String,

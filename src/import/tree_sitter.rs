@@ -21,6 +21,7 @@ use crate::grammar::{Grammar, Severity};
 
 /// The result of an import: grammar text, and what the conversion had to approximate.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct Imported {
     /// The grammar file (it loads with [`Grammar::from_text`] once every external is defined).
     pub text: String,
@@ -32,12 +33,20 @@ pub struct Imported {
 
 /// An overrides file: grammar rules that define externals, replace imported rules or help them.
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub struct Overrides<'a> {
     /// The file's text, in hellfuzz's grammar format.
     pub text: &'a str,
     /// Its name as shown in messages and in the generated header (a file name, not a full path,
     /// so the output does not depend on where it was run).
     pub name: &'a str,
+}
+
+impl<'a> Overrides<'a> {
+    /// The overrides in `text`, named `name` in messages and in the generated header.
+    pub fn new(text: &'a str, name: &'a str) -> Overrides<'a> {
+        Overrides { text, name }
+    }
 }
 
 /// The rule types a grammar.json may use.
@@ -206,7 +215,7 @@ impl<'s> Prepared<'s> {
         let mut override_rules = Vec::new();
         let mut override_lexemes = Vec::new();
         if let Some(ov) = overrides {
-            let mut sink = crate::grammar::diag::Sink {
+            let mut sink = crate::grammar::Sink {
                 file: ov.name.to_string(),
                 items: Vec::new(),
             };

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use crate::grammar::{Body, CharClass, Grammar, SymbolId, Terminal};
 use crate::tree::{NodeKind, Tree};
 
-pub use probs::{Mode, Probabilities};
+pub use probs::{Probabilities, ProbabilityMode};
 
 /// The format tag written into model files.
 pub const MODEL_FORMAT: &str = "hellfuzz-model/1";
@@ -25,6 +25,7 @@ pub const MODEL_FORMAT: &str = "hellfuzz-model/1";
 /// Invariant: `counts[name]` has one entry per alternative for a choice symbol, and two entries
 /// (`[absent, present]` or `[stop, continue]`) for optionals and repetitions.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Model {
     /// Always [`MODEL_FORMAT`].
     pub format: String,
@@ -45,6 +46,7 @@ pub struct Model {
 
 /// What one sample was like: its size, its characters and its own choices.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SampleProfile {
     /// Size in bytes.
     pub size: u64,
@@ -59,9 +61,15 @@ pub struct SampleProfile {
 
 /// Why a model cannot be used or read.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum ModelError {
     /// The model was mined with a different grammar.
-    WrongGrammar { model_grammar: String, expected: String },
+    WrongGrammar {
+        /// The grammar the model names.
+        model_grammar: String,
+        /// The grammar it was to be used with.
+        expected: String,
+    },
     /// The file could not be read or written.
     Io(String),
     /// The file is not a model.

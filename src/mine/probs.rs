@@ -9,7 +9,7 @@ use crate::grammar::{Body, Grammar, SymbolId};
 
 /// How counts become probabilities.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
+pub enum ProbabilityMode {
     /// "More of the same": count / total (Eq. 4).
     Mined,
     /// "Inputs from hell": reciprocal counts, normalized (Eq. 6–7); choices never seen share all
@@ -23,7 +23,7 @@ pub enum Mode {
 #[derive(Clone, Debug)]
 pub struct Probabilities {
     /// How they were made.
-    pub mode: Mode,
+    pub mode: ProbabilityMode,
     /// Per symbol: one probability per alternative (choices) or `[absent/stop, present/continue]`
     /// (optionals, repetitions); empty for symbols that are not choice points. Each sums to 1.
     pub by_symbol: Vec<Vec<f64>>,
@@ -31,7 +31,7 @@ pub struct Probabilities {
 
 impl Probabilities {
     /// Probabilities for `grammar` from `model` (or from the grammar's own weights if `None`).
-    pub fn new(grammar: &Grammar, model: Option<&Model>, mode: Mode) -> Probabilities {
+    pub fn new(grammar: &Grammar, model: Option<&Model>, mode: ProbabilityMode) -> Probabilities {
         let siblings = model.map(|_| Siblings::new(grammar));
         let by_symbol = (0..grammar.symbols().len())
             .map(|i| {
@@ -51,10 +51,10 @@ impl Probabilities {
                         })
                 });
                 match (mode, counts) {
-                    (Mode::Uniform, _) => vec![1.0 / n as f64; n],
+                    (ProbabilityMode::Uniform, _) => vec![1.0 / n as f64; n],
                     (_, None) => unspecified(grammar, sym, n),
-                    (Mode::Mined, Some(c)) => mined(&c),
-                    (Mode::Inverted, Some(c)) => inverted(&c),
+                    (ProbabilityMode::Mined, Some(c)) => mined(&c),
+                    (ProbabilityMode::Inverted, Some(c)) => inverted(&c),
                 }
             })
             .collect();
@@ -92,7 +92,7 @@ impl Probabilities {
             })
             .collect();
         Probabilities {
-            mode: Mode::Mined,
+            mode: ProbabilityMode::Mined,
             by_symbol,
         }
     }
@@ -133,7 +133,7 @@ impl Siblings {
         let mut members: Vec<Vec<SymbolId>> = Vec::new();
         let mut group = Vec::with_capacity(grammar.symbols().len());
         for (i, s) in grammar.symbols().iter().enumerate() {
-            let key = (s.span.offset, s.synthetic, crate::grammar::context::base_name(&s.name));
+            let key = (s.span.offset, s.synthetic, crate::grammar::base_name(&s.name));
             let g = *by_source.entry(key).or_insert_with(|| {
                 members.push(Vec::new());
                 members.len() - 1

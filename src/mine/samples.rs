@@ -26,6 +26,7 @@ fn too_large(len: u64) -> Option<String> {
 
 /// A sample that could not be mined, and why.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct Skipped {
     /// The sample's name (its path, or `<builtin:NAME>/file`).
     pub name: String,

@@ -49,7 +49,7 @@ fn counts_of_the_papers_sample() {
 #[test]
 fn figure_3_mined_probabilities() {
     let (g, model) = paper_model();
-    let p = Probabilities::new(&g, Some(&model), Mode::Mined);
+    let p = Probabilities::new(&g, Some(&model), ProbabilityMode::Mined);
     let third = 1.0 / 3.0;
     assert_probs(&g, &p, "expr", &[2.0 / 3.0, third, 0.0]);
     assert_probs(&g, &p, "term", &[0.75, 0.25, 0.0]);
@@ -77,7 +77,7 @@ fn figure_3_mined_probabilities() {
 #[test]
 fn figure_5_inverted_probabilities() {
     let (g, model) = paper_model();
-    let p = Probabilities::new(&g, Some(&model), Mode::Inverted);
+    let p = Probabilities::new(&g, Some(&model), ProbabilityMode::Inverted);
     let seventh = 1.0 / 7.0;
     assert_probs(&g, &p, "expr", &[0.0, 0.0, 1.0]);
     assert_probs(&g, &p, "term", &[0.0, 0.0, 1.0]);
@@ -108,7 +108,7 @@ fn probs_inverted_for(counts: &[u64]) -> Vec<f64> {
     let g = Grammar::from_text(r#"s = "a" | "b" ;"#, "t").unwrap();
     let mut model = Model::new(&g);
     model.counts.insert("s".into(), counts.to_vec());
-    Probabilities::new(&g, Some(&model), Mode::Inverted)
+    Probabilities::new(&g, Some(&model), ProbabilityMode::Inverted)
         .of(g.start())
         .to_vec()
 }
@@ -119,13 +119,13 @@ fn unreached_choice_points_stay_uniform_or_hand_weighted() {
     let tree = Parser::new(&g).parse(b"x").unwrap();
     let mut model = Model::new(&g);
     model.add_tree(&g, &tree);
-    for mode in [Mode::Mined, Mode::Inverted] {
+    for mode in [ProbabilityMode::Mined, ProbabilityMode::Inverted] {
         let p = Probabilities::new(&g, Some(&model), mode);
         assert_probs(&g, &p, "b", &[0.6, 0.4]);
     }
     assert_probs(
         &g,
-        &Probabilities::new(&g, Some(&model), Mode::Uniform),
+        &Probabilities::new(&g, Some(&model), ProbabilityMode::Uniform),
         "b",
         &[0.5, 0.5],
     );
@@ -195,7 +195,7 @@ fn annotated_grammar_loads_with_the_same_structure_and_probabilities() {
         let g = Grammar::load(name).unwrap();
         let (model, skipped) = samples::mine_builtin(&g, name);
         assert!(skipped.is_empty(), "{name}: {skipped:?}");
-        for mode in [Mode::Mined, Mode::Inverted] {
+        for mode in [ProbabilityMode::Mined, ProbabilityMode::Inverted] {
             let p = Probabilities::new(&g, Some(&model), mode);
             let text = p.annotate(&g);
             let again = Grammar::from_text(&text, "annotated").unwrap_or_else(|e| panic!("{name}: {e}\n{text}"));
@@ -232,11 +232,11 @@ fn context_instances_the_samples_never_reached_take_their_rules_counts() {
     let tree = Parser::new(&g).parse(b"x;x;x;y;").unwrap();
     let mut model = Model::new(&g);
     model.add_tree(&g, &tree);
-    let p = Probabilities::new(&g, Some(&model), Mode::Mined);
+    let p = Probabilities::new(&g, Some(&model), ProbabilityMode::Mined);
     assert_probs(&g, &p, "s", &[0.75, 0.25, 0.0]);
     assert_probs(&g, &p, "s[loop]", &[0.75, 0.25, 0.0, 0.0]);
     // Inverted, the guarded alternative is one the samples never used: it gets its share.
-    let inv = Probabilities::new(&g, Some(&model), Mode::Inverted);
+    let inv = Probabilities::new(&g, Some(&model), ProbabilityMode::Inverted);
     assert_probs(&g, &inv, "s[loop]", &[0.0, 0.0, 0.5, 0.5]);
 }
 
@@ -281,7 +281,7 @@ fn like_sample_smooths_one_samples_counts_by_the_model() {
     for s in [&b"[1, 2, 3]"[..], b"\"a\""] {
         model.add_tree(&g, &parser.parse(s).unwrap());
     }
-    let mined = Probabilities::new(&g, Some(&model), Mode::Mined);
+    let mined = Probabilities::new(&g, Some(&model), ProbabilityMode::Mined);
     let value = g.symbol_by_name("value").unwrap();
     // value: object, array, string, number, true, false, null. The model: 1 array, 1 string,
     // 3 numbers of 5; the string sample alone: 1 string, with the model as one more observation.

@@ -157,6 +157,7 @@ pub fn crash_frames(stderr: &str) -> Vec<String> {
 /// normalized message; the coarse one adds the top [`COARSE_FRAMES`] filtered frames (crashes are
 /// grouped by it), the exact one all filtered frames (same bug reached along the same path).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct CrashHashes {
     /// Kind + location + message + top frames.
     pub coarse: String,

@@ -15,6 +15,7 @@ use super::{Oracle, Outcome};
 
 /// Counters of a [`Cached`] oracle.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Stats {
     /// Candidates the wrapped oracle actually ran.
     pub calls: u64,

@@ -5,6 +5,7 @@ use std::fmt;
 
 /// Why an oracle could not be set up. Every message says what to check or change.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum OracleError {
     /// The in-process closure returned normally on the original input.
     NoPanic,

@@ -1,7 +1,7 @@
 //! Keeping only the inputs a command accepts (`hellfuzz gen --keep-if 'CMD @@'`): a filter for
 //! semantic constraints no grammar captures, such as "`node --check` accepts it".
 //!
-//! [`keep_if`] draws candidates from a source in order, runs a [`Command`] on each (exit status 0
+//! [`keep_if`] draws candidates from a source in order, runs a [`Subprocess`] on each (exit status 0
 //! keeps it; any other status, a signal or a timeout rejects it) on `jobs` worker threads, and
 //! hands the kept ones to a sink **in the order they were drawn**. Candidates are checked ahead
 //! in parallel but judged one after the other, so for a deterministic source (a seeded generator)
@@ -13,14 +13,16 @@
 //! candidates drawn). Kept inputs already handed to the sink stay there in every case.
 //!
 //! ```
-//! use hellfuzz::oracle::{keep_if, Command, KeepIfOptions};
+//! use hellfuzz::oracle::{keep_if, Subprocess, KeepIfOptions};
 //! // Keep the inputs that contain a `1` (the input reaches `grep` on stdin: no `@@`).
-//! let command = Command::new(["grep", "-q", "1"]).unwrap();
+//! let command = Subprocess::new(["grep", "-q", "1"]).unwrap();
 //! let mut candidates = (0..).map(|i: u32| i.to_string().into_bytes());
 //! let mut kept = Vec::new();
+//! let mut options = KeepIfOptions::new(3);
+//! options.jobs = 2;
 //! let stats = keep_if(
 //!     &command,
-//!     &KeepIfOptions { jobs: 2, ..KeepIfOptions::new(3) },
+//!     &options,
 //!     || candidates.next().unwrap(),
 //!     |input| {
 //!         kept.push(input.to_vec());
@@ -41,7 +43,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::error::OracleError;
-use super::subprocess::{last_lines, Command, Exit};
+use super::subprocess::{last_lines, Exit, Subprocess};
 
 /// `max_tries` per wanted input unless set otherwise: [`KeepIfOptions::new`] allows an
 /// acceptance rate down to 5%.
@@ -55,6 +57,7 @@ const CANCEL_POLL: Duration = Duration::from_millis(100);
 
 /// What [`keep_if`] is asked for.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct KeepIfOptions {
     /// Inputs to keep.
     pub count: usize,
@@ -82,6 +85,7 @@ impl KeepIfOptions {
 
 /// What [`keep_if`] did. Everything but `runs` and `time` is the same for every `jobs`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct KeepIfStats {
     /// Candidates judged, in the order drawn (kept or rejected).
     pub tried: usize,
@@ -117,6 +121,7 @@ impl KeepIfStats {
 
 /// How the first rejected candidate was rejected, for the message of [`KeepIfError::TooFewKept`].
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Rejection {
     /// How its run ended (never [`Exit::Code`]`(0)` nor [`Exit::NotRun`]).
     pub exit: Exit,
@@ -126,6 +131,7 @@ pub struct Rejection {
 
 /// The figures of [`KeepIfError::TooFewKept`].
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Shortfall {
     /// Inputs wanted.
     pub count: usize,
@@ -139,6 +145,7 @@ pub struct Shortfall {
 
 /// Why [`keep_if`] stopped without keeping `count` inputs.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum KeepIfError {
     /// `max_tries` is below `count`: nothing was tried.
     MaxTriesBelowCount {
@@ -248,7 +255,7 @@ enum Judged {
 /// certain), when the command cannot run at all, and when `keep` fails. The command's own
 /// classification rule is not used.
 pub fn keep_if(
-    command: &Command,
+    command: &Subprocess,
     options: &KeepIfOptions,
     mut next: impl FnMut() -> Vec<u8>,
     mut keep: impl FnMut(&[u8]) -> std::io::Result<()>,
@@ -418,7 +425,7 @@ mod tests {
 
     /// Keeps inputs of `candidates` (cycled) with `command`; the kept inputs and the result.
     fn run(
-        command: &Command,
+        command: &Subprocess,
         options: &KeepIfOptions,
         candidates: &[&str],
     ) -> (Vec<String>, Result<KeepIfStats, KeepIfError>) {
@@ -568,7 +575,7 @@ mod tests {
 
     #[test]
     fn a_program_that_cannot_start_is_an_error_not_a_rejection() {
-        let cmd = Command::new(["/nonexistent/hellfuzz-check", "@@"]).unwrap();
+        let cmd = Subprocess::new(["/nonexistent/hellfuzz-check", "@@"]).unwrap();
         let (_, result) = run(&cmd, &KeepIfOptions::new(3), &["#"]);
         let err = result.unwrap_err();
         assert!(

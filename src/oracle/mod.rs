@@ -40,7 +40,7 @@ pub use inprocess::{
 };
 pub use processed::Processed;
 pub use signature::{crash_summary, normalize_message, parse_panic, parse_panics, CrashKind, Signature};
-pub use subprocess::{kill_running, Classify, Command, Exit, Run, DEFAULT_TIMEOUT, KEPT_OUTPUT};
+pub use subprocess::{kill_running, Classify, Exit, Run, Subprocess, DEFAULT_TIMEOUT, KEPT_OUTPUT};
 
 /// What an oracle says about one candidate input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

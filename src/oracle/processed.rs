@@ -1,15 +1,15 @@
 //! "Did the program process it?": the oracle input repair maximizes towards.
 //!
-//! [`Processed`] runs a [`Command`] and answers Pass for a clean exit (status 0), Fail for any
+//! [`Processed`] runs a [`Subprocess`] and answers Pass for a clean exit (status 0), Fail for any
 //! other exit status or a signal, Unresolved for a timeout or a run that could not start.
 
-use super::subprocess::{Command, Exit};
+use super::subprocess::{Exit, Subprocess};
 use super::{Oracle, Outcome};
 
 /// A subprocess oracle for repair (ddmax): Pass iff the command exits with status 0. The
 /// command's [`Classify`](super::Classify) rule is not used, and no calibration is needed.
 #[derive(Clone, Debug)]
-pub struct Processed(pub Command);
+pub struct Processed(pub Subprocess);
 
 impl Processed {
     /// The outcome of a run that ended with `exit`, for callers that run the command themselves

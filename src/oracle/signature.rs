@@ -25,6 +25,7 @@ pub enum CrashKind {
 
 /// The identity of a crash, used to decide whether a candidate still shows *the same* failure.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Signature {
     /// What kind of crash it was.
     pub kind: CrashKind,

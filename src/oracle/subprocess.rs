@@ -1,8 +1,8 @@
 //! The subprocess oracle: run a command on each candidate (in a temp file named by `@@`, or on
 //! stdin) with a timeout, and classify the run by exit status, stderr pattern, panic location or crash.
 //!
-//! [`Command`] is built from an argv, [`Command::calibrate`]d on the original input (which must
-//! fail, and whose crash signature is recorded), and then used as an [`Oracle`]. [`Command::run`]
+//! [`Subprocess`] is built from an argv, [`Subprocess::calibrate`]d on the original input (which must
+//! fail, and whose crash signature is recorded), and then used as an [`Oracle`]. [`Subprocess::run`]
 //! gives the whole [`Run`] (exit, signature, output, duration) for callers such as triage.
 
 use std::ffi::OsString;
@@ -22,7 +22,7 @@ pub use super::output::KEPT_OUTPUT;
 use super::signature::{crash_summary, parse_panic, parse_panics, CrashKind, Signature};
 use super::{Oracle, Outcome};
 
-/// The timeout used unless [`Command::timeout`] sets another.
+/// The timeout used unless [`Subprocess::timeout`] sets another.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How long to wait for the output pipes to close after the program exited. They stay open only
@@ -39,11 +39,11 @@ pub enum Classify {
     /// Fail iff stderr contains a match of this pattern; Pass otherwise.
     Stderr(Regex),
     /// Fail iff stderr contains a Rust panic at the original's location; another panic or crash is
-    /// Unresolved, a clean run Pass. Needs [`Command::calibrate`].
+    /// Unresolved, a clean run Pass. Needs [`Subprocess::calibrate`].
     SamePanic,
     /// Fail iff the run's [`Signature`] matches the original's: same kind (panic, signal, exit
     /// status, timeout), and for panics the same location and normalized message. Another crash is
-    /// Unresolved, a clean run (exit status 0, no panic) Pass. Needs [`Command::calibrate`].
+    /// Unresolved, a clean run (exit status 0, no panic) Pass. Needs [`Subprocess::calibrate`].
     SameCrash,
 }
 
@@ -95,6 +95,7 @@ impl fmt::Display for Exit {
 
 /// Everything about one run of the command.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct Run {
     /// The classification.
     pub outcome: Outcome,
@@ -121,7 +122,7 @@ pub struct Run {
 /// the terminal reaches hellfuzz but not the running program; an interrupt handler should call
 /// [`kill_running`].
 #[derive(Clone, Debug)]
-pub struct Command {
+pub struct Subprocess {
     argv: Vec<String>,
     uses_file: bool,
     timeout: Duration,
@@ -131,10 +132,10 @@ pub struct Command {
     original: Option<Signature>,
 }
 
-impl Command {
+impl Subprocess {
     /// A command from its argv (program first). Defaults: timeout [`DEFAULT_TIMEOUT`], no extra
     /// environment, [`Classify::SameCrash`]. Errors when argv is empty.
-    pub fn new<I, S>(argv: I) -> Result<Command, OracleError>
+    pub fn new<I, S>(argv: I) -> Result<Subprocess, OracleError>
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
@@ -144,7 +145,7 @@ impl Command {
             return Err(OracleError::EmptyCommand);
         }
         let uses_file = argv.iter().any(|a| a.contains("@@"));
-        Ok(Command {
+        Ok(Subprocess {
             argv,
             uses_file,
             timeout: DEFAULT_TIMEOUT,
@@ -157,19 +158,19 @@ impl Command {
 
     /// Sets the timeout after which a run is killed. A timed-out run is Unresolved, except under
     /// [`Classify::SameCrash`] when the original timed out too: then it is the failure.
-    pub fn timeout(mut self, timeout: Duration) -> Command {
+    pub fn timeout(mut self, timeout: Duration) -> Subprocess {
         self.timeout = timeout;
         self
     }
 
     /// Adds an environment variable for the program (the rest of the environment is inherited).
-    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Command {
+    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Subprocess {
         self.env.push((key.into(), value.into()));
         self
     }
 
     /// Sets the classification rule. Changing it forgets a previous calibration.
-    pub fn classify(mut self, classify: Classify) -> Command {
+    pub fn classify(mut self, classify: Classify) -> Subprocess {
         self.classify = classify;
         self.original = None;
         self
@@ -177,7 +178,7 @@ impl Command {
 
     /// Ends the temporary files' names with this suffix (e.g. `.js`), for programs that look at
     /// the extension.
-    pub fn temp_suffix(mut self, suffix: impl Into<String>) -> Command {
+    pub fn temp_suffix(mut self, suffix: impl Into<String>) -> Subprocess {
         self.temp_suffix = suffix.into();
         self
     }
@@ -207,7 +208,7 @@ impl Command {
     /// original's failure is a timeout, an empty input is run too (see
     /// [`refuse_hanging`](Self::refuse_hanging)): if it times out as well, every candidate would
     /// "fail" alike, and the error says so instead of letting a reducer shrink to nothing.
-    pub fn calibrate(mut self, original: &[u8]) -> Result<Command, OracleError> {
+    pub fn calibrate(mut self, original: &[u8]) -> Result<Subprocess, OracleError> {
         let raw = self.execute(original)?;
         let signature = run_signature(&raw.exit, &raw.stderr);
         let happened = match &raw.exit {
@@ -458,7 +459,7 @@ impl Command {
     }
 }
 
-impl Oracle for Command {
+impl Oracle for Subprocess {
     fn test(&self, input: &[u8]) -> Outcome {
         self.run(input).outcome
     }
@@ -580,10 +581,10 @@ pub(crate) mod tests {
     use super::*;
 
     /// `sh -c SCRIPT sh EXTRA...` as a command.
-    pub(crate) fn sh(script: &str, extra: &[&str]) -> Command {
+    pub(crate) fn sh(script: &str, extra: &[&str]) -> Subprocess {
         let mut argv = vec!["sh".to_string(), "-c".to_string(), script.to_string(), "sh".to_string()];
         argv.extend(extra.iter().map(|s| s.to_string()));
-        Command::new(argv).unwrap()
+        Subprocess::new(argv).unwrap()
     }
 
     /// A fake Rust program: "A" panics at src/parse.rs:10:5 with the input's length in the
@@ -859,7 +860,7 @@ pub(crate) mod tests {
 
     #[test]
     fn missing_program() {
-        let cmd = Command::new(["/nonexistent/hellfuzz-target", "@@"]).unwrap();
+        let cmd = Subprocess::new(["/nonexistent/hellfuzz-target", "@@"]).unwrap();
         let err = cmd.clone().calibrate(b"x").unwrap_err();
         assert!(matches!(err, OracleError::Spawn { .. }), "{err:?}");
         assert!(err.to_string().contains("/nonexistent/hellfuzz-target"), "{err}");
@@ -868,7 +869,7 @@ pub(crate) mod tests {
         assert!(matches!(run.exit, Exit::NotRun(_)));
         assert_eq!(cmd.test(b"x"), Outcome::Unresolved);
         assert_eq!(
-            Command::new(Vec::<String>::new()).unwrap_err(),
+            Subprocess::new(Vec::<String>::new()).unwrap_err(),
             OracleError::EmptyCommand
         );
     }

@@ -394,7 +394,7 @@ pub(crate) fn match_terminal(term: &Terminal, input: &[u8]) -> Option<usize> {
             if b < 0x80 {
                 return class.contains_ascii(b).then_some(1);
             }
-            let (c, len) = crate::grammar::charclass::decode_utf8(input)?;
+            let (c, len) = crate::grammar::decode_utf8(input)?;
             class.contains(c).then_some(len)
         }
     }

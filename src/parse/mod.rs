@@ -31,7 +31,7 @@ mod scan;
 
 use std::fmt;
 
-use crate::grammar::{diag::line_col, Grammar, TerminalId};
+use crate::grammar::{line_col, Grammar, TerminalId};
 use crate::tree::Tree;
 
 pub use recover::ErrorSpan;
@@ -50,6 +50,7 @@ pub struct Parser {
 
 /// Why an input does not parse: the furthest point reached and what was expected there.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ParseError {
     /// Byte offset of the furthest point reached.
     pub offset: usize,
@@ -244,7 +245,7 @@ impl Parser {
 
 /// A short description of what is at `offset`: `x`, a byte in hex, or the end of the input.
 fn describe_at(input: &[u8], offset: usize) -> String {
-    match crate::grammar::charclass::decode_utf8(&input[offset.min(input.len())..]) {
+    match crate::grammar::decode_utf8(&input[offset.min(input.len())..]) {
         _ if offset >= input.len() => "the end of the input".to_string(),
         Some((c, _)) => format!(
             "`{}`",

@@ -12,6 +12,7 @@ use crate::tree::{node_kind, NodeId, NodeKind, Tree};
 
 /// A range of the input that the recovering parse could not fit into the grammar.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
 pub struct ErrorSpan {
     /// Byte offset in the input.
     pub offset: usize,

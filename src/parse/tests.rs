@@ -329,7 +329,7 @@ proptest::proptest! {
     fn fast_and_plain_paths_agree_on_generated_inputs(which in 0usize..64, seed in 0u64..1_000_000) {
         let (name, fast, plain) = &both_paths()[which % both_paths().len()];
         let g = fast.grammar();
-        let probs = crate::mine::Probabilities::new(g, None, crate::mine::Mode::Uniform);
+        let probs = crate::mine::Probabilities::new(g, None, crate::mine::ProbabilityMode::Uniform);
         let input = crate::generate::Generator::new(g, &probs, crate::generate::Limits::up_to(300), seed).input();
         proptest::prop_assert!(fast.parse(&input).is_ok(), "{}: generated input does not parse", name);
         if let Err(e) = same_on_both_paths(name, fast, plain, &input) {

@@ -16,6 +16,7 @@ use crate::oracle::Outcome;
 
 /// What [`ddmax`] found.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Maximized {
     /// Indices (ascending) of the kept elements: the maximal passing configuration `C'`.
     pub kept: Vec<usize>,

@@ -1,6 +1,6 @@
 //! Reduction: ddmin, HDD/HDD*, GTR/GTR* over derivation trees, and the default pipeline.
 //!
-//! [`reduce`] takes an input that fails, an [`Oracle`] and [`Options`], and returns the smallest
+//! [`reduce`] takes an input that fails, an [`Oracle`] and [`ReduceOptions`], and returns the smallest
 //! failing input it finds: GTR* on the input's derivation tree, then ddmin over its characters,
 //! so the result is 1-transformation-minimal in the tree and 1-minimal in bytes. Without a
 //! grammar, or for inputs it cannot parse, GTR runs on a generic tree of the text (`generic`:
@@ -11,26 +11,28 @@
 //! (Algorithms 4–6), `ddmin`, `tester` (budget), `ddmax` and `repair` (input repair: the largest
 //! passing subset, lexical or syntactic).
 
-pub mod corpus;
+mod corpus;
 pub mod ddmax;
 pub mod ddmin;
-pub mod derivation;
+mod derivation;
 pub mod generic;
 pub mod gtr;
-pub mod labeled;
-pub mod passes;
+mod labeled;
+mod passes;
 pub mod repair;
 mod runs;
+mod stats;
 pub mod templates;
-pub mod tester;
+mod tester;
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 pub use corpus::CorpusFilter;
 pub use derivation::Derivation;
-pub use labeled::{Edit, ReducibleTree};
-pub use passes::Pass;
-pub use tester::{Budget, Tester};
+pub use labeled::{Edit, Edits, ReducibleTree};
+pub use passes::{simplify, Pass, PAIR_LIMIT};
+pub use stats::ReductionStats;
+pub use tester::{confirm, Budget, Confirmation, Tester, CONFIRM_RUNS};
 
 use crate::grammar::Grammar;
 use crate::oracle::{Cached, Oracle, Outcome};
@@ -38,17 +40,23 @@ use crate::parse::Parser;
 use templates::{Cheapest, GrammarDeletion, GrammarSubstitute, Template};
 
 /// Which reduction algorithm to run on the tree.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Algorithm {
     /// GTR repeated until nothing changes (Algorithm 6): the default.
+    #[default]
+    #[serde(rename = "gtr*")]
     GtrStar,
     /// One GTR pass (Algorithm 4).
+    #[serde(rename = "gtr")]
     Gtr,
     /// HDD* (GTR* with deletion only).
+    #[serde(rename = "hdd*")]
     HddStar,
     /// HDD (GTR with deletion only).
+    #[serde(rename = "hdd")]
     Hdd,
     /// Delta debugging on the characters (bytes if not UTF-8) only.
+    #[serde(rename = "ddmin")]
     Ddmin,
 }
 
@@ -78,10 +86,17 @@ impl Algorithm {
     }
 }
 
+/// Prints [`Algorithm::name`] (as records and messages spell it).
+impl std::fmt::Display for Algorithm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// How to reduce.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
-pub struct Options {
+pub struct ReduceOptions {
     /// The algorithm: a tree algorithm runs on the derivation tree, or on the generic tree of
     /// inputs without a grammar (or that do not parse); only [`Algorithm::Ddmin`] means ddmin.
     pub algorithm: Algorithm,
@@ -99,9 +114,9 @@ pub struct Options {
     pub corpus: Option<CorpusFilter>,
 }
 
-impl Default for Options {
-    fn default() -> Options {
-        Options {
+impl Default for ReduceOptions {
+    fn default() -> ReduceOptions {
+        ReduceOptions {
             algorithm: Algorithm::GtrStar,
             byte_pass: true,
             passes: Pass::DEFAULT.to_vec(),
@@ -120,30 +135,13 @@ pub struct Reduction {
     pub input: Vec<u8>,
     /// Size of the original input in bytes.
     pub original_size: usize,
-    /// What ran: the tree algorithm (on the generic tree when there was no grammar or the input
-    /// did not parse: the notes say so), or "ddmin".
-    pub algorithm: String,
-    /// Candidates tested (oracle runs and cache hits alike).
-    pub tests: u64,
-    /// Real oracle runs (candidates not answered by the cache), the final confirmation included.
-    pub oracle_calls: u64,
-    /// Candidates answered by the content-hash cache.
-    pub cache_hits: u64,
-    /// Wall time (in JSON: seconds).
-    #[serde(serialize_with = "as_secs")]
-    pub time: Duration,
-    /// The budget ran out (or the reduction was cancelled): the result is the best found, maybe
-    /// not minimal.
-    pub budget_exhausted: bool,
     /// Whether the final input failed again when re-run without the cache. `false` means a
     /// flaky oracle: the result is still the best found, but it may not reproduce.
     pub confirmed: bool,
-    /// Things the user should know (for example: the input did not parse, ddmin was used).
-    pub notes: Vec<String>,
-}
-
-fn as_secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_f64(d.as_secs_f64())
+    /// What ran (the tree algorithm ran on the generic tree when there was no grammar or the
+    /// input did not parse: the notes say so) and what it cost.
+    #[serde(flatten)]
+    pub stats: ReductionStats,
 }
 
 /// Why a reduction could not start.
@@ -173,7 +171,7 @@ pub fn reduce(
     input: &[u8],
     grammar: Option<&Grammar>,
     oracle: &dyn Oracle,
-    options: &Options,
+    options: &ReduceOptions,
 ) -> Result<Reduction, ReduceError> {
     reduce_with_progress(input, grammar, oracle, options, &|_| {})
 }
@@ -197,7 +195,7 @@ pub fn reduce_with_progress(
     input: &[u8],
     grammar: Option<&Grammar>,
     oracle: &dyn Oracle,
-    options: &Options,
+    options: &ReduceOptions,
     progress: &(dyn Fn(&Progress) + Sync),
 ) -> Result<Reduction, ReduceError> {
     let started = Instant::now();
@@ -266,14 +264,16 @@ pub fn reduce_with_progress(
     Ok(Reduction {
         original_size: input.len(),
         input: current,
-        algorithm: algorithm.name().to_string(),
-        tests: tester.tests(),
-        oracle_calls: stats.calls + check.runs,
-        cache_hits: stats.cache_hits,
-        time: started.elapsed(),
-        budget_exhausted: tester.exhausted(),
         confirmed,
-        notes,
+        stats: ReductionStats {
+            algorithm,
+            tests: tester.tests(),
+            oracle_calls: stats.calls + check.runs,
+            cache_hits: stats.cache_hits,
+            time: started.elapsed(),
+            budget_exhausted: tester.exhausted(),
+            notes,
+        },
     })
 }
 

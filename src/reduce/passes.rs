@@ -363,7 +363,7 @@ fn bytes(input: &[u8], tester: &Tester<'_>) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reduce::tester::{Budget, Tester};
+    use crate::reduce::{Budget, Tester};
 
     /// Runs `f` (a pass, or [`simplify`]) with an oracle that fails where `fails` holds.
     fn with(fails: impl Fn(&[u8]) -> bool + Sync, f: impl FnOnce(&Tester<'_>) -> Vec<u8>) -> Vec<u8> {

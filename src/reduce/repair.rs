@@ -1,8 +1,8 @@
 //! Input repair: lexical or syntactic ddmax, and the diagnosis (what was removed, where).
 //!
 //! [`repair`] takes an input the oracle does not pass and returns the largest passing subset
-//! ddmax finds, over bytes ([`Mode::Lexical`]) or over the tokens of an error-recovering parse
-//! ([`Mode::Syntactic`]: the paper's terminal nodes, error leaves included). Pass = processed.
+//! ddmax finds, over bytes ([`RepairMode::Lexical`]) or over the tokens of an error-recovering parse
+//! ([`RepairMode::Syntactic`]: the paper's terminal nodes, error leaves included). Pass = processed.
 
 use std::ops::Range;
 use std::time::{Duration, Instant};
@@ -18,7 +18,7 @@ use crate::tree::{NodeKind, Tree};
 /// Which elements ddmax maximizes over.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Mode {
+pub enum RepairMode {
     /// The input's bytes (the paper's lexical ddmax, §3).
     Lexical,
     /// The tokens of the input's recovered parse tree (the paper's syntactic ddmax, §4).
@@ -27,10 +27,11 @@ pub enum Mode {
 
 /// How to repair. The default: the mode chosen by the input, one job, no limits, insertion on.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct RepairOptions {
     /// `None`: syntactic when a grammar is given and its recovering parse finds some structure
     /// (not everything is an error), else lexical.
-    pub mode: Option<Mode>,
+    pub mode: Option<RepairMode>,
     /// Candidates tested at once (results equal the sequential ones).
     pub jobs: usize,
     /// Limits; when they run out, the largest passing input found so far is returned.
@@ -55,6 +56,7 @@ impl Default for RepairOptions {
 
 /// One removed part of the input: the diagnosis is the list of these.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
 pub struct Removed {
     /// Byte offset in the original input.
     pub offset: usize,
@@ -65,6 +67,7 @@ pub struct Removed {
 
 /// Bytes a repair inserted (see [`RepairOptions::insert`]).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
 pub struct Inserted {
     /// Byte offset in the original input before which the bytes go.
     pub offset: usize,
@@ -75,13 +78,14 @@ pub struct Inserted {
 
 /// The outcome of a repair.
 #[derive(Clone, Debug, serde::Serialize)]
+#[non_exhaustive]
 pub struct Repair {
     /// The repaired input: the original minus `removed`, plus `inserted` (empty unless
     /// [`RepairOptions::insert`]). It passed the oracle iff `repaired`.
     #[serde(serialize_with = "lossy")]
     pub input: Vec<u8>,
     /// The ddmax that ran.
-    pub mode: Mode,
+    pub mode: RepairMode,
     /// Whether `input` passed the oracle (false: no subset tried passed; `input` is then empty).
     pub repaired: bool,
     /// The original already passed: nothing was removed.
@@ -152,17 +156,21 @@ pub fn repair_with_progress(
     let tester = Tester::new(&cached, options.budget.clone(), options.jobs).with_progress(&report);
     let parser = grammar.map(Parser::new);
     let recovered = match (options.mode, &parser) {
-        (Some(Mode::Lexical), _) | (None, None) => None,
+        (Some(RepairMode::Lexical), _) | (None, None) => None,
         (_, Some(p)) => Some(p.parse_recovering(input)),
-        (Some(Mode::Syntactic), None) => Some(whole_input_as_error(input)),
+        (Some(RepairMode::Syntactic), None) => Some(whole_input_as_error(input)),
     };
     let (mode, elements, parse_errors) = match recovered {
-        Some((tree, errors)) if options.mode == Some(Mode::Syntactic) || !all_error(&errors, input.len()) => (
-            Mode::Syntactic,
+        Some((tree, errors)) if options.mode == Some(RepairMode::Syntactic) || !all_error(&errors, input.len()) => (
+            RepairMode::Syntactic,
             tokens_with(input, grammar, &tree, &errors, !options.insert),
             errors,
         ),
-        _ => (Mode::Lexical, (0..input.len()).map(|i| i..i + 1).collect(), Vec::new()),
+        _ => (
+            RepairMode::Lexical,
+            (0..input.len()).map(|i| i..i + 1).collect(),
+            Vec::new(),
+        ),
     };
     let mut result = Repair {
         input: input.to_vec(),

@@ -23,7 +23,7 @@ fn json() -> Grammar {
     Grammar::load("json").unwrap()
 }
 
-fn run(input: &[u8], mode: Mode) -> Repair {
+fn run(input: &[u8], mode: RepairMode) -> Repair {
     let options = RepairOptions {
         mode: Some(mode),
         jobs: 1,
@@ -48,7 +48,7 @@ fn fig2_ddmin_reduces_the_failing_input_to_one_character() {
 
 #[test]
 fn fig3_lexical_ddmax_removes_exactly_the_confounding_characters() {
-    let r = run(FIG1, Mode::Lexical);
+    let r = run(FIG1, RepairMode::Lexical);
     assert!(r.repaired && !r.budget_exhausted);
     assert_eq!(r.input, br#"{"item": "Apple", "price": 3.45}"#);
     // Fig. 4: the diagnosis is the difference.
@@ -64,17 +64,17 @@ fn fig3_lexical_ddmax_removes_exactly_the_confounding_characters() {
 
 #[test]
 fn fig3_syntactic_ddmax_removes_the_error_leaf() {
-    let r = run(FIG1, Mode::Syntactic);
+    let r = run(FIG1, RepairMode::Syntactic);
     assert_eq!(r.input, br#"{"item": "Apple", "price": 3.45}"#);
     assert_eq!(r.parse_errors, vec![ErrorSpan { offset: 27, len: 2 }]);
     assert_eq!(r.removed.len(), 1);
     assert_eq!((r.removed[0].offset, r.removed[0].bytes.as_slice()), (27, &b"**"[..]));
-    assert!(r.oracle_calls < run(FIG1, Mode::Lexical).oracle_calls);
+    assert!(r.oracle_calls < run(FIG1, RepairMode::Lexical).oracle_calls);
 }
 
 #[test]
 fn fig10_syntactic_ddmax_repairs_the_missing_colon_over_seven_terminals() {
-    let r = run(FIG9, Mode::Syntactic);
+    let r = run(FIG9, RepairMode::Syntactic);
     assert_eq!(r.input, br#"{"item": "Apple"}"#);
     assert_eq!(r.elements, 7);
     assert_eq!(
@@ -88,8 +88,8 @@ fn fig10_syntactic_ddmax_repairs_the_missing_colon_over_seven_terminals() {
 
 #[test]
 fn fig10_lexical_ddmax_starts_at_the_error_with_a_grammar_and_is_stuck_without() {
-    let lexical = run(FIG9, Mode::Lexical);
-    let syntactic = run(FIG9, Mode::Syntactic);
+    let lexical = run(FIG9, RepairMode::Lexical);
+    let syntactic = run(FIG9, RepairMode::Syntactic);
     assert!(lexical.repaired && !lexical.budget_exhausted);
     // The paper reports Fig. 10 for lexical ddmax too. Started where the grammar's parse fails
     // (the `3.45` after `"price"`), the smallest window whose removal the grammar accepts is
@@ -101,7 +101,7 @@ fn fig10_lexical_ddmax_starts_at_the_error_with_a_grammar_and_is_stuck_without()
     // finds the JSON string `", "` (a bare string is valid JSON) and only ever grows that: the
     // result is 1-maximal but keeps 6 of 31 bytes, in many more runs.
     let options = RepairOptions {
-        mode: Some(Mode::Lexical),
+        mode: Some(RepairMode::Lexical),
         jobs: 1,
         budget: Budget::default(),
         insert: false,
@@ -123,7 +123,7 @@ const MISSING_COLON: &[u8] = br#"{ "item": "Apple", "price" 3.45 }"#;
 
 #[test]
 fn the_missing_colon_keeps_item_apple_in_both_modes() {
-    for mode in [Mode::Syntactic, Mode::Lexical] {
+    for mode in [RepairMode::Syntactic, RepairMode::Lexical] {
         let r = run(MISSING_COLON, mode);
         assert!(r.repaired && r.confirmed && !r.budget_exhausted, "{mode:?}");
         assert_eq!(r.input, br#"{ "item": "Apple"   }"#.to_vec(), "{mode:?}");
@@ -134,7 +134,7 @@ fn the_missing_colon_keeps_item_apple_in_both_modes() {
             "{mode:?}"
         );
     }
-    let syntactic = run(MISSING_COLON, Mode::Syntactic);
+    let syntactic = run(MISSING_COLON, RepairMode::Syntactic);
     // Before: plain ddmax kept `  ", "  ` (8 of 33 bytes) in 216 runs.
     assert!(syntactic.oracle_calls <= 25, "{}", syntactic.oracle_calls);
 }
@@ -169,13 +169,13 @@ fn tokens_are_whole_where_the_recovery_cut_them() {
     let (tree, errors) = Parser::new(&g).parse_recovering(input);
     let t = tokens(input, Some(&g), &tree, &errors);
     assert!(t.contains(&(8..9)), "{t:?}");
-    let r = run(input, Mode::Syntactic);
+    let r = run(input, RepairMode::Syntactic);
     assert_eq!(r.input, b"{\"a\": \"xy\", \"b\": [1, 2]}".to_vec());
 }
 
 #[test]
 fn passing_inputs_are_returned_unchanged() {
-    let r = run(br#"{"ok": true}"#, Mode::Lexical);
+    let r = run(br#"{"ok": true}"#, RepairMode::Lexical);
     assert!(r.already_passing && r.repaired && r.removed.is_empty());
     // The check of the original, then the confirmation's re-runs.
     assert_eq!(r.oracle_calls, 1 + u64::from(CONFIRM_RUNS));
@@ -184,7 +184,7 @@ fn passing_inputs_are_returned_unchanged() {
 
 #[test]
 fn results_are_confirmed_on_fresh_runs_and_flakiness_shows() {
-    let r = run(FIG1, Mode::Syntactic);
+    let r = run(FIG1, RepairMode::Syntactic);
     assert!(r.repaired && r.confirmed);
     // An oracle that processes each distinct input only the first time it sees it (a program
     // with state that survives between runs): the search, through the cache, sees one answer per
@@ -198,7 +198,7 @@ fn results_are_confirmed_on_fresh_runs_and_flakiness_shows() {
         }
     };
     let options = RepairOptions {
-        mode: Some(Mode::Syntactic),
+        mode: Some(RepairMode::Syntactic),
         jobs: 1,
         budget: Budget::default(),
         insert: false,
@@ -236,10 +236,10 @@ fn the_default_mode_is_syntactic_only_with_structure() {
         jobs: 1,
         ..RepairOptions::default()
     };
-    assert_eq!(repair(FIG1, Some(&json()), &json_ok, &auto).mode, Mode::Syntactic);
-    assert_eq!(repair(FIG1, None, &json_ok, &auto).mode, Mode::Lexical);
+    assert_eq!(repair(FIG1, Some(&json()), &json_ok, &auto).mode, RepairMode::Syntactic);
+    assert_eq!(repair(FIG1, None, &json_ok, &auto).mode, RepairMode::Lexical);
     // Nothing of `@@@` parses: everything would be one error token.
-    assert_eq!(repair(b"@@@", Some(&json()), &json_ok, &auto).mode, Mode::Lexical);
+    assert_eq!(repair(b"@@@", Some(&json()), &json_ok, &auto).mode, RepairMode::Lexical);
 }
 
 #[test]
@@ -295,7 +295,7 @@ mod one_maximal {
             }
             prop_assume!(json_ok(&input) != Outcome::Pass);
             let g = json();
-            for mode in [Mode::Lexical, Mode::Syntactic] {
+            for mode in [RepairMode::Lexical, RepairMode::Syntactic] {
                 let r = run(&input, mode);
                 if !r.repaired {
                     continue;
@@ -303,8 +303,8 @@ mod one_maximal {
                 prop_assert!(!r.budget_exhausted);
                 prop_assert_eq!(json_ok(&r.input), Outcome::Pass);
                 let elements: Vec<Range<usize>> = match mode {
-                    Mode::Lexical => (0..input.len()).map(|i| i..i + 1).collect(),
-                    Mode::Syntactic => {
+                    RepairMode::Lexical => (0..input.len()).map(|i| i..i + 1).collect(),
+                    RepairMode::Syntactic => {
                         let (tree, errors) = Parser::new(&g).parse_recovering(&input);
                         tokens(&input, Some(&g), &tree, &errors)
                     }
@@ -324,7 +324,7 @@ mod one_maximal {
 }
 
 /// Repairs that may insert what the grammar expects ([`RepairOptions::insert`]).
-fn run_inserting(input: &[u8], mode: Mode) -> Repair {
+fn run_inserting(input: &[u8], mode: RepairMode) -> Repair {
     let options = RepairOptions {
         mode: Some(mode),
         jobs: 1,
@@ -358,7 +358,7 @@ fn rebuild(input: &[u8], removed: &[Removed], inserted: &[Inserted], add: Option
 
 #[test]
 fn insertion_restores_the_missing_colon_in_both_modes() {
-    for mode in [Mode::Syntactic, Mode::Lexical] {
+    for mode in [RepairMode::Syntactic, RepairMode::Lexical] {
         let r = run_inserting(MISSING_COLON, mode);
         assert!(r.repaired && r.confirmed && !r.budget_exhausted, "{mode:?}");
         assert_eq!(r.input, br#"{ "item": "Apple", "price": 3.45 }"#.to_vec(), "{mode:?}");
@@ -376,7 +376,7 @@ fn insertion_restores_the_missing_colon_in_both_modes() {
     }
     // The paper's Fig. 9: with insertion, the recovering parse's error node `, "price" 3.45` is
     // lexed into its tokens, and the colon goes between them.
-    for mode in [Mode::Syntactic, Mode::Lexical] {
+    for mode in [RepairMode::Syntactic, RepairMode::Lexical] {
         let r = run_inserting(FIG9, mode);
         assert_eq!(r.input, br#"{"item": "Apple", "price": 3.45}"#.to_vec(), "{mode:?}");
         assert_eq!(
@@ -387,7 +387,7 @@ fn insertion_restores_the_missing_colon_in_both_modes() {
             }]
         );
     }
-    assert_eq!(run_inserting(FIG9, Mode::Syntactic).elements, 11);
+    assert_eq!(run_inserting(FIG9, RepairMode::Syntactic).elements, 11);
 }
 
 #[test]
@@ -400,13 +400,13 @@ fn insertion_repairs_what_no_subsequence_can() {
         (b"k}", b"{}"),
     ] {
         // Deletion alone finds nothing, or little.
-        let deleting = run(broken, Mode::Syntactic);
+        let deleting = run(broken, RepairMode::Syntactic);
         assert!(
             !deleting.repaired || 2 * deleting.input.len() < broken.len(),
             "{:?}",
             deleting.input
         );
-        for mode in [Mode::Syntactic, Mode::Lexical] {
+        for mode in [RepairMode::Syntactic, RepairMode::Lexical] {
             let r = run_inserting(broken, mode);
             assert!(r.repaired && r.confirmed, "{mode:?} {broken:?}");
             assert_eq!(
@@ -430,13 +430,13 @@ fn insertion_repairs_real_json_exactly() {
     let mut broken = original.clone();
     broken[at] = b'|';
     assert_eq!(json_ok(&broken), Outcome::Fail);
-    let deleting = run(&broken, Mode::Syntactic);
+    let deleting = run(&broken, RepairMode::Syntactic);
     assert!(
         deleting.repaired && deleting.input.len() < original.len() * 3 / 4,
         "{}",
         deleting.input.len()
     );
-    let r = run_inserting(&broken, Mode::Syntactic);
+    let r = run_inserting(&broken, RepairMode::Syntactic);
     assert!(r.repaired && r.confirmed && !r.budget_exhausted);
     assert_eq!(String::from_utf8_lossy(&r.input), String::from_utf8_lossy(&original));
     assert_eq!(
@@ -464,7 +464,7 @@ fn insertion_repairs_real_json_exactly() {
     let colon = original.iter().rposition(|&b| b == b':').unwrap();
     let mut broken = original.clone();
     broken.remove(colon);
-    assert_eq!(run_inserting(&broken, Mode::Syntactic).input, original);
+    assert_eq!(run_inserting(&broken, RepairMode::Syntactic).input, original);
 }
 
 mod one_maximal_inserting {
@@ -491,15 +491,15 @@ mod one_maximal_inserting {
             }
             prop_assume!(json_ok(&input) != Outcome::Pass);
             let g = json();
-            for mode in [Mode::Lexical, Mode::Syntactic] {
+            for mode in [RepairMode::Lexical, RepairMode::Syntactic] {
                 let r = run_inserting(&input, mode);
                 prop_assert!(r.repaired, "{:?}", mode);
                 prop_assert!(!r.budget_exhausted);
                 prop_assert_eq!(json_ok(&r.input), Outcome::Pass);
                 prop_assert_eq!(&rebuild(&input, &r.removed, &r.inserted, None), &r.input);
                 let elements: Vec<Range<usize>> = match mode {
-                    Mode::Lexical => (0..input.len()).map(|i| i..i + 1).collect(),
-                    Mode::Syntactic => {
+                    RepairMode::Lexical => (0..input.len()).map(|i| i..i + 1).collect(),
+                    RepairMode::Syntactic => {
                         let (tree, errors) = Parser::new(&g).parse_recovering(&input);
                         tokens(&input, Some(&g), &tree, &errors)
                     }

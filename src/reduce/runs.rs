@@ -108,7 +108,7 @@ pub fn shorten_runs(input: &[u8], tester: &Tester<'_>) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reduce::tester::Budget;
+    use crate::reduce::Budget;
 
     #[test]
     fn runs_are_maximal_with_the_shortest_period_and_longest_first() {

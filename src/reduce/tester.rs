@@ -44,6 +44,7 @@ pub fn confirm(oracle: &dyn Oracle, input: &[u8], expected: Outcome, runs: u32) 
 
 /// Limits on a reduction. `None` means unlimited.
 #[derive(Clone, Debug, Default)]
+#[non_exhaustive]
 pub struct Budget {
     /// At most this many candidates are tested.
     pub max_tests: Option<u64>,

@@ -2,17 +2,17 @@
 
 use super::*;
 use crate::generate::{Generator, Limits};
-use crate::mine::{Mode, Probabilities};
+use crate::mine::{Probabilities, ProbabilityMode};
 use crate::oracle::Outcome;
 use proptest::prelude::*;
 
 fn run(input: &str, grammar: &str, algorithm: Algorithm, oracle: &(dyn Fn(&[u8]) -> Outcome + Sync)) -> Reduction {
     let g = Grammar::load(grammar).unwrap();
-    let options = Options {
+    let options = ReduceOptions {
         algorithm,
         byte_pass: false,
         passes: Vec::new(),
-        ..Options::default()
+        ..ReduceOptions::default()
     };
     reduce(input.as_bytes(), Some(&g), &oracle, &options).unwrap()
 }
@@ -166,18 +166,18 @@ fn inputs_that_do_not_parse_are_reduced_on_the_generic_tree_and_say_so() {
         }
     });
     assert_eq!(text(&r), "(");
-    assert_eq!(r.algorithm, "gtr*");
+    assert_eq!(r.stats.algorithm, Algorithm::GtrStar);
     assert!(
-        r.notes[0].contains("does not parse with <builtin:expr>") && r.notes[0].contains("generic tree"),
+        r.stats.notes[0].contains("does not parse with <builtin:expr>") && r.stats.notes[0].contains("generic tree"),
         "{:?}",
-        r.notes
+        r.stats.notes
     );
 }
 
 #[test]
 fn a_passing_input_is_an_error_and_a_flaky_oracle_is_reported() {
     let g = Grammar::load("expr").unwrap();
-    let err = reduce(b"1", Some(&g), &|_: &[u8]| Outcome::Pass, &Options::default()).unwrap_err();
+    let err = reduce(b"1", Some(&g), &|_: &[u8]| Outcome::Pass, &ReduceOptions::default()).unwrap_err();
     assert!(err.to_string().contains("does not fail to begin with"));
     // Fails on every first sight of an input, passes on the second: only the re-run sees it.
     let seen = std::sync::Mutex::new(std::collections::HashSet::new());
@@ -188,9 +188,9 @@ fn a_passing_input_is_an_error_and_a_flaky_oracle_is_reported() {
             Outcome::Pass
         }
     };
-    let r = reduce(b"1 + 2", Some(&g), &flaky, &Options::default()).unwrap();
+    let r = reduce(b"1 + 2", Some(&g), &flaky, &ReduceOptions::default()).unwrap();
     assert!(!r.confirmed);
-    assert!(r.notes.iter().any(|n| n.contains("flaky")));
+    assert!(r.stats.notes.iter().any(|n| n.contains("flaky")));
 }
 
 #[test]
@@ -199,17 +199,17 @@ fn the_budget_stops_early_with_the_best_so_far() {
     let input =
         "for (var i = 0; i < 10; i++) { if (cond1 || cond2) { partOfBug(); } if (cond3) { otherPartOfBug(); } }";
     let g = Grammar::load("js").unwrap();
-    let options = Options {
+    let options = ReduceOptions {
         budget: Budget {
             max_tests: Some(30),
             ..Budget::default()
         },
-        ..Options::default()
+        ..ReduceOptions::default()
     };
     let r = reduce(input.as_bytes(), Some(&g), &oracle, &options).unwrap();
-    assert!(r.budget_exhausted && r.confirmed);
+    assert!(r.stats.budget_exhausted && r.confirmed);
     assert!(r.input.len() < input.len() && oracle(&r.input) == Outcome::Fail);
-    assert!(r.tests <= 31);
+    assert!(r.stats.tests <= 31);
 }
 
 #[test]
@@ -227,15 +227,15 @@ fn cancelling_ends_with_the_best_input_so_far() {
     let input =
         "for (var i = 0; i < 10; i++) { if (cond1 || cond2) { partOfBug(); } if (cond3) { otherPartOfBug(); } }";
     let g = Grammar::load("js").unwrap();
-    let options = Options {
+    let options = ReduceOptions {
         budget: Budget {
             cancel: Some(cancel.clone()),
             ..Budget::default()
         },
-        ..Options::default()
+        ..ReduceOptions::default()
     };
     let r = reduce(input.as_bytes(), Some(&g), &oracle, &options).unwrap();
-    assert!(r.budget_exhausted && r.confirmed);
+    assert!(r.stats.budget_exhausted && r.confirmed);
     assert!(r.input.len() < input.len() && inner(&r.input) == Outcome::Fail);
 }
 
@@ -249,9 +249,9 @@ fn parallel_reduction_gives_the_sequential_result() {
             input.as_bytes(),
             Some(&g),
             &oracle,
-            &Options {
+            &ReduceOptions {
                 algorithm,
-                ..Options::default()
+                ..ReduceOptions::default()
             },
         )
         .unwrap();
@@ -259,10 +259,10 @@ fn parallel_reduction_gives_the_sequential_result() {
             input.as_bytes(),
             Some(&g),
             &oracle,
-            &Options {
+            &ReduceOptions {
                 algorithm,
                 jobs: 4,
-                ..Options::default()
+                ..ReduceOptions::default()
             },
         )
         .unwrap();
@@ -326,7 +326,7 @@ fn a_deep_chain_is_hoisted_by_halves_with_a_grammar() {
     let input = format!("{}{}", "[".repeat(20_000), "]".repeat(20_000));
     let r = run(&input, "json", Algorithm::GtrStar, &nested_at_least(300));
     assert_eq!(text(&r), format!("{}{}", "[".repeat(300), "]".repeat(300)));
-    assert!(r.oracle_calls < 1_000, "{} oracle calls", r.oracle_calls);
+    assert!(r.stats.oracle_calls < 1_000, "{} oracle calls", r.stats.oracle_calls);
 }
 
 #[test]
@@ -355,7 +355,7 @@ fn a_large_document_is_cut_by_halves_not_one_value_at_a_time() {
     };
     let r = run(&doc, "json", Algorithm::GtrStar, &oracle);
     assert_eq!(text(&r), "\"boom\"");
-    assert!(r.oracle_calls < 400, "{} oracle calls", r.oracle_calls);
+    assert!(r.stats.oracle_calls < 400, "{} oracle calls", r.stats.oracle_calls);
 }
 
 fn property_oracle(which: u8) -> impl Fn(&[u8]) -> Outcome + Sync {
@@ -381,7 +381,7 @@ fn property_oracle(which: u8) -> impl Fn(&[u8]) -> Outcome + Sync {
 
 fn generated_exprs(seed: u64) -> Vec<Vec<u8>> {
     let g = Grammar::load("expr").unwrap();
-    let probs = Probabilities::new(&g, None, Mode::Uniform);
+    let probs = Probabilities::new(&g, None, ProbabilityMode::Uniform);
     let mut generator = Generator::new(&g, &probs, Limits::up_to(80), seed);
     (0..20).map(|_| generator.input()).collect()
 }
@@ -395,7 +395,7 @@ proptest! {
         let g = Grammar::load("expr").unwrap();
         let oracle = property_oracle(which);
         for input in generated_exprs(seed).into_iter().filter(|i| oracle(i) == Outcome::Fail).take(3) {
-            let r = reduce(&input, Some(&g), &oracle, &Options { algorithm, ..Options::default() }).unwrap();
+            let r = reduce(&input, Some(&g), &oracle, &ReduceOptions { algorithm, ..ReduceOptions::default() }).unwrap();
             prop_assert_eq!(oracle(&r.input), Outcome::Fail);
             prop_assert!(r.input.len() <= input.len());
             prop_assert!(r.confirmed);
@@ -407,7 +407,7 @@ proptest! {
         let g = Grammar::load("expr").unwrap();
         let oracle = property_oracle(which);
         for input in generated_exprs(seed).into_iter().filter(|i| oracle(i) == Outcome::Fail).take(3) {
-            let r = reduce(&input, Some(&g), &oracle, &Options { algorithm: Algorithm::Ddmin, ..Options::default() }).unwrap();
+            let r = reduce(&input, Some(&g), &oracle, &ReduceOptions { algorithm: Algorithm::Ddmin, ..ReduceOptions::default() }).unwrap();
             let units = ddmin::units(&r.input);
             for k in 0..units.len() {
                 let without: Vec<u8> = units.iter().enumerate().filter(|(i, _)| *i != k).flat_map(|(_, u)| u.clone()).collect();
@@ -422,7 +422,7 @@ proptest! {
         let g = Grammar::load("expr").unwrap();
         let oracle = property_oracle(which);
         for input in generated_exprs(seed).into_iter().filter(|i| oracle(i) == Outcome::Fail).take(2) {
-            let r = reduce(&input, Some(&g), &oracle, &Options { byte_pass: false, passes: Vec::new(), ..Options::default() }).unwrap();
+            let r = reduce(&input, Some(&g), &oracle, &ReduceOptions { byte_pass: false, passes: Vec::new(), ..ReduceOptions::default() }).unwrap();
             let mut d = Derivation::new(&g, Parser::new(&g).parse(&r.input).unwrap());
             let deletion = templates::GrammarDeletion { filter: None };
             let substitute = templates::GrammarSubstitute { filter: None };

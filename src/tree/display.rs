@@ -22,7 +22,7 @@ impl Tree {
     }
 
     /// Writes [`Tree::to_text`]'s lines to `out` as they are made (memory stays proportional to
-    /// the tree, not to the text). Indentation stops at [`MAX_INDENT`] levels; a deeper line
+    /// the tree, not to the text). Indentation stops at `MAX_INDENT` levels; a deeper line
     /// starts with its depth, `[depth N]`, so a 100,000-deep tree prints in linear size rather
     /// than the 10 GB of spaces full indentation would take.
     pub fn write_text(&self, grammar: &Grammar, out: &mut dyn std::io::Write) -> std::io::Result<()> {

@@ -30,13 +30,27 @@ impl NodeId {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum NodeKind {
     /// A choice symbol and the alternative taken; children are the alternative's items.
-    Rule { symbol: SymbolId, alt: u32 },
+    Rule {
+        /// The choice symbol.
+        symbol: SymbolId,
+        /// Index of the alternative taken, in the symbol's [`Body::Choice`](crate::grammar::Body::Choice).
+        alt: u32,
+    },
     /// A repetition symbol; children are the iterations, a flat list.
-    Repeat { symbol: SymbolId },
+    Repeat {
+        /// The repetition symbol.
+        symbol: SymbolId,
+    },
     /// An optional symbol; zero children (absent) or one (present).
-    Optional { symbol: SymbolId },
+    Optional {
+        /// The optional symbol.
+        symbol: SymbolId,
+    },
     /// A terminal and the bytes it matched.
-    Leaf { terminal: TerminalId },
+    Leaf {
+        /// The terminal.
+        terminal: TerminalId,
+    },
 }
 
 impl NodeKind {

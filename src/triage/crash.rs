@@ -63,6 +63,7 @@ pub enum Trace {
 
 /// One reproduced crash: its signature, class, filtered frames, hashes and output.
 #[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
 pub struct Crash {
     /// Kind, location, message. A crash other than a panic is located at its first user frame
     /// when it has frames (an abort then has a location, and two abort sites two groups).

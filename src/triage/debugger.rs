@@ -3,14 +3,14 @@
 //! FILE`, as CASR does. Skipped without a word when gdb is not installed.
 //!
 //! Map: [`available`] (gdb on the PATH, looked up once) · [`command`] (the gdb run as a
-//! [`Command`], bounded by the timeout) · [`stack`] (run it, parse `bt`).
+//! [`Subprocess`], bounded by the timeout) · [`stack`] (run it, parse `bt`).
 
 use std::path::Path;
 use std::sync::OnceLock;
 use std::time::Duration;
 
 use super::stack::{gdb_stack, Frame};
-use crate::oracle::Command;
+use crate::oracle::Subprocess;
 
 /// Frames printed by `bt`: enough to get past libc, std and the signal handler to the user's
 /// frames, without printing tens of thousands of them for a stack overflow.
@@ -39,10 +39,10 @@ fn gdb_time(timeout: Duration, runs: u32) -> Duration {
     timeout.saturating_mul(runs).saturating_add(Duration::from_secs(10))
 }
 
-/// The gdb run of `harness` on `file` (a path, or `@@` for the file a [`Command`] writes), with
+/// The gdb run of `harness` on `file` (a path, or `@@` for the file a [`Subprocess`] writes), with
 /// `env` for the harness; `None` when gdb is not available. The timeout (the harness's) bounds the
-/// whole gdb run, with time for gdb itself ([`gdb_time`]).
-pub fn command(harness: &Path, file: &str, timeout: Duration, env: &[(String, String)]) -> Option<Command> {
+/// whole gdb run, with time for gdb itself (`gdb_time`).
+pub fn command(harness: &Path, file: &str, timeout: Duration, env: &[(String, String)]) -> Option<Subprocess> {
     if !available() {
         return None;
     }
@@ -66,7 +66,7 @@ pub fn command(harness: &Path, file: &str, timeout: Duration, env: &[(String, St
         file,
     ]
     .map(str::to_string);
-    let mut command = Command::new(argv).ok()?.timeout(gdb_time(timeout, 1));
+    let mut command = Subprocess::new(argv).ok()?.timeout(gdb_time(timeout, 1));
     for (k, v) in env {
         command = command.env(k.clone(), v.clone());
     }
@@ -76,7 +76,7 @@ pub fn command(harness: &Path, file: &str, timeout: Duration, env: &[(String, St
 
 /// The stack at the signal that killed `input`'s run under gdb, innermost first; empty when the
 /// run did not die of a signal (or gdb did not run, or timed out).
-pub fn stack(command: &Command, input: &[u8]) -> Vec<Frame> {
+pub fn stack(command: &Subprocess, input: &[u8]) -> Vec<Frame> {
     let run = command.run(input);
     if !run.stdout.contains("Program received signal") && !run.stdout.contains("Program terminated with signal") {
         return Vec::new();
@@ -85,7 +85,7 @@ pub fn stack(command: &Command, input: &[u8]) -> Vec<Frame> {
 }
 
 /// Marks where the output of each file of a batch starts.
-// Not `@@`: a [`Command`] puts its temporary file's path in place of that, in any argument.
+// Not `@@`: a [`Subprocess`] puts its temporary file's path in place of that, in any argument.
 const MARK: &str = "==hellfuzz-file-";
 
 /// The stacks of several crash files under one gdb (see [`stack`]), in order: a run under gdb
@@ -123,7 +123,7 @@ pub fn stacks(harness: &Path, files: &[&Path], timeout: Duration, env: &[(String
         }
         argv.push(harness.to_string_lossy().into_owned());
         let rounds = u32::try_from(batched.len()).unwrap_or(u32::MAX);
-        if let Ok(mut command) = Command::new(argv) {
+        if let Ok(mut command) = Subprocess::new(argv) {
             command = command.timeout(gdb_time(timeout, rounds));
             for (k, v) in env {
                 command = command.env(k.clone(), v.clone());

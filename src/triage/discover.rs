@@ -33,6 +33,7 @@ pub enum Origin {
 
 /// A crash file found by [`discover`].
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[non_exhaustive]
 pub struct CrashFile {
     /// Its path as found (below one of the folders given).
     #[serde(serialize_with = "crate::files::path_lossy")]
@@ -68,6 +69,7 @@ pub fn classify_name(name: &str, parent: &str) -> Option<Origin> {
 /// What [`discover`] found: crash files sorted by path (each once, even if folders overlap), and
 /// folders or entries it could not read (reported, not fatal).
 #[derive(Debug, Default)]
+#[non_exhaustive]
 pub struct Discovery {
     /// The crash files, sorted by path.
     pub files: Vec<CrashFile>,

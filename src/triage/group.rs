@@ -17,8 +17,8 @@ use super::rerun::{FileResult, Status};
 use super::severity::Severity;
 use super::stack::{CrashLine, Frame};
 use crate::grammar::Grammar;
-use crate::oracle::{Classify, Command, Oracle, Outcome, Signature};
-use crate::reduce::{Algorithm, Budget, Options as ReduceOptions, Reduction};
+use crate::oracle::{Classify, Oracle, Outcome, Signature, Subprocess};
+use crate::reduce::{Algorithm, Budget, ReduceOptions, Reduction, ReductionStats};
 
 /// Whether a group is new tonight, known from earlier nights, or (for history entries not seen
 /// tonight) fixed.
@@ -42,14 +42,13 @@ pub struct Minimized {
     /// Where it was written (in the group's folder).
     #[serde(serialize_with = "crate::files::path_lossy")]
     pub path: PathBuf,
-    /// What the reducer ran, and how many candidates it tested.
-    pub algorithm: String,
-    /// Candidates tested.
-    pub tests: u64,
     /// Whether it crashed the same way again when rerun at the end.
     pub confirmed: bool,
-    /// The budget ran out or triage was interrupted: smaller than the original, maybe not minimal.
-    pub budget_exhausted: bool,
+    /// What the reducer ran and what it cost (`budget_exhausted`: the budget ran out or triage
+    /// was interrupted, so it is smaller than the original but maybe not minimal). `None`: the
+    /// minimized file of an earlier run was kept (it still reproduces), nothing ran.
+    #[serde(flatten)]
+    pub stats: Option<ReductionStats>,
 }
 
 /// The crash files that show one bug (one coarse hash).
@@ -210,6 +209,7 @@ fn time_step(time: Duration) -> u32 {
 
 /// How to minimize a group's representative.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct MinimizeOptions {
     /// Per-run timeout of the harness.
     pub timeout: Duration,
@@ -227,6 +227,21 @@ pub struct MinimizeOptions {
     /// How the group's frames were had: a candidate that crashes the same way without printing
     /// a stack is asked for its frames the same way ([`Trace::None`]: a cheap run only).
     pub trace: Trace,
+}
+
+impl Default for MinimizeOptions {
+    /// The defaults of [`TriageOptions::new`](super::TriageOptions::new): a 10 s timeout, one
+    /// job, no budget, reduce mode tried first, no frames asked for.
+    fn default() -> MinimizeOptions {
+        MinimizeOptions {
+            timeout: Duration::from_secs(10),
+            jobs: 1,
+            budget: Budget::default(),
+            env: Vec::new(),
+            reduce_mode: true,
+            trace: Trace::None,
+        }
+    }
 }
 
 /// Minimizes `input` (a crash file of the group with coarse hash `coarse`): GTR* with a grammar,
@@ -315,19 +330,18 @@ fn minimize_in_harness(harness: &Path, input: &[u8], coarse: &str, options: &Min
     if !reproduces(harness, &done.input, coarse, options) {
         return None;
     }
-    let mut notes = done.notes;
+    let mut notes = done.stats.notes;
     notes.push("reduced in the harness process (reduce mode)".to_string());
     Some(Reduction {
         original_size: input.len(),
         input: done.input,
-        algorithm: done.algorithm,
-        tests: done.oracle_calls,
-        oracle_calls: done.oracle_calls,
-        cache_hits: 0,
-        time: started.elapsed(),
-        budget_exhausted: done.budget_exhausted,
         confirmed: true,
-        notes,
+        stats: ReductionStats {
+            tests: done.stats.oracle_calls,
+            time: started.elapsed(),
+            notes,
+            ..done.stats
+        },
     })
 }
 
@@ -352,15 +366,15 @@ pub fn reproduces(harness: &Path, input: &[u8], coarse: &str, options: &Minimize
 
 /// Runs of the harness on a candidate: without a backtrace, with one, under gdb.
 struct Observer {
-    plain: Command,
-    traced: Command,
-    gdb: Option<Command>,
+    plain: Subprocess,
+    traced: Subprocess,
+    gdb: Option<Subprocess>,
 }
 
 impl Observer {
     fn new(harness: &Path, options: &MinimizeOptions) -> Result<Observer, crate::oracle::OracleError> {
         let mut command =
-            Command::new([harness.to_string_lossy().into_owned(), "@@".to_string()])?.timeout(options.timeout);
+            Subprocess::new([harness.to_string_lossy().into_owned(), "@@".to_string()])?.timeout(options.timeout);
         for (k, v) in &options.env {
             command = command.env(k.clone(), v.clone());
         }
@@ -394,7 +408,7 @@ impl Observer {
 /// Fail only for the same crash *and* the same coarse hash; another crash is Unresolved.
 struct SameGroup {
     /// Without a backtrace, calibrated on the original.
-    command: Command,
+    command: Subprocess,
     observer: Observer,
     trace: Trace,
     coarse: String,

@@ -7,8 +7,6 @@ use super::error::TriageError;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-pub use crate::files::rfc3339;
-
 use serde::{Deserialize, Serialize};
 
 use super::group::{Group, Label};
@@ -18,6 +16,7 @@ const VERSION: u32 = 1;
 
 /// One group as remembered.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Entry {
     /// The group's short id.
     pub id: String,
@@ -38,6 +37,7 @@ pub struct Entry {
 /// A group of the history that is not among tonight's groups: stopped crashing (FIXED), or not in
 /// tonight's folders while its kept reproducer still crashes.
 #[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
 pub struct FixedGroup {
     /// Its coarse hash.
     pub coarse: String,
@@ -48,6 +48,7 @@ pub struct FixedGroup {
 
 /// Every group seen by earlier runs, by coarse hash.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct History {
     /// The file format's version.
     pub version: u32,

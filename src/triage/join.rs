@@ -183,7 +183,7 @@ pub fn join_groups(groups: Vec<Group>, threshold: f64) -> Vec<Group> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::triage::stack::{output_stack, user_frames};
+    use crate::triage::{output_stack, user_frames};
 
     /// The user frames of a backtrace printed by examples/triage_harness.rs (RUST_BACKTRACE=1).
     fn stack(backtrace: &str) -> Vec<Frame> {

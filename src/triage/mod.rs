@@ -8,20 +8,20 @@
 //! (`--join-stacks`: groups with nearly the same stack joined) · `history` (NEW/KNOWN/FIXED
 //! across nights) · `report` (markdown, JSON, SARIF). [`triage`] runs them in that order.
 //!
-//! Crash files are only ever read. Everything is written into [`Options::out`]: `report.md`,
+//! Crash files are only ever read. Everything is written into [`TriageOptions::out`]: `report.md`,
 //! `report.json`, `report.sarif`, `history.json` and `groups/<id>/`.
 
-pub mod crash;
+mod crash;
 pub mod debugger;
-pub mod discover;
+mod discover;
 mod error;
-pub mod group;
-pub mod history;
+mod group;
+mod history;
 pub mod join;
 pub mod report;
-pub mod rerun;
-pub mod severity;
-pub mod stack;
+mod rerun;
+mod severity;
+mod stack;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -31,20 +31,24 @@ use std::time::{Duration, Instant, SystemTime};
 use serde::Serialize;
 
 pub use crash::{Crash, CrashClass, Trace};
-pub use discover::{discover, CrashFile, Origin};
+pub use discover::{classify_name, continue_hits, discover, CrashFile, Discovery, Origin};
 pub use error::TriageError;
-pub use group::{minimize_group, minimize_group_with_progress, Group, Label, MinimizeOptions, Minimized};
-pub use history::{FixedGroup, History};
-pub use rerun::{FileResult, RerunOptions, Status};
-pub use severity::{Severity, SeverityClass};
-pub use stack::{CrashLine, Frame};
+pub use group::{
+    group_results, minimization_order, minimize_group, minimize_group_with_progress, reproduces, write_group, Group,
+    Label, MinimizeOptions, Minimized,
+};
+pub use history::{Entry, FixedGroup, History};
+pub use rerun::{rerun_all, rerun_file, FileResult, RerunOptions, Status, TRACE_SAMPLE};
+pub use severity::{Severity, SeverityClass, UnknownSeverity};
+pub use stack::{gdb_stack, output_stack, raw_stack, user_frames, CrashLine, Frame, SourceLine, CONTEXT_LINES};
 
 use crate::grammar::Grammar;
 use crate::reduce::Budget;
 
 /// How to triage.
 #[derive(Clone, Debug)]
-pub struct Options {
+#[non_exhaustive]
+pub struct TriageOptions {
     /// The harness binary, run as `harness FILE`.
     pub harness: PathBuf,
     /// Grammar of the inputs: GTR* minimization (ddmin without).
@@ -75,11 +79,11 @@ pub struct Options {
     pub cancel: Option<Arc<AtomicBool>>,
 }
 
-impl Options {
+impl TriageOptions {
     /// Defaults for a harness: 1 job, `./triage`, 10 s timeout, 1 rerun, minimization on with
     /// 120 s per group and files up to 1 MiB.
-    pub fn new(harness: impl Into<PathBuf>) -> Options {
-        Options {
+    pub fn new(harness: impl Into<PathBuf>) -> TriageOptions {
+        TriageOptions {
             harness: harness.into(),
             grammar: None,
             jobs: 1,
@@ -248,7 +252,7 @@ pub struct Triage {
 /// partial report and keeps the history consistent.
 pub fn triage(
     roots: &[PathBuf],
-    options: &Options,
+    options: &TriageOptions,
     now: SystemTime,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Triage, TriageError> {
@@ -307,7 +311,7 @@ pub fn triage(
     if let Some(threshold) = options.join_stacks {
         groups = join::join_groups(groups, threshold);
     }
-    let now = history::rfc3339(now);
+    let now = crate::files::rfc3339(now);
     let interrupted = options.cancelled();
     // A group missing from tonight's folders is fixed only if its kept reproducer (from the
     // group folder of an earlier run) no longer crashes: folders that were cleaned or not
@@ -511,7 +515,11 @@ const STEP_EVERY: Duration = Duration::from_millis(250);
 /// [`minimize`] on a worker thread, calling `step(elapsed, tests, best)` on this thread every
 /// [`STEP_EVERY`] until it ends: the caller's progress callback needs neither be `Send` nor wait
 /// for the next candidate (which may hang for the whole timeout) to hear how long it has run.
-fn minimize_watched(g: &mut Group, options: &Options, step: &mut dyn FnMut(Duration, u64, usize)) -> Option<Vec<u8>> {
+fn minimize_watched(
+    g: &mut Group,
+    options: &TriageOptions,
+    step: &mut dyn FnMut(Duration, u64, usize),
+) -> Option<Vec<u8>> {
     use std::sync::atomic::{AtomicU64, AtomicUsize};
     let started = Instant::now();
     let tests = AtomicU64::new(0);
@@ -542,7 +550,7 @@ fn minimize_watched(g: &mut Group, options: &Options, step: &mut dyn FnMut(Durat
 
 /// Whether [`minimize`] will run nothing for `g`: no minimized file of an earlier run to check
 /// (one run), and no reduction to make.
-fn costs_nothing(g: &Group, options: &Options) -> bool {
+fn costs_nothing(g: &Group, options: &TriageOptions) -> bool {
     let reduces = options.minimize && g.flaky_files < g.files.len() && g.smallest_size <= options.max_minimize_size;
     !reduces && !options.out.join("groups").join(&g.id).join("minimized").is_file()
 }
@@ -552,7 +560,11 @@ fn costs_nothing(g: &Group, options: &Options) -> bool {
 /// bytes. A minimized file left in the group's folder by an earlier run is kept when it still
 /// shows the group's crash (and checked, not redone, even with minimization off): nightly runs
 /// only minimize new groups. `progress` hears of every candidate tested.
-fn minimize(g: &mut Group, options: &Options, progress: &(dyn Fn(&crate::reduce::Progress) + Sync)) -> Option<Vec<u8>> {
+fn minimize(
+    g: &mut Group,
+    options: &TriageOptions,
+    progress: &(dyn Fn(&crate::reduce::Progress) + Sync),
+) -> Option<Vec<u8>> {
     let settings = MinimizeOptions {
         timeout: options.timeout,
         jobs: options.jobs,
@@ -573,10 +585,8 @@ fn minimize(g: &mut Group, options: &Options, progress: &(dyn Fn(&crate::reduce:
             g.minimized = Some(Minimized {
                 size: earlier.len(),
                 path,
-                algorithm: "kept from an earlier run".to_string(),
-                tests: 1,
                 confirmed: true,
-                budget_exhausted: false,
+                stats: None,
             });
             return Some(earlier);
         }
@@ -624,14 +634,12 @@ fn minimize(g: &mut Group, options: &Options, progress: &(dyn Fn(&crate::reduce:
         progress,
     ) {
         Ok(r) => {
-            g.notes.extend(r.notes.iter().cloned());
+            g.notes.extend(r.stats.notes.iter().cloned());
             g.minimized = Some(Minimized {
                 size: r.input.len(),
                 path,
-                algorithm: r.algorithm.clone(),
-                tests: r.tests,
                 confirmed: r.confirmed,
-                budget_exhausted: r.budget_exhausted,
+                stats: Some(r.stats.clone()),
             });
             Some(r.input)
         }

@@ -125,7 +125,7 @@ pub fn markdown(t: &Triage) -> String {
             files.push_str(&format!(", {hits} hits"));
         }
         let minimized = match &g.minimized {
-            Some(m) if m.budget_exhausted => format!("{} B (budget out)", m.size),
+            Some(m) if m.stats.as_ref().is_some_and(|s| s.budget_exhausted) => format!("{} B (budget out)", m.size),
             Some(m) => format!("{} B", m.size),
             // Why not, in a few words (the whole reason is in group.json): a file over the size
             // limit showed only "—", and looked like a failure.

@@ -21,6 +21,7 @@ use crate::oracle::{CrashKind, Exit};
 
 /// How to rerun crash files.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct RerunOptions {
     /// The harness binary; it is run as `harness FILE`.
     pub harness: PathBuf,
@@ -40,6 +41,22 @@ pub struct RerunOptions {
     pub trace_all: bool,
     /// Set from outside (Ctrl-C): no further runs start, runs in progress are abandoned.
     pub cancel: Option<Arc<AtomicBool>>,
+}
+
+impl RerunOptions {
+    /// Defaults for `harness`, as [`TriageOptions::new`](super::TriageOptions::new) has them: a
+    /// 10 s timeout, one job, one rerun, no extra environment, frames for a sample of files.
+    pub fn new(harness: impl Into<PathBuf>) -> RerunOptions {
+        RerunOptions {
+            harness: harness.into(),
+            timeout: Duration::from_secs(10),
+            jobs: 1,
+            reruns: 1,
+            env: Vec::new(),
+            trace_all: false,
+            cancel: None,
+        }
+    }
 }
 
 /// What rerunning a file showed.
@@ -226,7 +243,7 @@ pub fn rerun_file(file: &CrashFile, options: &RerunOptions) -> FileResult {
 
 /// The harness on one crash file, ready to run.
 struct HarnessRun {
-    command: crate::oracle::Command,
+    command: crate::oracle::Subprocess,
     /// What `command.run` is given: nothing when the harness reads the file by its path; the
     /// file's bytes when its name is not UTF-8 and goes through a temporary copy (`@@`) instead.
     input: Vec<u8>,
@@ -288,7 +305,7 @@ fn harness_command(
         ),
     };
     let argv = [options.harness.to_string_lossy().into_owned(), arg];
-    let mut command = crate::oracle::Command::new(argv)
+    let mut command = crate::oracle::Subprocess::new(argv)
         .map_err(|e| e.to_string())?
         .timeout(options.timeout);
     for (k, v) in &options.env {
@@ -657,7 +674,7 @@ fn hash_file(path: &Path) -> std::io::Result<(u64, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::triage::discover::Origin;
+    use crate::triage::Origin;
 
     fn options(harness: &str) -> RerunOptions {
         RerunOptions {

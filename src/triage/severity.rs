@@ -94,6 +94,7 @@ impl FromStr for SeverityClass {
 /// A crash's severity: its class, a short type (`panic`, `abort`, `heap-buffer-overflow(write)`,
 /// …) and in a few words why.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[non_exhaustive]
 pub struct Severity {
     /// The class.
     pub class: SeverityClass,

@@ -17,6 +17,7 @@ use crate::oracle::is_machinery_frame;
 
 /// One frame of a stack.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[non_exhaustive]
 pub struct Frame {
     /// The function, without build hashes (`::h0123…`, `[0123…]`) and generic arguments.
     pub function: String,
@@ -329,6 +330,7 @@ const MAX_SOURCE_BYTES: u64 = 8 << 20;
 
 /// Where the crash happened in the user's code: the first user frame, with its source around.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct CrashLine {
     /// The frame.
     #[serde(flatten)]
@@ -341,6 +343,7 @@ pub struct CrashLine {
 
 /// A numbered line of source.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct SourceLine {
     /// 1-based.
     pub number: u32,

@@ -3,7 +3,7 @@
 
 #![allow(dead_code)]
 
-use hellfuzz::grammar::{charclass::decode_utf8, Body, Grammar, Item, Symbol, SymbolId, Terminal};
+use hellfuzz::grammar::{decode_utf8, Body, Grammar, Item, Symbol, SymbolId, Terminal};
 use hellfuzz::parse::ParseError;
 use hellfuzz::tree::{NodeId, NodeKind, Tree};
 

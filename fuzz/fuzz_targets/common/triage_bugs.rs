@@ -1,4 +1,4 @@
-//! The planted bugs of `examples/triage_harness.rs` as a libFuzzer target's body, for
+//! The planted bugs of `tests/fixtures/triage_harness.rs` as a libFuzzer target's body, for
 //! `scripts/bench-triage-casr`: the same keywords, the same kinds of crash, the same shapes.
 //!
 //! Shared by `triage_bugs` (`hellfuzz::fuzz_target!`) and `triage_bugs_plain`

@@ -7,7 +7,7 @@
 mod build;
 pub mod lexer;
 pub mod templates;
-pub mod tree;
+mod tree;
 
 pub use tree::{GNode, GenericTree, Kind};
 

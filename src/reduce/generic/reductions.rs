@@ -2,7 +2,7 @@
 //! with an in-process oracle: the result still fails, is smaller, and is 1-minimal in bytes.
 
 use crate::oracle::Outcome;
-use crate::reduce::{ddmin, reduce, Options, Reduction};
+use crate::reduce::{ddmin, reduce, ReduceOptions, Reduction};
 
 fn balanced(s: &str) -> bool {
     let mut stack = Vec::new();
@@ -43,11 +43,11 @@ fn reduce_and_check(input: &str, check: Check) -> Reduction {
         Outcome::Fail,
         "the example must fail to begin with"
     );
-    let r = reduce(input.as_bytes(), None, &o, &Options::default()).unwrap();
+    let r = reduce(input.as_bytes(), None, &o, &ReduceOptions::default()).unwrap();
     assert_eq!(o(&r.input), Outcome::Fail);
     assert!(r.confirmed);
     assert!(r.input.len() < input.len() / 4, "{}", String::from_utf8_lossy(&r.input));
-    assert!(r.notes[0].contains("no grammar given") && r.notes[0].contains("generic tree"));
+    assert!(r.stats.notes[0].contains("no grammar given") && r.stats.notes[0].contains("generic tree"));
     // 1-minimal in characters: removing any one makes it pass.
     let units = ddmin::units(&r.input);
     for i in 0..units.len() {
@@ -155,10 +155,10 @@ fn the_generic_tree_needs_fewer_oracle_calls_than_ddmin_and_ends_no_larger() {
     ];
     for (input, check) in cases {
         let o = oracle(check);
-        let tree = reduce(input.as_bytes(), None, &o, &Options::default()).unwrap();
-        let ddmin_only = Options {
+        let tree = reduce(input.as_bytes(), None, &o, &ReduceOptions::default()).unwrap();
+        let ddmin_only = ReduceOptions {
             algorithm: crate::reduce::Algorithm::Ddmin,
-            ..Options::default()
+            ..ReduceOptions::default()
         };
         let chars = reduce(input.as_bytes(), None, &o, &ddmin_only).unwrap();
         assert!(
@@ -167,10 +167,10 @@ fn the_generic_tree_needs_fewer_oracle_calls_than_ddmin_and_ends_no_larger() {
             String::from_utf8_lossy(&tree.input)
         );
         assert!(
-            tree.oracle_calls < chars.oracle_calls,
+            tree.stats.oracle_calls < chars.stats.oracle_calls,
             "{} vs {}",
-            tree.oracle_calls,
-            chars.oracle_calls
+            tree.stats.oracle_calls,
+            chars.stats.oracle_calls
         );
     }
 }
@@ -186,19 +186,24 @@ const TOML_SAMPLES: [&str; 3] = [
 #[test]
 fn filters_learned_from_toml_samples_prune_candidates() {
     let o = oracle(toml_bug);
-    let tree_only = Options {
+    let tree_only = ReduceOptions {
         byte_pass: false,
         passes: Vec::new(),
-        ..Options::default()
+        ..ReduceOptions::default()
     };
     let plain = reduce(TOML.as_bytes(), None, &o, &tree_only).unwrap();
-    let learned = Options {
+    let learned = ReduceOptions {
         corpus: Some(crate::reduce::CorpusFilter::learn_generic(&TOML_SAMPLES)),
         ..tree_only
     };
     let filtered = reduce(TOML.as_bytes(), None, &o, &learned).unwrap();
     assert_eq!(o(&filtered.input), Outcome::Fail);
-    assert!(filtered.tests < plain.tests, "{} vs {}", filtered.tests, plain.tests);
+    assert!(
+        filtered.stats.tests < plain.stats.tests,
+        "{} vs {}",
+        filtered.stats.tests,
+        plain.stats.tests
+    );
     // It keeps what every sample line had: its newline.
     assert!(filtered.input.ends_with(b"\n"));
 }

@@ -8,9 +8,9 @@ use std::collections::HashSet;
 
 use super::lexer::TokenKind;
 use super::tree::{GNode, GenericTree, Kind};
-use crate::reduce::corpus::CorpusFilter;
-use crate::reduce::labeled::{Edit, Edits, ReducibleTree};
 use crate::reduce::templates::Template;
+use crate::reduce::CorpusFilter;
+use crate::reduce::{Edit, Edits, ReducibleTree};
 
 /// Deletion (GTR Alg. 1, Alg. 3 with a filter) on the generic tree. Brackets of a group are
 /// never deleted alone (that would unbalance it): the group goes whole, or its content does.

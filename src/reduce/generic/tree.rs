@@ -7,7 +7,7 @@ use rustc_hash::FxHashMap;
 
 use super::build;
 use super::lexer::TokenKind;
-use crate::reduce::labeled::{Edit, Edits, ReducibleTree};
+use crate::reduce::{Edit, Edits, ReducibleTree};
 
 /// A node handle into a [`GenericTree`]'s arena.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -14,9 +14,8 @@
 use std::time::{Duration, Instant};
 
 use hellfuzz::grammar::Grammar;
-use hellfuzz::oracle::{Command, Oracle, Outcome, Processed};
-use hellfuzz::reduce::repair::{repair, Mode, RepairOptions};
-use hellfuzz::reduce::Budget;
+use hellfuzz::oracle::{Oracle, Outcome, Processed, Subprocess};
+use hellfuzz::reduce::repair::{repair, RepairMode, RepairOptions};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -124,7 +123,9 @@ fn main() {
     // --no-insert: the paper's repair (subsequences only), for comparison.
     let insert = !std::env::args().any(|a| a == "--no-insert");
     let oracle: Box<dyn Oracle> = match &subject {
-        Some(path) => Box::new(Processed(Command::new([path.as_str(), "@@"]).expect("subject command"))),
+        Some(path) => Box::new(Processed(
+            Subprocess::new([path.as_str(), "@@"]).expect("subject command"),
+        )),
         None => Box::new(|d: &[u8]| if valid(d) { Outcome::Pass } else { Outcome::Fail }),
     };
     let grammar = Grammar::load("json").expect("built-in json grammar");
@@ -169,16 +170,12 @@ fn main() {
                 let file = path.file_name().expect("file name").to_string_lossy();
                 std::fs::write(format!("{dir}/{file}.{name}"), &input).expect("dump");
             }
-            for (m, mode) in [Mode::Lexical, Mode::Syntactic].into_iter().enumerate() {
-                let options = RepairOptions {
-                    mode: Some(mode),
-                    jobs,
-                    budget: Budget {
-                        max_tests: Some(max_tests),
-                        ..Budget::default()
-                    },
-                    insert,
-                };
+            for (m, mode) in [RepairMode::Lexical, RepairMode::Syntactic].into_iter().enumerate() {
+                let mut options = RepairOptions::default();
+                options.mode = Some(mode);
+                options.jobs = jobs;
+                options.budget.max_tests = Some(max_tests);
+                options.insert = insert;
                 let r = repair(&input, Some(&grammar), oracle.as_ref(), &options);
                 let t = &mut totals[usize::from(name == "multiple")][m];
                 t.inputs += 1;

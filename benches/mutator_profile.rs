@@ -1,13 +1,13 @@
 //! Where a grammar-aware mutation's time goes: `Mutator::mutate` per call on the seed corpora,
 //! and the same steps timed one by one (parse, inner nodes, generation, clone+graft+unparse,
-//! splice scanning). `cargo run --release --example mutator_profile [CALLS]`.
+//! splice scanning). `$(scripts/bench-bin mutator_profile) [CALLS]`.
 
 use std::time::Instant;
 
 use hellfuzz::generate::{Generator, Limits};
 use hellfuzz::grammar::Grammar;
 use hellfuzz::harness::Mutator;
-use hellfuzz::mine::{samples::mine_builtin, Mode, Probabilities};
+use hellfuzz::mine::{samples::mine_builtin, Probabilities, ProbabilityMode};
 use hellfuzz::parse::Parser;
 use hellfuzz::tree::{NodeId, NodeKind, Tree};
 use rand::{Rng, SeedableRng};
@@ -97,7 +97,7 @@ fn profile(name: &str, dir: &str, calls: u64) {
     // The steps, one by one.
     let parser = Parser::new(&grammar);
     let (model, _) = mine_builtin(&grammar, name);
-    let probs = Probabilities::new(&grammar, Some(&model), Mode::Mined);
+    let probs = Probabilities::new(&grammar, Some(&model), ProbabilityMode::Mined);
     let trees: Vec<Tree> = inputs.iter().map(|i| parser.parse(i).unwrap()).collect();
     let mut rng = ChaCha8Rng::seed_from_u64(1);
     let (mut parse, mut inner, mut newgen, mut generate, mut graft, mut scan) = (0, 0, 0, 0, 0, 0);

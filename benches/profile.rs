@@ -2,7 +2,7 @@
 //! `scripts/eval-profile`): the share of inputs that have each feature.
 //!
 //! ```text
-//! cargo run --release --example profile -- GRAMMAR SAMPLES LABEL=DIR...
+//! $(scripts/bench-bin profile) GRAMMAR SAMPLES LABEL=DIR...
 //! ```
 //!
 //! GRAMMAR is a built-in grammar name or a grammar file; SAMPLES a folder of samples (e.g.
@@ -151,8 +151,7 @@ fn features(g: &Grammar, json: bool, tree: &Tree, bytes: &[u8]) -> Features {
             if !s.synthetic {
                 // A rule with contexts counts once, whatever its instance (`stmt[ret]` is `stmt`).
                 let rule = if s.name.contains('[') {
-                    g.symbol_by_name(&hellfuzz::grammar::context::base_name(&s.name))
-                        .unwrap_or(sym)
+                    g.symbol_by_name(&hellfuzz::grammar::base_name(&s.name)).unwrap_or(sym)
                 } else {
                     sym
                 };

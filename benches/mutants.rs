@@ -1,7 +1,7 @@
 //! Writes grammar-aware mutants of a seed corpus, for measuring how many a real parser accepts
 //! (`scripts/eval-mutator-validity`). Each mutant mutates a seed or an earlier mutant, as in a
 //! fuzzing campaign where mutants join the corpus.
-//! `cargo run --release --example mutants GRAMMAR SEEDS_DIR OUT_DIR [COUNT] [MAX_SIZE]`
+//! `$(scripts/bench-bin mutants) GRAMMAR SEEDS_DIR OUT_DIR [COUNT] [MAX_SIZE]`
 
 use hellfuzz::grammar::Grammar;
 use hellfuzz::harness::Mutator;
