@@ -330,15 +330,7 @@ fn maximize(
         tried.push(start);
     }
     if tester.exhausted() {
-        // A spent budget answers Pass without a run: nothing is known to pass.
-        return (
-            Vec::new(),
-            Maximized {
-                kept: Vec::new(),
-                passes: false,
-                exhausted: true,
-            },
-        );
+        return spent();
     }
     // The recovering parse's own deletions: every element that overlaps none of its errors.
     let errors = parser.parse_recovering(input).1;
@@ -359,17 +351,21 @@ fn maximize(
         return grow(input, elements, clean, tester);
     }
     if tester.exhausted() {
-        return (
-            Vec::new(),
-            Maximized {
-                kept: Vec::new(),
-                passes: false,
-                exhausted: true,
-            },
-        );
+        return spent();
     }
     // The program is stricter than the grammar here, or no start was found: search from scratch.
     plain(ddmax(elements, tester, &whole))
+}
+
+/// What [`maximize`] returns once the budget is spent: a spent budget answers Pass without a
+/// run, so nothing is known to pass.
+fn spent() -> (Vec<Piece>, Maximized) {
+    let nothing = Maximized {
+        kept: Vec::new(),
+        passes: false,
+        exhausted: true,
+    };
+    (Vec::new(), nothing)
 }
 
 /// ddmax over the elements `start` (which passes) lacks, each configuration joined with
