@@ -488,17 +488,23 @@ fn commands_work_with_imported_grammars() {
     let broken = dir.path().join("broken.toml");
     std::fs::write(&broken, "a = 1\nb = [1, 2,, 3]\nc = \"x\"\n").unwrap();
     let check = format!("{bin} parse toml --quiet @@");
-    let out = run(&[
-        "repair",
-        broken.to_str().unwrap(),
-        "--grammar",
-        "toml",
-        "--cmd",
-        &check,
-        "--json",
-    ]);
-    assert!(out.status.success(), "{} {}", text(&out.stdout), text(&out.stderr));
-    let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // `repair` of the broken document with `extra` arguments: its JSON record.
+    let repair = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec![
+            "repair",
+            broken.to_str().unwrap(),
+            "--grammar",
+            "toml",
+            "--cmd",
+            &check,
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let out = run(&args);
+        assert!(out.status.success(), "{} {}", text(&out.stdout), text(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let record = repair(&[]);
     assert_eq!(record["repaired"], true, "{record}");
     // By default repair may insert what the grammar expects (a value between the commas: no
     // byte of the input is lost); with --no-insert it is the paper's ddmax (the comma goes).
@@ -507,20 +513,8 @@ fn commands_work_with_imported_grammars() {
         Some("a = 1\nb = [1, 2,0, 3]\nc = \"x\"\n"),
         "{record}"
     );
-    let out = run(&[
-        "repair",
-        broken.to_str().unwrap(),
-        "--grammar",
-        "toml",
-        "--cmd",
-        &check,
-        "--no-insert",
-        "--out",
-        dir.path().join("broken-no-insert.toml").to_str().unwrap(),
-        "--json",
-    ]);
-    assert!(out.status.success(), "{} {}", text(&out.stdout), text(&out.stderr));
-    let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let no_insert_out = dir.path().join("broken-no-insert.toml");
+    let record = repair(&["--no-insert", "--out", no_insert_out.to_str().unwrap()]);
     assert_eq!(
         record["input"].as_str(),
         Some("a = 1\nb = [1, 2, 3]\nc = \"x\"\n"),

@@ -261,6 +261,27 @@ fn tokens_tile_the_input() {
     assert_eq!(pieces, expected);
 }
 
+/// The JSON documents the 1-maximality properties corrupt (a proptest regex).
+const CORRUPTIBLE_DOC: &str =
+    r#"\{"[a-c]{1,3}": \[[0-9]{1,3}, "[a-z ]{0,4}", (true|null)\], "d": \{"e": -[1-9]\.5\}\}"#;
+
+/// `doc` with each of `junk` applied in turn: at an offset (modulo the length), a byte
+/// inserted (kind 0), the byte there deleted (1), or one of its bits flipped (2).
+fn corrupt(doc: String, junk: Vec<(usize, u8, u8)>) -> Vec<u8> {
+    let mut input = doc.into_bytes();
+    for (at, b, kind) in junk {
+        let at = at % input.len();
+        match kind {
+            0 => input.insert(at, b),
+            1 => {
+                input.remove(at);
+            }
+            _ => input[at] ^= 1 << (b % 8),
+        }
+    }
+    input
+}
+
 mod one_maximal {
     use super::*;
     use proptest::prelude::*;
@@ -282,17 +303,9 @@ mod one_maximal {
         // putting back any one removed element (byte, or token of the recovered parse) at its
         // place does not. Also: parallel results equal sequential ones.
         #[test]
-        fn repairs_are_one_maximal(doc in r#"\{"[a-c]{1,3}": \[[0-9]{1,3}, "[a-z ]{0,4}", (true|null)\], "d": \{"e": -[1-9]\.5\}\}"#,
+        fn repairs_are_one_maximal(doc in CORRUPTIBLE_DOC,
                                    junk in proptest::collection::vec((0usize..50, any::<u8>(), 0u8..3), 1..4)) {
-            let mut input = doc.into_bytes();
-            for (at, b, kind) in junk {
-                let at = at % input.len();
-                match kind {
-                    0 => input.insert(at, b),
-                    1 => { input.remove(at); }
-                    _ => input[at] ^= 1 << (b % 8),
-                }
-            }
+            let input = corrupt(doc, junk);
             prop_assume!(json_ok(&input) != Outcome::Pass);
             let g = json();
             for mode in [RepairMode::Lexical, RepairMode::Syntactic] {
@@ -478,17 +491,9 @@ mod one_maximal_inserting {
         // its insertions, and putting back any one removed element (insertions in place) does
         // not pass: 1-maximal over deletions.
         #[test]
-        fn repairs_with_insertions_are_one_maximal(doc in r#"\{"[a-c]{1,3}": \[[0-9]{1,3}, "[a-z ]{0,4}", (true|null)\], "d": \{"e": -[1-9]\.5\}\}"#,
+        fn repairs_with_insertions_are_one_maximal(doc in CORRUPTIBLE_DOC,
                                    junk in proptest::collection::vec((0usize..50, any::<u8>(), 0u8..3), 1..4)) {
-            let mut input = doc.into_bytes();
-            for (at, b, kind) in junk {
-                let at = at % input.len();
-                match kind {
-                    0 => input.insert(at, b),
-                    1 => { input.remove(at); }
-                    _ => input[at] ^= 1 << (b % 8),
-                }
-            }
+            let input = corrupt(doc, junk);
             prop_assume!(json_ok(&input) != Outcome::Pass);
             let g = json();
             for mode in [RepairMode::Lexical, RepairMode::Syntactic] {
