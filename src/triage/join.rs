@@ -190,9 +190,12 @@ mod tests {
         user_frames(&output_stack(backtrace))
     }
 
-    // Real backtraces of the OBJ and ARR bugs of examples/triage_harness.rs (one panicking helper,
-    // two callers), trimmed after `main`.
-    const OBJ: &str = "\
+    /// A real backtrace of the OBJ or ARR bug of tests/fixtures/triage_harness.rs (one panicking
+    /// helper, two callers), trimmed after `main`: the caller (`object` at line 89, called from
+    /// `parse` at line 42, or `array` at 94, from 43) is what differs.
+    fn backtrace(caller: &str, caller_line: u32, parse_line: u32) -> String {
+        format!(
+            "\
 thread 'main' (1) panicked at examples/triage_harness.rs:107:5:
 invariant violated at depth 12
 stack backtrace:
@@ -204,36 +207,27 @@ stack backtrace:
              at ./examples/triage_harness.rs:107:5
    3: triage_harness::check
              at ./examples/triage_harness.rs:101:9
-   4: triage_harness::object
-             at ./examples/triage_harness.rs:89:5
+   4: triage_harness::{caller}
+             at ./examples/triage_harness.rs:{caller_line}:5
    5: triage_harness::parse
-             at ./examples/triage_harness.rs:42:22
+             at ./examples/triage_harness.rs:{parse_line}:22
    6: triage_harness::main
              at ./examples/triage_harness.rs:27:5
    7: core::ops::function::FnOnce::call_once
              at /rustc/59807616e/library/core/src/ops/function.rs:250:5
-";
-    const ARR: &str = "\
-thread 'main' (1) panicked at examples/triage_harness.rs:107:5:
-invariant violated at depth 12
-stack backtrace:
-   0: __rustc::rust_begin_unwind
-             at /rustc/59807616e/library/std/src/panicking.rs:689:5
-   1: core::panicking::panic_fmt
-             at /rustc/59807616e/library/core/src/panicking.rs:80:14
-   2: triage_harness::fail
-             at ./examples/triage_harness.rs:107:5
-   3: triage_harness::check
-             at ./examples/triage_harness.rs:101:9
-   4: triage_harness::array
-             at ./examples/triage_harness.rs:94:5
-   5: triage_harness::parse
-             at ./examples/triage_harness.rs:43:22
-   6: triage_harness::main
-             at ./examples/triage_harness.rs:27:5
-   7: core::ops::function::FnOnce::call_once
-             at /rustc/59807616e/library/core/src/ops/function.rs:250:5
-";
+"
+        )
+    }
+
+    /// The user frames of the OBJ bug's backtrace.
+    fn obj() -> Vec<Frame> {
+        stack(&backtrace("object", 89, 42))
+    }
+
+    /// The user frames of the ARR bug's backtrace.
+    fn arr() -> Vec<Frame> {
+        stack(&backtrace("array", 94, 43))
+    }
 
     /// A deep stack: the same panic reached through a chain of eight frames, with `depth` varying
     /// one frame in the middle (as a parser's recursion does).
@@ -258,7 +252,7 @@ stack backtrace:
 
     #[test]
     fn the_same_stack_is_similarity_one_and_nothing_in_common_zero() {
-        let obj = stack(OBJ);
+        let obj = obj();
         assert_eq!(obj.len(), 5, "{obj:?}");
         assert!((similarity(&obj, &obj) - 1.0).abs() < 1e-12);
         assert_eq!(similarity(&obj, &deep("p::object::parse_members", 20)), 0.0);
@@ -267,7 +261,7 @@ stack backtrace:
 
     #[test]
     fn two_callers_of_one_helper_stay_apart_at_casr_threshold() {
-        let (obj, arr) = (stack(OBJ), stack(ARR));
+        let (obj, arr) = (obj(), arr());
         // fail and check match, object/array and the two parse lines do not, main does but at
         // depth 5: (e^-.04 + e^-.08 + e^-.2) / (e^-.04 + … + e^-.2) = 0.61.
         let s = similarity(&obj, &arr);
@@ -283,7 +277,7 @@ stack backtrace:
         let b = deep("p::object::parse_entries", 51);
         let d = 1.0 - similarity(&a, &b);
         assert!(d > 0.0 && d < DEFAULT_THRESHOLD, "{d}");
-        let obj = stack(OBJ);
+        let obj = obj();
         assert_eq!(clusters(&[&a, &obj, &b], DEFAULT_THRESHOLD), [0, 1, 0]);
     }
 
