@@ -665,3 +665,60 @@ fn the_node_budget_leaves_the_built_in_grammars_inputs_as_they_were() {
         }
     }
 }
+
+mod bytes_and_trees {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// What the generators follow: nothing, the samples' profiles, or the samples themselves
+    /// (redrawn in part).
+    #[derive(Clone, Copy, Debug)]
+    enum Follow {
+        Nothing,
+        Profiles,
+        Samples,
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// json and expr inputs are drawn as bytes, without a tree (no layout, `%distinct` or
+        /// `%refer` to fix over the whole): they are exactly the unparsed trees that the same
+        /// draws give, in every mode, at every size, following samples or not. So whatever
+        /// holds of generated trees holds of these bytes.
+        #[test]
+        fn inputs_drawn_as_bytes_are_the_trees_of_the_same_draws(
+            name in prop::sample::select(vec!["json", "expr"]),
+            mode in prop::sample::select(MODES.to_vec()),
+            follow in prop::sample::select(vec![Follow::Nothing, Follow::Profiles, Follow::Samples]),
+            max_size in prop_oneof![1usize..40, 40usize..2000, Just(30_000usize)],
+            min_size in prop_oneof![Just(None), (0usize..3000).prop_map(Some)],
+            // Few expansions: the open nodes left are closed by their cheapest derivations.
+            max_expansions in prop_oneof![Just(None), (1usize..300).prop_map(Some)],
+            seed in any::<u64>(),
+        ) {
+            let g = Grammar::load(name).unwrap();
+            let (trees, _) = samples::parse_builtin(&g, name);
+            let model = samples::model_of(&g, &trees);
+            let probs = Probabilities::new(&g, Some(&model), mode);
+            let targets = match follow {
+                Follow::Nothing => Vec::new(),
+                Follow::Profiles => targets(&g, &model),
+                Follow::Samples => targets_with_trees(&g, &model, trees),
+            };
+            let mut limits = Limits::up_to(max_size);
+            if let Some(min) = min_size {
+                limits.min_size = min;
+            }
+            if let Some(expansions) = max_expansions {
+                limits.max_expansions = expansions;
+            }
+            let mut as_bytes = Generator::new(&g, &probs, limits, seed).with_targets(&targets);
+            let mut as_trees = Generator::new(&g, &probs, limits, seed).with_targets(&targets);
+            for _ in 0..12 {
+                let tree = as_trees.tree();
+                prop_assert_eq!(as_bytes.input(), tree.unparse());
+            }
+        }
+    }
+}

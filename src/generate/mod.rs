@@ -23,7 +23,14 @@
 //! tree is at hand ([`targets_with_trees`]), the input is that tree with subtrees holding
 //! [`REDRAWN_SHARE`] of its nodes drawn anew by the sample's probabilities: what the sample has
 //! once stays in most of its inputs, which drawing whole inputs cannot do.
+//!
+//! Trees or bytes: one draw (`Generator::draw_into`) builds into a `Sink`, a derivation tree
+//! or, for [`Generator::input`] on grammars whose trees need nothing fixed over their whole
+//! (json, expr), a bare arena that only writes bytes (`bytes`); the same seed gives the same
+//! bytes either way (a property test checks it). Choices read per-alternative cheapest costs
+//! precomputed with the grammar's analyses, and buffers are reused from draw to draw.
 
+mod bytes;
 mod corpus;
 mod distinct;
 
@@ -32,7 +39,7 @@ use rand_chacha::ChaCha8Rng;
 
 pub use corpus::{Corpus, Written};
 
-use crate::grammar::{Body, CharClass, Grammar, Item, SymbolId, Terminal};
+use crate::grammar::{Body, CharClass, Grammar, Item, SymbolId, Terminal, TerminalId};
 use crate::mine::{Model, Probabilities, ProbabilityMode};
 use crate::tree::{NodeId, NodeKind, Tree};
 
@@ -274,12 +281,29 @@ pub struct Generator<'a> {
     /// Whether the last draw ran into its budget (a way ruled out as too large, or open nodes
     /// closed by their cheapest derivation).
     clipped: bool,
+    /// Whether drawn trees need nothing over their whole (see [`Generator::input`]), so that
+    /// inputs can be drawn as bytes without a tree.
+    bytes_only: bool,
+    /// Per target, its sample's [`Plan`] once it has been redrawn.
+    plans: Vec<Option<Plan>>,
+    /// The options of the last choice, kept for their allocation.
+    options: Vec<(f64, bool, bool)>,
+    /// The last draw's buffers, kept for their allocations.
+    spare: Spare,
+}
+
+/// Buffers one draw leaves to the next (generation makes many small draws).
+#[derive(Default)]
+struct Spare {
+    arena: Option<bytes::Arena>,
+    open: Vec<Open>,
 }
 
 /// A node waiting to be expanded.
 #[derive(Clone, Copy)]
 struct Open {
-    node: NodeId,
+    /// Its node in the [`Sink`].
+    node: u32,
     sym: SymbolId,
     /// For repetitions already started: iterations so far (`None`: not expanded yet).
     iterations: Option<u32>,
@@ -289,6 +313,25 @@ struct Open {
 
 /// [`Open::link`] of the root.
 const ROOT: u32 = u32::MAX;
+
+/// What a draw builds as it goes: a derivation tree ([`Draft`]), or only what is needed for
+/// the bytes ([`bytes::Arena`]). The draw itself (choices, budget, random numbers) is the same
+/// code for both, so the bytes of a draw are exactly the unparsed tree of the same draw.
+trait Sink {
+    /// An empty draw of `sym`: its root, not expanded yet (in buffers from `spare`, if any).
+    fn start(grammar: &Grammar, sym: SymbolId, spare: &mut Spare) -> Self;
+    /// The root node.
+    fn root(&self) -> u32;
+    /// The choice node `node` of `sym` took alternative `alt`.
+    fn chose(&mut self, node: u32, sym: SymbolId, alt: u32);
+    /// Adds a leaf of terminal `t` with `bytes` (the literal's, if `literal`, else a character
+    /// drawn from its class) as the next child of `parent`.
+    fn leaf(&mut self, parent: u32, t: TerminalId, bytes: &[u8], literal: bool);
+    /// Adds an unexpanded node of `sym` as the next child of `parent`: (node, link).
+    fn node(&mut self, grammar: &Grammar, parent: u32, sym: SymbolId) -> (u32, u32);
+    /// Closes the unexpanded `node` of `sym` (entered as `link`) by its cheapest derivation.
+    fn close(&mut self, grammar: &Grammar, node: u32, link: u32, sym: SymbolId);
+}
 
 /// A tree being drawn: nodes made in the tree's arena but not linked yet. Linking a child adds
 /// its bytes to every ancestor, so linking each child as it is made costs the tree's depth per
@@ -309,15 +352,6 @@ impl Draft {
         (self.links.len() - 1) as u32
     }
 
-    /// Puts `closed` (a detached subtree) where the open node of `link` was.
-    fn close(&mut self, link: u32, closed: NodeId) {
-        if link == ROOT {
-            self.tree.replace(self.tree.root(), closed);
-        } else {
-            self.links[link as usize].0 = closed;
-        }
-    }
-
     /// The finished tree: every link made, children before parents.
     fn link(self) -> Tree {
         let Draft { mut tree, links } = self;
@@ -325,6 +359,189 @@ impl Draft {
             tree.prepend_child(parent, child);
         }
         tree
+    }
+}
+
+impl Sink for Draft {
+    fn start(grammar: &Grammar, sym: SymbolId, _spare: &mut Spare) -> Draft {
+        Draft {
+            tree: Tree::new(crate::tree::node_kind(grammar, sym, 0)),
+            links: Vec::new(),
+        }
+    }
+
+    fn root(&self) -> u32 {
+        self.tree.root().0
+    }
+
+    fn chose(&mut self, node: u32, sym: SymbolId, alt: u32) {
+        self.tree.set_kind(NodeId(node), NodeKind::Rule { symbol: sym, alt });
+    }
+
+    fn leaf(&mut self, parent: u32, t: TerminalId, bytes: &[u8], _literal: bool) {
+        let leaf = self.tree.new_leaf(t, bytes);
+        self.add(NodeId(parent), leaf);
+    }
+
+    fn node(&mut self, grammar: &Grammar, parent: u32, sym: SymbolId) -> (u32, u32) {
+        let node = self.tree.new_node(crate::tree::node_kind(grammar, sym, 0));
+        (node.0, self.add(NodeId(parent), node))
+    }
+
+    fn close(&mut self, grammar: &Grammar, _node: u32, link: u32, sym: SymbolId) {
+        let closed = self
+            .tree
+            .add_cheapest(grammar, Item::Symbol(sym))
+            .expect("loaded grammars are productive");
+        if link == ROOT {
+            self.tree.replace(self.tree.root(), closed);
+        } else {
+            self.links[link as usize].0 = closed;
+        }
+    }
+}
+
+/// What generation hands out: a derivation tree, or only its bytes (for grammars whose drawn
+/// trees need nothing over their whole, see [`Generator::input`]).
+trait Drawn: Sized {
+    /// What a draw builds.
+    type Sink: Sink;
+    /// A sample being partly redrawn.
+    type Edit<'p>: Edit<Self>;
+    /// The finished draw: linked and fixed over its whole ([`Generator::finish`]), or its bytes.
+    fn finished(generator: &mut Generator<'_>, sink: Self::Sink) -> Self;
+    /// Bytes.
+    fn len(&self) -> usize;
+    /// Makes room for separators by trimming layout (nothing to do without layout).
+    fn trim(&mut self, grammar: &Grammar, limit: usize);
+    /// Whether it is `sample` (whose bytes are `bytes`) unchanged.
+    fn same_as(&self, sample: &Tree, bytes: &[u8]) -> bool;
+    /// `sample` (planned as `plan`), ready to have subtrees replaced.
+    fn edit<'p>(sample: &'p Tree, plan: &'p Plan) -> Self::Edit<'p>;
+}
+
+/// A sample whose subtrees (nodes numbered in pre-order, as in its [`Plan`]) are being replaced.
+trait Edit<D> {
+    /// Bytes now.
+    fn len(&self) -> usize;
+    /// Bytes of the subtree of `node` now (it may hold replaced subtrees).
+    fn len_of(&self, node: u32) -> usize;
+    /// Replaces the subtree of `node` (not inside a replaced one) by `fresh`.
+    fn replace(&mut self, node: u32, fresh: D);
+    /// The edited sample, fixed over its whole and trimmed to `limit` as a drawn one.
+    fn done(self, generator: &mut Generator<'_>, limit: usize) -> D;
+}
+
+impl Drawn for Tree {
+    type Sink = Draft;
+    type Edit<'p> = TreeEdit;
+
+    fn finished(generator: &mut Generator<'_>, sink: Draft) -> Tree {
+        let mut tree = sink.link();
+        generator.finish(&mut tree);
+        tree
+    }
+
+    fn len(&self) -> usize {
+        Tree::len(self)
+    }
+
+    fn trim(&mut self, grammar: &Grammar, limit: usize) {
+        crate::tree::trim_layout(grammar, self, limit);
+    }
+
+    fn same_as(&self, sample: &Tree, _bytes: &[u8]) -> bool {
+        Tree::len(self) == sample.len() && self.unparse() == sample.unparse()
+    }
+
+    fn edit<'p>(sample: &'p Tree, _plan: &'p Plan) -> TreeEdit {
+        let tree = sample.compact();
+        let mut ids = Vec::with_capacity(tree.count());
+        tree.pre_order(tree.root(), |n| ids.push(n));
+        TreeEdit { tree, ids }
+    }
+}
+
+/// A copy of a sample whose subtrees are being replaced, and its nodes by pre-order number.
+struct TreeEdit {
+    tree: Tree,
+    ids: Vec<NodeId>,
+}
+
+impl Edit<Tree> for TreeEdit {
+    fn len(&self) -> usize {
+        self.tree.len()
+    }
+
+    fn len_of(&self, node: u32) -> usize {
+        self.tree.len_of(self.ids[node as usize])
+    }
+
+    fn replace(&mut self, node: u32, fresh: Tree) {
+        let grafted = self.tree.graft(&fresh, fresh.root());
+        self.tree.replace(self.ids[node as usize], grafted);
+    }
+
+    fn done(self, generator: &mut Generator<'_>, limit: usize) -> Tree {
+        let mut tree = self.tree;
+        generator.finish(&mut tree);
+        if tree.len() > limit {
+            crate::tree::trim_layout(generator.grammar, &mut tree, limit);
+        }
+        tree
+    }
+}
+
+/// A sample's tree as redrawing needs it, computed once per sample: its nodes numbered in
+/// pre-order (a subtree is a range of numbers), their subtree sizes and byte spans.
+struct Plan {
+    /// Nodes in the subtree of each node, itself included.
+    counts: Vec<u32>,
+    /// Where each node's bytes start in `bytes`, and how many there are.
+    spans: Vec<(u32, u32)>,
+    /// The rule nodes other than the root, in pre-order, with their symbols: what may be redrawn.
+    rules: Vec<(u32, SymbolId)>,
+    /// The sample's bytes.
+    bytes: Vec<u8>,
+}
+
+impl Plan {
+    fn new(sample: &Tree) -> Plan {
+        let mut order = Vec::new();
+        sample.pre_order(sample.root(), |n| order.push(n));
+        let mut index = vec![0u32; order.iter().map(|n| n.0 as usize + 1).max().unwrap_or(0)];
+        for (i, n) in order.iter().enumerate() {
+            index[n.0 as usize] = i as u32;
+        }
+        let mut counts = vec![1u32; order.len()];
+        for &n in order.iter().rev() {
+            if let Some(p) = sample.parent(n) {
+                counts[index[p.0 as usize] as usize] += counts[index[n.0 as usize] as usize];
+            }
+        }
+        // Pre-order visits a node's bytes before its later siblings': a running offset over the
+        // leaves gives every node's start.
+        let mut spans = Vec::with_capacity(order.len());
+        let mut at = 0u32;
+        for &n in &order {
+            let len = sample.len_of(n) as u32;
+            spans.push((at, len));
+            if sample.kind(n).symbol().is_none() {
+                at += len;
+            }
+        }
+        let rules = order
+            .iter()
+            .enumerate()
+            .filter(|&(_, &n)| n != sample.root())
+            .filter_map(|(i, &n)| sample.kind(n).symbol().map(|s| (i as u32, s)))
+            .collect();
+        Plan {
+            counts,
+            spans,
+            rules,
+            bytes: sample.unparse(),
+        }
     }
 }
 
@@ -345,6 +562,12 @@ impl<'a> Generator<'a> {
             grows: &grammar.analysis().reaches_recursion,
             targets: &[],
             clipped: false,
+            bytes_only: grammar.boundaries().layout_repeats().is_empty()
+                && grammar.distinct().is_empty()
+                && grammar.refer().is_empty(),
+            plans: Vec::new(),
+            options: Vec::new(),
+            spare: Spare::default(),
         }
     }
 
@@ -370,33 +593,56 @@ impl<'a> Generator<'a> {
     /// grows to half of it). [`Generator::tree_of`] is not affected.
     pub fn with_targets(mut self, targets: &'a [Target]) -> Generator<'a> {
         self.targets = targets;
+        self.plans = std::iter::repeat_with(|| None).take(targets.len()).collect();
         self
     }
 
     /// One derivation tree of the start symbol.
     pub fn tree(&mut self) -> Tree {
+        self.whole()
+    }
+
+    /// One input: the bytes of what [`Generator::tree`] would give at this point, the same for
+    /// the same seed. For grammars whose drawn trees need nothing over their whole (no layout,
+    /// `%distinct` or `%refer`: json, expr) no tree is built, which is several times faster.
+    pub fn input(&mut self) -> Vec<u8> {
+        if self.bytes_only {
+            self.whole()
+        } else {
+            self.whole::<Tree>().unparse()
+        }
+    }
+
+    /// One input of the start symbol as a tree or bytes (see [`Generator::tree`]).
+    fn whole<D: Drawn>(&mut self) -> D {
         let start = self.grammar.start();
         let targets = self.targets;
         if targets.is_empty() {
-            return self.tree_of(start);
+            return self.drawn_of(start);
         }
         let full = self.limits;
-        let target = &targets[self.rng.random_range(0..targets.len())];
+        let which = self.rng.random_range(0..targets.len());
+        let target = &targets[which];
         let size = target.size.min(full.max_size);
         self.probs = &target.probs;
         self.ascii_share = target.ascii_share;
         if let Some(sample) = target.tree.as_ref().filter(|t| t.len() <= full.max_size) {
+            let plan = match self.plans[which].take() {
+                Some(plan) => plan,
+                None => Plan::new(sample),
+            };
             // A small sample may come back unchanged (`{}`, `0`): that is no new input.
-            let mut tree = self.redraw(sample, full.max_size);
+            let mut drawn: D = self.redraw(sample, &plan, full.max_size);
             for _ in 1..REDRAW_TRIES {
-                if tree.len() != sample.len() || tree.unparse() != sample.unparse() {
+                if !drawn.same_as(sample, &plan.bytes) {
                     break;
                 }
-                tree = self.redraw(sample, full.max_size);
+                drawn = self.redraw(sample, &plan, full.max_size);
             }
+            self.plans[which] = Some(plan);
             self.probs = self.base;
             self.ascii_share = ascii_share(self.base.mode);
-            return tree;
+            return drawn;
         }
         // The target's size is the budget. Drawn without a grow phase, an input keeps the
         // sample's structure (a bare scalar stays possible, nesting is not forced); one that
@@ -404,22 +650,22 @@ impl<'a> Generator<'a> {
         // grow phase makes the last one reach it.
         self.limits.max_size = size;
         self.limits.min_size = 0;
-        let mut tree = None;
+        let mut drawn = None;
         for _ in 0..TARGET_TRIES {
-            let t = self.tree_of(start);
+            let t: D = self.drawn_of(start);
             if t.len() >= size / 2 {
-                tree = Some(t);
+                drawn = Some(t);
                 break;
             }
         }
-        let tree = tree.unwrap_or_else(|| {
+        let drawn = drawn.unwrap_or_else(|| {
             self.limits.min_size = size / 2;
-            self.tree_of(start)
+            self.drawn_of(start)
         });
         self.limits = full;
         self.probs = self.base;
         self.ascii_share = ascii_share(self.base.mode);
-        tree
+        drawn
     }
 
     /// `sample` with subtrees holding about [`REDRAWN_SHARE`] of its nodes drawn anew, each
@@ -427,35 +673,21 @@ impl<'a> Generator<'a> {
     /// (a subtree larger than what is left to redraw is passed over, so small and large parts
     /// change); names and token boundaries are fixed over the whole as in a drawn tree. A
     /// replacement that would take the input past `limit` bytes is not made.
-    fn redraw(&mut self, sample: &Tree, limit: usize) -> Tree {
-        let g = self.grammar;
-        let mut tree = sample.compact();
+    fn redraw<D: Drawn>(&mut self, sample: &Tree, plan: &Plan, limit: usize) -> D {
+        let mut edit = D::edit(sample, plan);
         let full = self.limits;
-        // The copy's nodes are numbered from 0 in pre-order (grafted ones come after them):
-        // their subtree sizes in one pass, children before parents.
-        let mut order = Vec::new();
-        tree.pre_order(tree.root(), |n| order.push(n));
-        let mut counts = vec![1usize; order.len()];
-        for &n in order.iter().rev() {
-            if let Some(p) = tree.parent(n) {
-                counts[p.0 as usize] += counts[n.0 as usize];
-            }
-        }
-        let mut left = (order.len() as f64 * REDRAWN_SHARE).ceil() as usize;
+        let counts = &plan.counts;
+        let mut left = (counts.len() as f64 * REDRAWN_SHARE).ceil() as usize;
         // Each rule node is considered once; the nodes of a replaced subtree are dead.
-        let mut nodes: Vec<NodeId> = order
-            .into_iter()
-            .filter(|&n| tree.kind(n).symbol().is_some() && n != tree.root())
-            .collect();
+        let mut nodes = plan.rules.clone();
         let mut dead = vec![false; counts.len()];
         while left > 0 && !nodes.is_empty() {
-            let node = nodes.swap_remove(self.rng.random_range(0..nodes.len()));
-            let count = counts[node.0 as usize];
-            if dead[node.0 as usize] || count > left {
+            let (node, sym) = nodes.swap_remove(self.rng.random_range(0..nodes.len()));
+            let count = counts[node as usize] as usize;
+            if dead[node as usize] || count > left {
                 continue;
             }
-            let sym = tree.kind(node).symbol().expect("rule nodes only");
-            let len = tree.len_of(node);
+            let len = edit.len_of(node);
             // A replacement of about the subtree's size that the probabilities produced by
             // themselves: a draw that ran into its budget was cut short by cheapest closings
             // (`{}`, `""`), which the samples do not have as often.
@@ -464,7 +696,7 @@ impl<'a> Generator<'a> {
             // Nodes in proportion too: a draw per replaced subtree, each with the whole
             // input's node budget, would let a sample's tree grow by that budget many times.
             self.limits.max_nodes = node_budget(self.limits.max_size).min(full.max_nodes);
-            let mut fresh = self.draw(sym);
+            let mut fresh: D = self.draw(sym);
             for _ in 1..REDRAW_TRIES {
                 if !self.clipped && fresh.len() >= len / 2 {
                     break;
@@ -472,53 +704,45 @@ impl<'a> Generator<'a> {
                 fresh = self.draw(sym);
             }
             self.limits = full;
-            if tree.len() - len + fresh.len() > limit {
+            if edit.len() - len + fresh.len() > limit {
                 continue;
             }
-            tree.pre_order(node, |n| {
-                if let Some(d) = dead.get_mut(n.0 as usize) {
-                    *d = true;
-                }
-            });
-            let grafted = tree.graft(&fresh, fresh.root());
-            tree.replace(node, grafted);
+            // A subtree is a range of pre-order numbers.
+            dead[node as usize..node as usize + count].fill(true);
+            edit.replace(node, fresh);
             left = left.saturating_sub(count);
         }
-        self.finish(&mut tree);
-        if tree.len() > limit {
-            crate::tree::trim_layout(g, &mut tree, limit);
-        }
-        tree
-    }
-
-    /// One input (the unparsed tree of the start symbol).
-    pub fn input(&mut self) -> Vec<u8> {
-        self.tree().unparse()
+        edit.done(self, limit)
     }
 
     /// One derivation tree of `sym`, at most `max_size` bytes (or `sym`'s cheapest derivation,
     /// if that is longer).
     pub fn tree_of(&mut self, sym: SymbolId) -> Tree {
+        self.drawn_of(sym)
+    }
+
+    /// [`Generator::tree_of`] as a tree or bytes.
+    fn drawn_of<D: Drawn>(&mut self, sym: SymbolId) -> D {
         // Separators put between tokens that would run together are not in the size estimate.
         // Where they push the tree past `max_size`, layout (whitespace, comments) makes room
         // first; failing that, the tree is drawn again with the overshoot taken off the budget.
         let limit = self.limits.max_size.max(self.grammar.cheapest_len(sym) as usize);
         let full = self.limits;
-        let mut tree = self.draw(sym);
+        let mut drawn: D = self.draw(sym);
         for attempt in 0.. {
-            let over = tree.len().saturating_sub(limit);
+            let over = drawn.len().saturating_sub(limit);
             // Trimming tries one layout lexeme at a time on a copy of the whole tree, so it
             // costs the tree's size per byte over: quadratic when the overshoot grows with the
             // tree (a 100 KB sql input is some 7 KB of separators over; trimming took 13 s).
             // Large overshoots are drawn again instead, with a margin.
-            let trim = over > 0 && over.saturating_mul(tree.len()) <= TRIM_WORK;
+            let trim = over > 0 && over.saturating_mul(drawn.len()) <= TRIM_WORK;
             if trim {
-                crate::tree::trim_layout(self.grammar, &mut tree, limit);
+                drawn.trim(self.grammar, limit);
             }
-            if tree.len() <= limit || self.limits.max_size == 0 {
+            if drawn.len() <= limit || self.limits.max_size == 0 {
                 break;
             }
-            let over = tree.len() - limit;
+            let over = drawn.len() - limit;
             self.limits.max_size = if attempt >= REDRAWS_OVER {
                 // Halving ends the loop after a few more draws, which together cost no more than
                 // one more draw of the full size; a draw of budget 0 is the cheapest derivation.
@@ -532,33 +756,36 @@ impl<'a> Generator<'a> {
             };
             self.limits.min_size = self.limits.min_size.min(self.limits.max_size / 2);
             // Not two trees of the full size at once: the one that was too large goes first.
-            drop(tree);
-            tree = self.draw(sym);
+            drop(drawn);
+            drawn = self.draw(sym);
         }
         self.limits = full;
-        tree
+        drawn
     }
 
-    /// One derivation tree of `sym`, token boundaries fixed.
+    /// One derivation tree (or its bytes) of `sym`, token boundaries fixed.
+    fn draw<D: Drawn>(&mut self, sym: SymbolId) -> D {
+        let sink = self.draw_into::<D::Sink>(sym);
+        D::finished(self, sink)
+    }
+
+    /// Draws `sym` into a sink.
     ///
     /// Every step costs the same whatever the tree's size or depth (no walk over the tree or
-    /// the open nodes), so drawing is linear in the tree; the tree's nodes are linked at the end
+    /// the open nodes), so drawing is linear in the tree; a tree's nodes are linked at the end
     /// (see [`Draft`]).
-    fn draw(&mut self, sym: SymbolId) -> Tree {
+    fn draw_into<S: Sink>(&mut self, sym: SymbolId) -> S {
         let g = self.grammar;
-        // The cheapest derivation always fits: over a limit it would still be drawn, but no
-        // choice would fit and `pick` would fall back to the first alternative, not the cheapest.
-        let max_size = self.limits.max_size.max(g.cheapest_len(sym) as usize);
-        let max_nodes = self.limits.max_nodes.max(item_nodes(g, Item::Symbol(sym)));
-        let mut draft = Draft {
-            tree: Tree::new(crate::tree::node_kind(g, sym, 0)),
-            links: Vec::new(),
+        let mut sink = S::start(g, sym, &mut self.spare);
+        let mut open = Frontier {
+            open: std::mem::take(&mut self.spare.open),
+            growing: 0,
         };
-        let mut open = Frontier::default();
+        open.open.clear();
         open.push(
             self.grows,
             Open {
-                node: draft.tree.root(),
+                node: sink.root(),
                 sym,
                 iterations: None,
                 link: ROOT,
@@ -567,75 +794,56 @@ impl<'a> Generator<'a> {
         // Bytes and nodes of the tree if every open node were closed now by its cheapest
         // derivation: exact, and never past the limits, since every choice that would take
         // them past is ruled out and closing (stop, absent, the cheapest alternative) never
-        // adds to them.
-        let mut estimate = g.cheapest_len(sym) as usize;
-        let mut nodes = item_nodes(g, Item::Symbol(sym));
+        // adds to them. The cheapest derivation always fits: over a limit it would still be
+        // drawn, but no choice would fit and `pick` would fall back to the first alternative,
+        // not the cheapest.
+        let mut t = Tally {
+            estimate: g.cheapest_len(sym) as usize,
+            nodes: item_nodes(g, Item::Symbol(sym)),
+            max_size: self.limits.max_size.max(g.cheapest_len(sym) as usize),
+            max_nodes: self.limits.max_nodes.max(item_nodes(g, Item::Symbol(sym))),
+        };
         let mut expansions = 0;
+        let mut options = std::mem::take(&mut self.options);
         self.clipped = false;
         while !open.is_empty() && expansions < self.limits.max_expansions {
             let o = open.take(self.grows, self.rng.random_range(0..open.len()));
-            let grow = estimate < self.limits.min_size && self.grows[o.sym.index()] && open.growing == 0;
+            let grow = t.estimate < self.limits.min_size && self.grows[o.sym.index()] && open.growing == 0;
             expansions += 1;
             match &g.symbol(o.sym).body {
                 Body::Choice(alts) => {
-                    let base = estimate.saturating_sub(g.cheapest_len(o.sym) as usize);
+                    let base = t.estimate.saturating_sub(g.cheapest_len(o.sym) as usize);
                     // The node itself stays; its cheapest children go.
-                    let base_nodes = nodes.saturating_sub(item_nodes(g, Item::Symbol(o.sym))) + 1;
-                    let options: Vec<(f64, bool, bool)> = alts
-                        .iter()
-                        .enumerate()
-                        .map(|(k, a)| {
-                            let cost: u64 = a.items.iter().map(|&it| g.item_cheapest_len(it)).sum();
-                            let cost_nodes = a
-                                .items
-                                .iter()
-                                .fold(0usize, |n, &it| n.saturating_add(item_nodes(g, it)));
-                            let p = self.probs.of(o.sym).get(k).copied().unwrap_or(1.0);
-                            (
-                                p,
-                                base + cost as usize <= max_size && base_nodes.saturating_add(cost_nodes) <= max_nodes,
-                                a.items.iter().any(|it| self.item_grows(*it)),
-                            )
-                        })
-                        .collect();
+                    let base_nodes = t.nodes.saturating_sub(item_nodes(g, Item::Symbol(o.sym))) + 1;
+                    options.clear();
+                    let probs = self.probs.of(o.sym);
+                    let costs = &g.analysis().alt_cheapest[o.sym.index()];
+                    options.extend(costs.iter().enumerate().map(|(k, c)| {
+                        let fits = base.saturating_add(usize::try_from(c.bytes).unwrap_or(usize::MAX)) <= t.max_size
+                            && base_nodes.saturating_add(usize::try_from(c.nodes).unwrap_or(usize::MAX)) <= t.max_nodes;
+                        (probs.get(k).copied().unwrap_or(1.0), fits, c.grows)
+                    }));
                     let alt = self.pick(&options, grow);
-                    draft.tree.set_kind(
-                        o.node,
-                        NodeKind::Rule {
-                            symbol: o.sym,
-                            alt: alt as u32,
-                        },
-                    );
+                    sink.chose(o.node, o.sym, alt as u32);
                     let items = &alts[alt].items;
-                    nodes = items
-                        .iter()
-                        .fold(base_nodes, |n, &it| n.saturating_add(item_nodes(g, it)));
+                    t.nodes = base_nodes.saturating_add(usize::try_from(costs[alt].nodes).unwrap_or(usize::MAX));
                     // Every item's cheapest cost is in the estimate while earlier items are added,
                     // so a character drawn for one of them cannot crowd out the later ones.
-                    estimate = base + items.iter().map(|&it| g.item_cheapest_len(it) as usize).sum::<usize>();
+                    t.estimate = base + costs[alt].bytes as usize;
                     for &item in items {
-                        estimate -= g.item_cheapest_len(item) as usize;
-                        estimate +=
-                            self.add_child(&mut draft, &mut open, o.node, item, max_size.saturating_sub(estimate));
+                        t.estimate -= g.item_cheapest_len(item) as usize;
+                        t.estimate += self.add_child(
+                            &mut sink,
+                            &mut open,
+                            o.node,
+                            item,
+                            t.max_size.saturating_sub(t.estimate),
+                        );
                     }
                 }
                 Body::Optional(item) => {
-                    let cost = g.item_cheapest_len(*item) as usize;
-                    let cost_nodes = item_nodes(g, *item);
                     let p = self.probs.of(o.sym);
-                    let options = [
-                        (p[0], true, false),
-                        (
-                            p[1],
-                            estimate + cost <= max_size && nodes.saturating_add(cost_nodes) <= max_nodes,
-                            self.item_grows(*item),
-                        ),
-                    ];
-                    if self.pick(&options, grow) == 1 {
-                        nodes = nodes.saturating_add(cost_nodes);
-                        estimate +=
-                            self.add_child(&mut draft, &mut open, o.node, *item, max_size.saturating_sub(estimate));
-                    }
+                    self.maybe_one_more(&mut sink, &mut open, o.node, *item, (p[0], p[1]), grow, &mut t);
                 }
                 Body::Repeat { item, min, max } => {
                     let mut done = o.iterations.unwrap_or(0);
@@ -643,31 +851,23 @@ impl<'a> Generator<'a> {
                         // The minimum is not a choice; its bytes and nodes are already in the
                         // estimates (the repetition's cheapest derivation).
                         for _ in 0..*min {
-                            estimate -= g.item_cheapest_len(*item) as usize;
-                            estimate +=
-                                self.add_child(&mut draft, &mut open, o.node, *item, max_size.saturating_sub(estimate));
+                            t.estimate -= g.item_cheapest_len(*item) as usize;
+                            t.estimate += self.add_child(
+                                &mut sink,
+                                &mut open,
+                                o.node,
+                                *item,
+                                t.max_size.saturating_sub(t.estimate),
+                            );
                         }
                         done = *min;
                     }
                     if max.is_some_and(|m| done >= m) {
                         continue;
                     }
-                    let cost = g.item_cheapest_len(*item) as usize;
-                    let cost_nodes = item_nodes(g, *item);
                     let p = self.probs.of(o.sym);
-                    let (stop, more) = if p.len() == 2 { (p[0], p[1]) } else { (0.5, 0.5) };
-                    let options = [
-                        (stop, true, false),
-                        (
-                            more,
-                            estimate + cost <= max_size && nodes.saturating_add(cost_nodes) <= max_nodes,
-                            self.item_grows(*item),
-                        ),
-                    ];
-                    if self.pick(&options, grow) == 1 {
-                        nodes = nodes.saturating_add(cost_nodes);
-                        estimate +=
-                            self.add_child(&mut draft, &mut open, o.node, *item, max_size.saturating_sub(estimate));
+                    let stop_more = if p.len() == 2 { (p[0], p[1]) } else { (0.5, 0.5) };
+                    if self.maybe_one_more(&mut sink, &mut open, o.node, *item, stop_more, grow, &mut t) {
                         open.push(
                             self.grows,
                             Open {
@@ -679,20 +879,48 @@ impl<'a> Generator<'a> {
                 }
             }
         }
+        self.options = options;
         // Budget spent: close what is still open by its cheapest derivation.
         self.clipped |= open.open.iter().any(|o| o.iterations.is_none());
-        for o in open.open {
+        for o in &open.open {
             if o.iterations.is_none() {
-                let closed = draft
-                    .tree
-                    .add_cheapest(g, Item::Symbol(o.sym))
-                    .expect("loaded grammars are productive");
-                draft.close(o.link, closed);
+                sink.close(g, o.node, o.link, o.sym);
             }
         }
-        let mut tree = draft.link();
-        self.finish(&mut tree);
-        tree
+        self.spare.open = open.open;
+        sink
+    }
+
+    /// Adds `item` once more as the next child of `node` (an optional item, or an iteration),
+    /// or not, by the weights `(stop, more)` of the two ways and by the budget; whether it did.
+    #[allow(clippy::too_many_arguments)]
+    fn maybe_one_more<S: Sink>(
+        &mut self,
+        sink: &mut S,
+        open: &mut Frontier,
+        node: u32,
+        item: Item,
+        (stop, more): (f64, f64),
+        grow: bool,
+        tally: &mut Tally,
+    ) -> bool {
+        let g = self.grammar;
+        let cost = g.item_cheapest_len(item) as usize;
+        let cost_nodes = item_nodes(g, item);
+        let options = [
+            (stop, true, false),
+            (
+                more,
+                tally.estimate + cost <= tally.max_size && tally.nodes.saturating_add(cost_nodes) <= tally.max_nodes,
+                self.item_grows(item),
+            ),
+        ];
+        if self.pick(&options, grow) != 1 {
+            return false;
+        }
+        tally.nodes = tally.nodes.saturating_add(cost_nodes);
+        tally.estimate += self.add_child(sink, open, node, item, tally.max_size.saturating_sub(tally.estimate));
+        true
     }
 
     /// What a drawn (or partly redrawn) tree needs over its whole: names a scope declares made
@@ -718,37 +946,54 @@ impl<'a> Generator<'a> {
     /// growing ones if any is feasible. Zero total weight falls back to a uniform pick, and if no
     /// option is feasible, to the first (cheapest by construction for stop/absent).
     fn pick(&mut self, options: &[(f64, bool, bool)], grow: bool) -> usize {
-        self.clipped |= options.iter().any(|&(p, fits, _)| !fits && p > 0.0);
-        let grow = grow && options.iter().any(|&(_, fits, grows)| fits && grows);
-        let allowed: Vec<usize> = (0..options.len())
-            .filter(|&i| options[i].1 && (!grow || options[i].2))
-            .collect();
-        if allowed.is_empty() {
-            return 0;
+        // This runs for every choice of every input: one pass for what is allowed, no list.
+        let (mut clipped, mut any_growing) = (false, false);
+        for &(p, fits, grows) in options {
+            clipped |= !fits && p > 0.0;
+            any_growing |= fits && grows;
         }
-        let total: f64 = allowed.iter().map(|&i| options[i].0).sum();
-        if total <= 0.0 {
-            return allowed[self.rng.random_range(0..allowed.len())];
-        }
-        let mut r = self.rng.random::<f64>() * total;
-        for &i in &allowed {
-            r -= options[i].0;
-            if r < 0.0 {
-                return i;
+        self.clipped |= clipped;
+        let grow = grow && any_growing;
+        let allowed = |&(_, fits, grows): &(f64, bool, bool)| fits && (!grow || grows);
+        let (mut count, mut total, mut last) = (0usize, 0.0f64, 0usize);
+        for (i, o) in options.iter().enumerate() {
+            if allowed(o) {
+                count += 1;
+                total += o.0;
+                last = i;
             }
         }
-        *allowed.last().expect("not empty")
+        if count == 0 {
+            return 0;
+        }
+        if total <= 0.0 {
+            let k = self.rng.random_range(0..count);
+            return (0..options.len())
+                .filter(|&i| allowed(&options[i]))
+                .nth(k)
+                .expect("k < count");
+        }
+        let mut r = self.rng.random::<f64>() * total;
+        for (i, o) in options.iter().enumerate() {
+            if allowed(o) {
+                r -= o.0;
+                if r < 0.0 {
+                    return i;
+                }
+            }
+        }
+        last
     }
 
     /// Adds a child for `item` as the next child of `parent`: terminals get their bytes now,
     /// symbols become open nodes. `room` is what the limit leaves beside the estimate of
     /// everything but this item. Returns the bytes it adds (a symbol's cheapest derivation's).
-    fn add_child(&mut self, draft: &mut Draft, open: &mut Frontier, parent: NodeId, item: Item, room: usize) -> usize {
+    fn add_child<S: Sink>(&mut self, sink: &mut S, open: &mut Frontier, parent: u32, item: Item, room: usize) -> usize {
         match item {
             Item::Terminal(t) => {
                 let mut buf = [0; 4];
-                let bytes: &[u8] = match self.grammar.terminal(t) {
-                    Terminal::Literal(b) => b,
+                let (bytes, literal): (&[u8], bool) = match self.grammar.terminal(t) {
+                    Terminal::Literal(b) => (b, true),
                     Terminal::Class { class, .. } => {
                         let c = sample_class(class, self.ascii_share, &mut self.rng);
                         // A multi-byte character must not break the size limit.
@@ -757,16 +1002,14 @@ impl<'a> Generator<'a> {
                         } else {
                             c
                         };
-                        c.encode_utf8(&mut buf).as_bytes()
+                        (c.encode_utf8(&mut buf).as_bytes(), false)
                     }
                 };
-                let leaf = draft.tree.new_leaf(t, bytes);
-                draft.add(parent, leaf);
+                sink.leaf(parent, t, bytes, literal);
                 bytes.len()
             }
             Item::Symbol(s) => {
-                let node = draft.tree.new_node(crate::tree::node_kind(self.grammar, s, 0));
-                let link = draft.add(parent, node);
+                let (node, link) = sink.node(self.grammar, parent, s);
                 open.push(
                     self.grows,
                     Open {
@@ -780,6 +1023,15 @@ impl<'a> Generator<'a> {
             }
         }
     }
+}
+
+/// A draw's running estimate of its bytes and nodes (see [`Generator::draw_into`]) and their
+/// limits.
+struct Tally {
+    estimate: usize,
+    nodes: usize,
+    max_size: usize,
+    max_nodes: usize,
 }
 
 /// The open nodes of a tree being drawn, and how many of them can grow (have a symbol that
@@ -835,12 +1087,7 @@ fn ascii_share(mode: ProbabilityMode) -> f64 {
 /// A random member of a class: with probability `ascii_share` a uniform pick from its ASCII part
 /// (if it has one), otherwise a uniform pick from all its members.
 pub fn sample_class(class: &CharClass, ascii_share: f64, rng: &mut impl Rng) -> char {
-    let ascii: u64 = class
-        .ranges()
-        .iter()
-        .filter(|r| r.0 < 128)
-        .map(|&(lo, hi)| (hi.min(127) - lo) as u64 + 1)
-        .sum();
+    let ascii = class.ascii_len();
     let n = if ascii > 0 && rng.random_bool(ascii_share) {
         rng.random_range(0..ascii)
     } else {

@@ -62,6 +62,21 @@ pub struct Analysis {
     /// Per choice symbol and alternative: the alternative's first bytes and whether it is
     /// nullable (empty for other bodies). The parser skips alternatives that cannot start here.
     pub alt_first: Vec<Vec<(ByteSet, bool)>>,
+    /// Per choice symbol and alternative: the cheapest derivation of its items together (empty
+    /// for other bodies). Generation weighs every alternative of every choice it makes by these.
+    pub alt_cheapest: Vec<Vec<AltCheapest>>,
+}
+
+/// The cheapest derivation of one alternative's items, and whether it can grow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AltCheapest {
+    /// Bytes (saturating).
+    pub bytes: u64,
+    /// Tree nodes of the items' cheapest derivations, the alternative's own node not included
+    /// (saturating).
+    pub nodes: u64,
+    /// Whether an item is a symbol from which a recursive symbol is reachable.
+    pub grows: bool,
 }
 
 /// The largest shortest derivation a used symbol may have, in bytes and in tree nodes. Nested
@@ -168,6 +183,38 @@ impl Analysis {
                     .collect()
             })
             .collect();
+        let alt_cheapest = symbols
+            .iter()
+            .map(|s| {
+                s.alternatives()
+                    .iter()
+                    .map(|a| {
+                        a.items.iter().fold(
+                            AltCheapest {
+                                bytes: 0,
+                                nodes: 0,
+                                grows: false,
+                            },
+                            |acc, &item| {
+                                let (bytes, nodes, grows) = match item {
+                                    Item::Terminal(t) => (terminal_cost[t.index()], 1, false),
+                                    Item::Symbol(s) => (
+                                        cheapest[s.index()].bytes,
+                                        cheapest_nodes[s.index()],
+                                        reaches_recursion[s.index()],
+                                    ),
+                                };
+                                AltCheapest {
+                                    bytes: acc.bytes.saturating_add(bytes),
+                                    nodes: acc.nodes.saturating_add(nodes),
+                                    grows: acc.grows || grows,
+                                }
+                            },
+                        )
+                    })
+                    .collect()
+            })
+            .collect();
         Analysis {
             nullable,
             productive,
@@ -181,6 +228,7 @@ impl Analysis {
             first_bytes,
             terminal_first,
             alt_first,
+            alt_cheapest,
         }
     }
 

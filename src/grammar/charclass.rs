@@ -100,6 +100,12 @@ impl CharClass {
         self.ranges.iter().map(|&(lo, hi)| (hi - lo) as u64 + 1).sum()
     }
 
+    /// The number of ASCII members (those below 128, which come first in ascending order).
+    #[inline]
+    pub fn ascii_len(&self) -> u64 {
+        u64::from(self.ascii.count_ones())
+    }
+
     /// The `n`-th member in ascending order (`n < len()`), for uniform sampling.
     pub fn nth(&self, mut n: u64) -> Option<char> {
         for &(lo, hi) in &self.ranges {
