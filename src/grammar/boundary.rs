@@ -29,7 +29,30 @@ pub struct Boundaries {
     layout_repeats: Vec<LayoutRepeat>,
     /// How many distinct tokens the matcher knows (for `check`'s summary).
     tokens: usize,
+    /// Caches of earlier calls of [`Boundaries::with_cache`]: a lazy DFA's cache holds the
+    /// states determinized so far, and a fresh one per call (every generated tree is fixed)
+    /// determinized the same states again and again.
+    spare: CachePool,
 }
+
+/// Caches left for the next caller; a clone of the pool starts empty.
+#[derive(Default)]
+struct CachePool(std::sync::Mutex<Vec<BoundaryCache>>);
+
+impl Clone for CachePool {
+    fn clone(&self) -> CachePool {
+        CachePool::default()
+    }
+}
+
+impl std::fmt::Debug for CachePool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CachePool")
+    }
+}
+
+/// Caches a pool keeps at most (one per thread that used them at once, up to this many).
+const POOLED_CACHES: usize = 16;
 
 /// A `%layout` rule and the repetition below it whose iterations are its lexemes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,6 +76,7 @@ impl Boundaries {
             keywords: vec![false; grammar.terminals().len()],
             layout_repeats: Vec::new(),
             tokens: 0,
+            spare: CachePool::default(),
         };
         if grammar.layouts().is_empty() {
             return inert;
@@ -143,6 +167,7 @@ impl Boundaries {
             keywords,
             layout_repeats,
             tokens,
+            spare: CachePool::default(),
         }
     }
 
@@ -152,6 +177,21 @@ impl Boundaries {
             self.dfa.as_ref().map(|d| d.create_cache()),
             self.words.as_ref().map(|d| d.create_cache()),
         )
+    }
+
+    /// Runs `f` with scratch space for [`Boundaries::runs_on_parts`] and
+    /// [`Boundaries::word_cut`], taken from the caches earlier calls left (or fresh) and left
+    /// for later calls.
+    pub fn with_cache<R>(&self, f: impl FnOnce(&mut BoundaryCache) -> R) -> R {
+        let pooled = self.spare.0.lock().ok().and_then(|mut p| p.pop());
+        let mut cache = pooled.unwrap_or_else(|| self.cache());
+        let r = f(&mut cache);
+        if let Ok(mut pool) = self.spare.0.lock() {
+            if pool.len() < POOLED_CACHES {
+                pool.push(cache);
+            }
+        }
+        r
     }
 
     /// Whether terminal `t` is a keyword: a literal that the `%lexeme` words match entirely.

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use super::{NodeId, NodeKind, Tree};
-use crate::grammar::{Body, BoundaryCache, Grammar, LayoutRepeat, SymbolId};
+use crate::grammar::{Body, Grammar, LayoutRepeat, SymbolId};
 
 /// One lexeme: `start..end` in the tree's text; `extra` is the layout iteration it is, if any.
 #[derive(Clone, Copy, Debug)]
@@ -115,47 +115,48 @@ fn plan(grammar: &Grammar, tree: &Tree, layouts: &[LayoutRepeat]) -> Plan {
     let text = tree.unparse();
     let lexemes = lexemes(tree, layouts);
     let b = grammar.boundaries();
-    let mut cache: BoundaryCache = b.cache();
-    let mut counts: HashMap<NodeId, usize> = HashMap::new();
-    let mut plan = Plan {
-        remove: Vec::new(),
-        separate: Vec::new(),
-    };
-    // Kept lexemes so far; `None` marks an inserted separator (nothing runs on from it).
-    let mut kept: Vec<Option<Lexeme>> = Vec::new();
-    'next: for lex in &lexemes {
-        while let Some(Some(a)) = kept.last().copied() {
-            if !b.runs_on_parts(&mut cache, &text[a.start..a.end], &text[lex.start..]) {
+    b.with_cache(|cache| {
+        let mut counts: HashMap<NodeId, usize> = HashMap::new();
+        let mut plan = Plan {
+            remove: Vec::new(),
+            separate: Vec::new(),
+        };
+        // Kept lexemes so far; `None` marks an inserted separator (nothing runs on from it).
+        let mut kept: Vec<Option<Lexeme>> = Vec::new();
+        'next: for lex in &lexemes {
+            while let Some(Some(a)) = kept.last().copied() {
+                if !b.runs_on_parts(cache, &text[a.start..a.end], &text[lex.start..]) {
+                    break;
+                }
+                let mut removable = |e: &Extra| {
+                    let min = repeat_min(tree, layouts, e.repeat);
+                    let n = counts.entry(e.repeat).or_insert_with(|| tree.child_count(e.repeat));
+                    if *n > min as usize {
+                        *n -= 1;
+                        true
+                    } else {
+                        false
+                    }
+                };
+                if let Some(e) = a.extra.filter(|e| removable(e)) {
+                    plan.remove.push(e.node);
+                    kept.pop();
+                    continue;
+                }
+                if let Some(e) = lex.extra.filter(|e| removable(e)) {
+                    plan.remove.push(e.node);
+                    continue 'next;
+                }
+                if let (None, None, Some(gap)) = (a.extra, lex.extra, lex.gap_before) {
+                    plan.separate.push(gap);
+                    kept.push(None);
+                }
                 break;
             }
-            let mut removable = |e: &Extra| {
-                let min = repeat_min(tree, layouts, e.repeat);
-                let n = counts.entry(e.repeat).or_insert_with(|| tree.child_count(e.repeat));
-                if *n > min as usize {
-                    *n -= 1;
-                    true
-                } else {
-                    false
-                }
-            };
-            if let Some(e) = a.extra.filter(|e| removable(e)) {
-                plan.remove.push(e.node);
-                kept.pop();
-                continue;
-            }
-            if let Some(e) = lex.extra.filter(|e| removable(e)) {
-                plan.remove.push(e.node);
-                continue 'next;
-            }
-            if let (None, None, Some(gap)) = (a.extra, lex.extra, lex.gap_before) {
-                plan.separate.push(gap);
-                kept.push(None);
-            }
-            break;
+            kept.push(Some(*lex));
         }
-        kept.push(Some(*lex));
-    }
-    plan
+        plan
+    })
 }
 
 /// The minimum count of the layout repetition node `rep`.
