@@ -719,6 +719,11 @@ mod bytes_and_trees {
                 let tree = as_trees.tree();
                 prop_assert_eq!(as_bytes.input(), tree.unparse());
             }
+            // Any symbol, as the mutator draws replacements.
+            for k in 0..g.symbols().len() as u32 {
+                let sym = SymbolId(k);
+                prop_assert_eq!(as_bytes.bytes_of(sym), as_trees.tree_of(sym).unparse());
+            }
         }
     }
 }

@@ -721,6 +721,16 @@ impl<'a> Generator<'a> {
         self.drawn_of(sym)
     }
 
+    /// The bytes of what [`Generator::tree_of`] would give at this point (drawn without a tree
+    /// where the grammar allows, as [`Generator::input`]).
+    pub fn bytes_of(&mut self, sym: SymbolId) -> Vec<u8> {
+        if self.bytes_only {
+            self.drawn_of(sym)
+        } else {
+            self.drawn_of::<Tree>(sym).unparse()
+        }
+    }
+
     /// [`Generator::tree_of`] as a tree or bytes.
     fn drawn_of<D: Drawn>(&mut self, sym: SymbolId) -> D {
         // Separators put between tokens that would run together are not in the size estimate.

@@ -277,8 +277,8 @@ impl Mutator {
         } else {
             (&self.mined, MutationKind::Regenerated)
         };
-        let fresh = Generator::new(self.grammar(), probs, Limits::up_to(budget), rng.random()).tree_of(symbol);
-        Some((fresh.unparse(), kind))
+        let fresh = Generator::new(self.grammar(), probs, Limits::up_to(budget), rng.random()).bytes_of(symbol);
+        Some((fresh, kind))
     }
 
     /// The bytes of a random subtree of `node`'s symbol from an input in the pool.
