@@ -37,11 +37,38 @@ pub(crate) struct Chart<'s> {
 }
 
 impl Chart<'_> {
-    /// The offset of the set holding item `idx`: for an item's `pred`, where the element just
-    /// passed over starts.
-    pub fn split(&self, idx: u32) -> u32 {
-        let k = self.sets.partition_point(|&(first, _)| first <= idx);
-        self.sets[k - 1].1
+    /// The index (in set order) of the set holding item `idx`.
+    pub fn set_of(&self, idx: u32) -> usize {
+        self.sets.partition_point(|&(first, _)| first <= idx) - 1
+    }
+
+    /// [`Chart::set_of`] for an item at or before set `from`: a search back from there,
+    /// by doubling steps. Reading a tree back walks from an item to its predecessors, whose
+    /// sets are mostly a few offsets back (a token's length), where a search over all sets
+    /// (one per input byte) missed the cache about twenty times per element.
+    pub fn set_before(&self, idx: u32, from: usize) -> usize {
+        let mut hi = from;
+        if self.sets[hi].0 <= idx {
+            return hi;
+        }
+        let mut step = 1;
+        let lo = loop {
+            if step >= hi {
+                break 0;
+            }
+            let lo = hi - step;
+            if self.sets[lo].0 <= idx {
+                break lo;
+            }
+            hi = lo;
+            step *= 2;
+        };
+        lo + self.sets[lo..hi].partition_point(|&(first, _)| first <= idx) - 1
+    }
+
+    /// The input offset of set `k`.
+    pub fn offset(&self, k: usize) -> u32 {
+        self.sets[k].1
     }
 }
 

@@ -17,6 +17,8 @@ struct Task {
     esym: u32,
     item: u32,
     end: u32,
+    /// The index of the set at `end` (see [`Chart::set_before`]).
+    end_set: u32,
 }
 
 /// An element of a production with its span and, for nonterminals, its completed item.
@@ -26,6 +28,8 @@ struct Span {
     start: u32,
     end: u32,
     child: u32,
+    /// The index of the set at `end`, which holds `child`.
+    end_set: u32,
 }
 
 /// Character-level grammars make about two nodes per input byte (a symbol node and its leaf);
@@ -45,7 +49,7 @@ pub(crate) fn build(
         tree: Tree::with_text(input.to_vec(), 2 * input.len() + 16),
         tasks: Vec::new(),
     };
-    let (_, start) = b.spans(chart.accept, input.len() as u32);
+    let (_, start) = b.spans(chart.accept, input.len() as u32, chart.set_of(chart.accept) as u32);
     let root = b.child(start[0])?;
     while let Some(task) = b.tasks.pop() {
         b.expand(task)?;
@@ -72,6 +76,7 @@ impl Builder<'_, '_> {
             start,
             end,
             child,
+            end_set,
         } = span;
         match elem {
             Elem::Term(t) => Ok(self.tree.add_leaf(t, start as usize, (end - start) as usize)),
@@ -103,28 +108,33 @@ impl Builder<'_, '_> {
                     esym,
                     item: child,
                     end,
+                    end_set,
                 });
                 Ok(node)
             }
         }
     }
 
-    /// The production completed by item `idx` (in the set at `end`) and its elements' spans.
-    fn spans(&self, idx: u32, end: u32) -> (u32, Vec<Span>) {
+    /// The production completed by item `idx` (in the set at `end`, the `end_set`-th) and its
+    /// elements' spans.
+    fn spans(&self, idx: u32, end: u32, end_set: u32) -> (u32, Vec<Span>) {
         let prod = self.c.dot_prod[self.chart.items[idx as usize].dot as usize];
         let rhs = self.c.rhs(prod);
         let mut out = Vec::with_capacity(rhs.len());
-        let (mut cur, mut e) = (idx, end);
+        let (mut cur, mut e, mut k) = (idx, end, end_set as usize);
         for &elem in rhs.iter().rev() {
             let it = self.chart.items[cur as usize];
-            let split = self.chart.split(it.pred);
+            let before = self.chart.set_before(it.pred, k);
+            let split = self.chart.offset(before);
             out.push(Span {
                 elem,
                 start: split,
                 end: e,
                 child: it.child,
+                end_set: k as u32,
             });
             e = split;
+            k = before;
             cur = it.pred;
         }
         out.reverse();
@@ -132,7 +142,7 @@ impl Builder<'_, '_> {
     }
 
     fn expand(&mut self, t: Task) -> Result<(), String> {
-        let (prod, spans) = self.spans(t.item, t.end);
+        let (prod, spans) = self.spans(t.item, t.end, t.end_set);
         let children: Vec<Span> = match self.c.ekind[t.esym as usize] {
             EKind::Choice(symbol) => {
                 self.tree.set_kind(
@@ -185,10 +195,11 @@ impl Builder<'_, '_> {
                     start: inner.start,
                     end: inner.start,
                     child: NONE,
+                    end_set: NONE,
                 }));
                 break;
             }
-            (prod, spans) = self.spans(inner.child, inner.end);
+            (prod, spans) = self.spans(inner.child, inner.end, inner.end_set);
         }
         reversed.reverse();
         Ok(reversed)
@@ -205,7 +216,7 @@ impl Builder<'_, '_> {
         spans.pop();
         let mut tail = tail;
         while tail.start < tail.end {
-            let (_, tail_spans) = self.spans(tail.child, tail.end);
+            let (_, tail_spans) = self.spans(tail.child, tail.end, tail.end_set);
             match tail_spans[..] {
                 [x] => {
                     spans.push(x);
