@@ -8,8 +8,9 @@ use regex_automata::hybrid::dfa::{Cache, DFA};
 use regex_automata::nfa::thompson;
 use regex_automata::util::syntax::Config;
 use regex_automata::{Anchored, Input, MatchKind};
-use regex_syntax::hir::{Class, ClassUnicode, ClassUnicodeRange, Hir, Repetition};
+use regex_syntax::hir::{Class, ClassUnicode, ClassUnicodeRange, Hir};
 
+use super::regex::ToRegex;
 use super::{Body, CharClass, Grammar, Item, SymbolId, Terminal};
 
 /// Tokens larger than this (in HIR nodes) are left out of the matcher: a token that big is a
@@ -440,7 +441,11 @@ struct ToHir<'g> {
     layout_chars: Vec<(u32, u32)>,
 }
 
-impl ToHir<'_> {
+impl<'g> ToRegex<'g> for ToHir<'g> {
+    fn grammar(&self) -> &'g Grammar {
+        self.grammar
+    }
+
     fn item(&mut self, item: Item) -> Option<Hir> {
         self.nodes += 1;
         if self.nodes > MAX_TOKEN_NODES {
@@ -479,30 +484,6 @@ impl ToHir<'_> {
                 self.visiting.pop();
                 hir
             }
-        }
-    }
-
-    fn seq(&mut self, items: &[Item]) -> Option<Hir> {
-        let parts = items.iter().map(|&i| self.item(i)).collect::<Option<Vec<_>>>()?;
-        Some(Hir::concat(parts))
-    }
-
-    fn body(&mut self, s: SymbolId) -> Option<Hir> {
-        let repetition = |min: u32, max: Option<u32>, sub: Hir| {
-            Hir::repetition(Repetition {
-                min,
-                max,
-                greedy: true,
-                sub: Box::new(sub),
-            })
-        };
-        match &self.grammar.symbol(s).body {
-            Body::Choice(alts) => {
-                let alts = alts.iter().map(|a| self.seq(&a.items)).collect::<Option<Vec<_>>>()?;
-                Some(Hir::alternation(alts))
-            }
-            Body::Optional(item) => Some(repetition(0, Some(1), self.item(*item)?)),
-            Body::Repeat { item, min, max } => Some(repetition(*min, *max, self.item(*item)?)),
         }
     }
 }

@@ -21,6 +21,7 @@ mod diag;
 mod exclude;
 mod lower;
 pub mod print;
+pub(crate) mod regex;
 pub(crate) mod syntax;
 
 use std::fmt;

@@ -14,10 +14,11 @@ use regex_automata::hybrid::LazyStateID;
 use regex_automata::nfa::thompson;
 use regex_automata::util::{start, syntax};
 use regex_automata::{Anchored, MatchKind, PatternID};
-use regex_syntax::hir::{Class, ClassUnicode, ClassUnicodeRange, Hir, Repetition};
+use regex_syntax::hir::{Class, ClassUnicode, ClassUnicodeRange, Hir};
 
 use super::compile::NONE;
-use crate::grammar::{Body, Grammar, Item, SymbolId, Terminal};
+use crate::grammar::regex::{concat, ToRegex};
+use crate::grammar::{Grammar, Item, SymbolId, Terminal};
 
 /// Expressions larger than this (in HIR nodes and class ranges, counting every use of a rule)
 /// stay with the interpreter: rules are expanded at every use, and a name made of Unicode
@@ -216,7 +217,11 @@ struct ToHir<'g> {
     terminals: Vec<Option<Hir>>,
 }
 
-impl ToHir<'_> {
+impl<'g> ToRegex<'g> for ToHir<'g> {
+    fn grammar(&self) -> &'g Grammar {
+        self.g
+    }
+
     fn item(&mut self, item: Item) -> Option<Hir> {
         self.nodes += 1;
         if self.nodes > MAX_NODES {
@@ -253,28 +258,8 @@ impl ToHir<'_> {
             }
             // The interpreter keeps only the longest match of such a symbol, wherever it is.
             Item::Symbol(s) if self.g.is_longest_match(s) => None,
+            // Lexical symbols do not recurse, so neither does this beyond their depth.
             Item::Symbol(s) => self.body(s),
-        }
-    }
-
-    /// The expression of `s`'s body (the symbol itself may be longest-match: its caller takes
-    /// the last end). Lexical symbols do not recurse, so neither does this beyond their depth.
-    fn body(&mut self, s: SymbolId) -> Option<Hir> {
-        let repetition = |min: u32, max: Option<u32>, sub: Hir| {
-            Hir::repetition(Repetition {
-                min,
-                max,
-                greedy: true,
-                sub: Box::new(sub),
-            })
-        };
-        match &self.g.symbol(s).body {
-            Body::Choice(alts) => {
-                let alts = alts.iter().map(|a| self.seq(&a.items)).collect::<Option<Vec<_>>>()?;
-                Some(Hir::alternation(alts))
-            }
-            Body::Optional(item) => Some(repetition(0, Some(1), self.item(*item)?)),
-            Body::Repeat { item, min, max } => Some(repetition(*min, *max, self.item(*item)?)),
         }
     }
 
@@ -289,7 +274,6 @@ impl ToHir<'_> {
                 }
             }
         }
-        let parts = items.iter().map(|&i| self.item(i)).collect::<Option<Vec<_>>>()?;
-        Some(Hir::concat(parts))
+        concat(self, items)
     }
 }
