@@ -114,13 +114,23 @@ mod boundaries {
             let again = Parser::new(&g).parse(&text).map_err(|e| TestCaseError::fail(format!("{name}: {e}")))?;
             prop_assert!(!hellfuzz::tree::has_run_on(&g, &tree));
             // Every place where generation ended one token and began the next is a token boundary
-            // of the re-parse too (an ambiguous grammar may cut more finely: `var(` or `var` `(`).
+            // of the re-parse too (an ambiguous grammar may cut more finely: `var(` or `var` `(`),
+            // except where the re-parse may take another, equally valid cut that a lexer's
+            // maximal munch (checked by `has_run_on` above) does not: between two whitespace bytes
+            // (a token that ends in whitespace, css's descendant combinator, before layout can end
+            // anywhere in that run), and inside a run of one punctuation character (js's `a++ +b`
+            // printed `a+++b`, which the scannerless re-parse may read as `a + ++b`). In 1,500
+            // seeds per grammar and mode, these were the only cuts the re-parse did not make.
             let made = hellfuzz::tree::token_spans(&g, &tree);
             let cuts: std::collections::HashSet<usize> = hellfuzz::tree::token_spans(&g, &again)
                 .into_iter()
                 .flat_map(|(a, b)| [a, b])
                 .collect();
-            if let Some(&(a, b)) = made.iter().find(|(a, b)| !cuts.contains(a) || !cuts.contains(b)) {
+            let space = |i: usize| text.get(i).is_some_and(|b| b.is_ascii_whitespace());
+            let punctuation_run =
+                |at: usize| at > 0 && at < text.len() && text[at - 1] == text[at] && text[at].is_ascii_punctuation();
+            let seen = |at: usize| cuts.contains(&at) || (at > 0 && space(at - 1) && space(at)) || punctuation_run(at);
+            if let Some(&(a, b)) = made.iter().find(|&&(a, b)| !seen(a) || !seen(b)) {
                 return Err(TestCaseError::fail(format!(
                     "{name}: the generated token {:?} runs into its neighbour when re-parsed, near {:?}",
                     String::from_utf8_lossy(&text[a..b]),

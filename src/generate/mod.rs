@@ -307,7 +307,8 @@ struct Open {
     sym: SymbolId,
     /// For repetitions already started: iterations so far (`None`: not expanded yet).
     iterations: Option<u32>,
-    /// Its entry in [`Draft::links`] ([`ROOT`] for the root, which has none).
+    /// Where the sink linked it: its entry in [`Draft::links`] for a tree ([`ROOT`] for the
+    /// root, which has none).
     link: u32,
 }
 
