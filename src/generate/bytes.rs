@@ -186,7 +186,7 @@ impl Drawn for Vec<u8> {
         // Bytes are drawn only for grammars without layout (see `Generator::input`).
     }
 
-    fn same_as(&self, _sample: &Tree, bytes: &[u8]) -> bool {
+    fn same_as(&self, bytes: &[u8]) -> bool {
         self.as_slice() == bytes
     }
 

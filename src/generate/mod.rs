@@ -415,8 +415,8 @@ trait Drawn: Sized {
     fn len(&self) -> usize;
     /// Makes room for separators by trimming layout (nothing to do without layout).
     fn trim(&mut self, grammar: &Grammar, limit: usize);
-    /// Whether it is `sample` (whose bytes are `bytes`) unchanged.
-    fn same_as(&self, sample: &Tree, bytes: &[u8]) -> bool;
+    /// Whether it is a sample (whose bytes are `bytes`) unchanged.
+    fn same_as(&self, bytes: &[u8]) -> bool;
     /// `sample` (planned as `plan`), ready to have subtrees replaced.
     fn edit<'p>(sample: &'p Tree, plan: &'p Plan) -> Self::Edit<'p>;
 }
@@ -451,8 +451,8 @@ impl Drawn for Tree {
         crate::tree::trim_layout(grammar, self, limit);
     }
 
-    fn same_as(&self, sample: &Tree, _bytes: &[u8]) -> bool {
-        Tree::len(self) == sample.len() && self.unparse() == sample.unparse()
+    fn same_as(&self, bytes: &[u8]) -> bool {
+        Tree::len(self) == bytes.len() && self.unparse() == bytes
     }
 
     fn edit<'p>(sample: &'p Tree, _plan: &'p Plan) -> TreeEdit {
@@ -635,7 +635,7 @@ impl<'a> Generator<'a> {
             // A small sample may come back unchanged (`{}`, `0`): that is no new input.
             let mut drawn: D = self.redraw(sample, &plan, full.max_size);
             for _ in 1..REDRAW_TRIES {
-                if !drawn.same_as(sample, &plan.bytes) {
+                if !drawn.same_as(&plan.bytes) {
                     break;
                 }
                 drawn = self.redraw(sample, &plan, full.max_size);

@@ -165,8 +165,8 @@ pub struct Mutator {
     /// Distinct recent inputs (a repeated input is not added again: it would weigh its subtrees
     /// double in splices).
     pool: Ring<Arc<Parsed>>,
-    /// Recent parse results. Only saves work: a hit gives what the parse would, so mutants do
-    /// not depend on it.
+    /// Recent parse results (and rebuilt trees of its own mutants, see `made`). Only saves
+    /// work: a hit gives what the parse or the rebuild gave, so mutants do not depend on it.
     cache: Ring<Cached>,
     /// The last mutants this mutator made (valid by construction) and how: when libFuzzer hands
     /// one back (it chains several mutations on one input), its tree is rebuilt from the input's
