@@ -407,7 +407,7 @@ fn replaced(input: &[u8], start: usize, len: usize, replacement: &[u8]) -> Vec<u
 #[cfg(feature = "libfuzzer")]
 pub struct SharedMutator {
     target: super::Target,
-    mutator: std::sync::OnceLock<Option<std::sync::Mutex<Mutator>>>,
+    mutator: std::sync::OnceLock<Option<std::sync::Mutex<(Mutator, TimeShare)>>>,
     /// One call in `every` mutates the tree (`HELLFUZZ_MUTATOR_EVERY`, default 4); the others
     /// use libFuzzer's own, much cheaper mutation, so exec/s stays close to the plain target's.
     every: std::sync::OnceLock<u32>,
@@ -435,7 +435,14 @@ impl SharedMutator {
                 _ => None,
             };
             let name = self.target.source().name().unwrap_or("");
-            Some(std::sync::Mutex::new(Mutator::for_builtin(grammar, name, mode)))
+            let mutator = Mutator::for_builtin(grammar, name, mode);
+            let share = std::env::var(super::env::MUTATOR_SHARE_ENV)
+                .ok()
+                .and_then(|v| v.parse::<f64>().ok())
+                .filter(|s| (0.0..=1.0).contains(s))
+                .unwrap_or(DEFAULT_SHARE);
+            // The clock starts after the set-up (grammar, mining), which is not a mutation's cost.
+            Some(std::sync::Mutex::new((mutator, TimeShare::new(share, std::time::Instant::now()))))
         });
         let size = size.min(data.len());
         let max_size = max_size.min(data.len());
@@ -450,22 +457,71 @@ impl SharedMutator {
             return super::libfuzzer::fuzzer_mutate(data, size, max_size);
         }
         if let Some(m) = mutator {
-            let mut m = m.lock().unwrap_or_else(|p| p.into_inner());
+            let mut guard = m.lock().unwrap_or_else(|p| p.into_inner());
+            let (m, share) = &mut *guard;
+            let began = std::time::Instant::now();
+            if !share.allows(began) {
+                return super::libfuzzer::fuzzer_mutate(data, size, max_size);
+            }
             // A new input is parsed one time in NEW_INPUT_PARSES: most are byte-level mutants
             // that do not parse, and a failed parse costs as much as a mutation.
             let worth_parsing = match m.known_to_parse(&data[..size]) {
                 Some(parses) => parses,
                 None => (seed / every) % NEW_INPUT_PARSES == 0,
             };
-            if !worth_parsing {
-                return super::libfuzzer::fuzzer_mutate(data, size, max_size);
-            }
-            if let Some((bytes, _)) = m.mutate(&data[..size], max_size, u64::from(seed)) {
+            let mutant = if worth_parsing {
+                m.mutate(&data[..size], max_size, u64::from(seed))
+            } else {
+                None
+            };
+            share.spend(began.elapsed());
+            if let Some((bytes, _)) = mutant {
                 data[..bytes.len()].copy_from_slice(&bytes);
                 return bytes.len();
             }
         }
         super::libfuzzer::fuzzer_mutate(data, size, max_size)
+    }
+}
+
+/// The share of a campaign's time the tree mutation may take by default
+/// (`HELLFUZZ_MUTATOR_SHARE`): exec/s stays within about a tenth of the plain target's.
+#[cfg(feature = "libfuzzer")]
+const DEFAULT_SHARE: f64 = 0.1;
+
+/// The time the tree mutation has taken against the time since the campaign began: it may run
+/// while it has taken at most `share` of it. A fast target spends most of a run in its mutator
+/// otherwise (calc: 6.7 µs per execution against some 40 µs per coverage-instrumented parse and
+/// mutation), so the grammar-aware mutation is rationed to what it costs, not to a fixed count:
+/// a slow target gets more tree mutations per execution, a fast one fewer.
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(feature = "libfuzzer"), allow(dead_code))]
+struct TimeShare {
+    share: f64,
+    start: std::time::Instant,
+    spent: std::time::Duration,
+}
+
+#[cfg_attr(not(feature = "libfuzzer"), allow(dead_code))]
+impl TimeShare {
+    /// A ration of `share` (0 to 1) of the time from `start`.
+    fn new(share: f64, start: std::time::Instant) -> TimeShare {
+        TimeShare {
+            share,
+            start,
+            spent: std::time::Duration::ZERO,
+        }
+    }
+
+    /// Whether the tree mutation is within its share at `now` (never, for a share of 0).
+    fn allows(&self, now: std::time::Instant) -> bool {
+        self.share > 0.0
+            && self.spent.as_secs_f64() <= self.share * now.saturating_duration_since(self.start).as_secs_f64()
+    }
+
+    /// Counts `took` against the share.
+    fn spend(&mut self, took: std::time::Duration) {
+        self.spent += took;
     }
 }
 
@@ -591,6 +647,33 @@ mod tests {
                 "{name}: {parses} parses against {every_parse}"
             );
         }
+    }
+
+    #[test]
+    fn the_tree_mutation_keeps_to_its_share_of_the_time() {
+        use std::time::{Duration, Instant};
+        let start = Instant::now();
+        let at = |ms| start + Duration::from_millis(ms);
+        let mut share = TimeShare::new(0.1, start);
+        assert!(share.allows(at(0)), "nothing spent yet");
+        share.spend(Duration::from_millis(5));
+        assert!(!share.allows(at(10)), "5 ms of 10");
+        assert!(!share.allows(at(49)), "5 ms of 49");
+        assert!(share.allows(at(50)), "5 ms of 50 is a tenth");
+        // A run of mutations that each take 4 ms, every 1 ms of fuzzing, is held to a tenth.
+        let mut share = TimeShare::new(0.1, start);
+        let (mut now, mut mutations) = (0u64, 0u64);
+        while now < 10_000 {
+            if share.allows(at(now)) {
+                share.spend(Duration::from_millis(4));
+                mutations += 1;
+                now += 4;
+            }
+            now += 1;
+        }
+        let spent = mutations * 4;
+        assert!((900..=1100).contains(&spent), "{spent} ms of 10 s in mutations");
+        assert!(!TimeShare::new(0.0, start).allows(at(1000)), "a share of 0 turns it off");
     }
 
     #[test]
