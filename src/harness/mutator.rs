@@ -32,13 +32,13 @@ use crate::tree::{NodeId, NodeKind, Tree};
 
 /// Inputs kept for splicing: recent parsed inputs, so splices draw from the live corpus.
 const POOL_SIZE: usize = 32;
-/// Parse results kept by input: libFuzzer mutates the same corpus units over and over, and the
-/// parse is most of a mutation's cost (`examples/mutator_profile`).
-const CACHE_SIZE: usize = 64;
-/// `fuzz_mutator!` parses one new input (not recently seen, not one of its own mutants) in this
-/// many; the others get libFuzzer's own mutation.
-#[cfg(feature = "libfuzzer")]
-const NEW_INPUT_PARSES: u32 = 8;
+/// Tree nodes the parse cache holds at most (32 bytes each, and up to 40 more in the indexes of
+/// `Parsed`: some 75 MB): libFuzzer mutates the same corpus units over and over, and a parse is
+/// most of a mutation's cost, so the cache holds the corpus (json_mutator's 1,300 units after 30
+/// s hold 1.3 M nodes; the oldest, most often replaced since, go first).
+const CACHE_NODES: usize = 1 << 20;
+/// The mutator's own recent mutants it can rebuild the tree of (see `Mutator::made`).
+const MADE_SIZE: usize = 64;
 /// Attempts at a mutation that fits `max_size` before giving up.
 const ATTEMPTS: usize = 4;
 
@@ -103,9 +103,57 @@ impl Parsed {
 
 /// A cached parse result: `None` when the input does not parse.
 struct Cached {
-    hash: u64,
     input: Box<[u8]>,
     parsed: Option<Arc<Parsed>>,
+}
+
+/// Parse results by input hash, the oldest dropped first once their trees hold more than
+/// `max_nodes` nodes (an entry counts at least one, so failed parses are bounded too).
+struct Cache {
+    map: std::collections::HashMap<u64, Cached, rustc_hash::FxBuildHasher>,
+    order: std::collections::VecDeque<(u64, usize)>,
+    nodes: usize,
+    max_nodes: usize,
+}
+
+impl Cache {
+    fn new(max_nodes: usize) -> Cache {
+        Cache {
+            map: Default::default(),
+            order: Default::default(),
+            nodes: 0,
+            max_nodes,
+        }
+    }
+
+    /// The entry of `input` (whose hash is `hash`), if it is there.
+    fn get(&self, hash: u64, input: &[u8]) -> Option<&Cached> {
+        self.map.get(&hash).filter(|c| *c.input == *input)
+    }
+
+    /// Adds an entry (replacing one of the same hash), then drops the oldest past the bound.
+    fn insert(&mut self, hash: u64, entry: Cached) {
+        let nodes = entry.parsed.as_ref().map_or(0, |p| p.tree.node_count()).max(1);
+        if nodes > self.max_nodes {
+            return;
+        }
+        if let Some(old) = self.map.insert(hash, entry) {
+            self.nodes -= old.parsed.as_ref().map_or(0, |p| p.tree.node_count()).max(1);
+            self.order.retain(|&(h, _)| h != hash);
+        }
+        self.order.push_back((hash, nodes));
+        self.nodes += nodes;
+        while self.nodes > self.max_nodes {
+            let Some((old, n)) = self.order.pop_front() else { break };
+            self.map.remove(&old);
+            self.nodes -= n;
+        }
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.map.len()
+    }
 }
 
 /// One of the mutator's own mutants: the input's parse with `node`'s subtree replaced.
@@ -165,9 +213,10 @@ pub struct Mutator {
     /// Distinct recent inputs (a repeated input is not added again: it would weigh its subtrees
     /// double in splices).
     pool: Ring<Arc<Parsed>>,
-    /// Recent parse results (and rebuilt trees of its own mutants, see `made`). Only saves
-    /// work: a hit gives what the parse or the rebuild gave, so mutants do not depend on it.
-    cache: Ring<Cached>,
+    /// Parse results (not the rebuilt trees of its own mutants: libFuzzer hands those back once,
+    /// in a chain, where corpus units come back for as long as the run lasts). Only saves work:
+    /// a hit gives what the parse gave, so mutants do not depend on it.
+    cache: Cache,
     /// The last mutants this mutator made (valid by construction) and how: when libFuzzer hands
     /// one back (it chains several mutations on one input), its tree is rebuilt from the input's
     /// and the replacement instead of parsed.
@@ -197,8 +246,8 @@ impl Mutator {
             inverted,
             mode,
             pool: Ring::new(POOL_SIZE),
-            cache: Ring::new(CACHE_SIZE),
-            made: Ring::new(CACHE_SIZE),
+            cache: Cache::new(CACHE_NODES),
+            made: Ring::new(MADE_SIZE),
             parses: 0,
         }
     }
@@ -252,43 +301,61 @@ impl Mutator {
         Some((bytes, kind))
     }
 
-    /// What is known about `input` without parsing it: `Some(true)` if it parsed recently or is
-    /// one of this mutator's recent mutants, `Some(false)` if it recently failed to parse, `None`
-    /// if it is new. In a libFuzzer run most new inputs are byte-level mutants that do not parse
-    /// (about 90% for json), so the caller parses only some of them.
+    /// What is known about `input` without parsing it: `Some(true)` if it parsed before (and is
+    /// still cached) or is one of this mutator's recent mutants, `Some(false)` if it failed to
+    /// parse, `None` if it is new. In a libFuzzer run most new inputs are byte-level mutants
+    /// that do not parse (about 90% for json), so the caller parses only some of them.
     pub fn known_to_parse(&self, input: &[u8]) -> Option<bool> {
         let hash = hash_of(input);
-        if let Some(hit) = self.cached(hash, input) {
+        if let Some(hit) = self.cache.get(hash, input) {
             return Some(hit.parsed.is_some());
         }
         self.made.items.iter().any(|m| m.hash == hash).then_some(true)
     }
 
-    /// The cache entry of `input` (whose hash is `hash`), if it is there.
-    fn cached(&self, hash: u64, input: &[u8]) -> Option<&Cached> {
-        self.cache.items.iter().find(|c| c.hash == hash && *c.input == *input)
+    /// Caches the tree of `input` if it is one of this mutator's recent mutants (rebuilt, not
+    /// parsed); whether it is. For a mutant that may have become a corpus unit: libFuzzer
+    /// adds an input that reaches new coverage, or replaces a unit with a smaller input that
+    /// reaches the same, and mutates it again much later, when it is no longer among the recent
+    /// mutants.
+    pub fn keep_mutant(&mut self, input: &[u8]) -> bool {
+        let hash = hash_of(input);
+        if self.cache.get(hash, input).is_some() {
+            return true;
+        }
+        let Some(tree) = self.rebuilt(hash, input) else {
+            return false;
+        };
+        let parsed = Some(Arc::new(Parsed::new(tree, hash)));
+        self.cache.insert(
+            hash,
+            Cached {
+                input: input.into(),
+                parsed,
+            },
+        );
+        true
     }
 
-    /// The parse of `input`, from the cache if it was parsed recently, or rebuilt if it is one
+    /// The parse of `input`, from the cache if it was parsed before, or rebuilt if it is one
     /// of this mutator's recent mutants; `None` if it does not parse.
     fn parsed(&mut self, input: &[u8]) -> Option<Arc<Parsed>> {
         let hash = hash_of(input);
-        if let Some(hit) = self.cached(hash, input) {
+        if let Some(hit) = self.cache.get(hash, input) {
             return hit.parsed.clone();
         }
-        let parsed = match self.rebuilt(hash, input) {
-            Some(tree) => Some(tree),
-            None => {
-                self.parses += 1;
-                self.parser.parse(input).ok()
-            }
+        if let Some(tree) = self.rebuilt(hash, input) {
+            return Some(Arc::new(Parsed::new(tree, hash)));
         }
-        .map(|tree| Arc::new(Parsed::new(tree, hash)));
-        self.cache.push(Cached {
+        self.parses += 1;
+        let parsed = self.parser.tree(input).map(|tree| Arc::new(Parsed::new(tree, hash)));
+        self.cache.insert(
             hash,
-            input: input.into(),
-            parsed: parsed.clone(),
-        });
+            Cached {
+                input: input.into(),
+                parsed: parsed.clone(),
+            },
+        );
         parsed
     }
 
@@ -407,10 +474,30 @@ fn replaced(input: &[u8], start: usize, len: usize, replacement: &[u8]) -> Vec<u
 #[cfg(feature = "libfuzzer")]
 pub struct SharedMutator {
     target: super::Target,
-    mutator: std::sync::OnceLock<Option<std::sync::Mutex<(Mutator, TimeShare)>>>,
+    state: std::sync::OnceLock<Option<std::sync::Mutex<Shared>>>,
     /// One call in `every` mutates the tree (`HELLFUZZ_MUTATOR_EVERY`, default 4); the others
     /// use libFuzzer's own, much cheaper mutation, so exec/s stays close to the plain target's.
     every: std::sync::OnceLock<u32>,
+}
+
+/// What `SharedMutator` keeps between calls.
+#[cfg(feature = "libfuzzer")]
+struct Shared {
+    mutator: Mutator,
+    share: TimeShare,
+    /// The last mutant handed to libFuzzer. libFuzzer mutates a corpus unit several times in a
+    /// chain, each mutant the next one's input: an input that is not the last mutant starts a
+    /// chain, so it is a corpus unit, worth parsing (it comes back for as long as the run
+    /// lasts); the inputs in a chain are byte-level mutants that mostly do not parse (about
+    /// 90% for json), or the mutator's own, whose trees it rebuilds.
+    last: Vec<u8>,
+    /// Whether `last` is a tree mutant: if the chain ends there, libFuzzer may have kept it.
+    last_is_tree_mutant: bool,
+    /// Hashes of new corpus units met once. libFuzzer replaces units by smaller ones that reach
+    /// the same coverage thousands of times a minute (calc_mutator: 2,585 in 20 s, against
+    /// 143 new units), most of them soon replaced again; a unit is parsed when it is met a
+    /// second time, so the short-lived ones are not.
+    met_once: std::collections::HashSet<u64, rustc_hash::FxBuildHasher>,
 }
 
 #[cfg(feature = "libfuzzer")]
@@ -419,33 +506,18 @@ impl SharedMutator {
     pub const fn new(source: super::GrammarSource) -> SharedMutator {
         SharedMutator {
             target: super::Target::new(source),
-            mutator: std::sync::OnceLock::new(),
+            state: std::sync::OnceLock::new(),
             every: std::sync::OnceLock::new(),
         }
     }
 
     /// libFuzzer's `LLVMFuzzerCustomMutator`: mutates `data[..size]` in place, returns the new size.
     pub fn mutate(&self, data: &mut [u8], size: usize, max_size: usize, seed: u32) -> usize {
-        let mutator = self.mutator.get_or_init(|| {
-            let grammar = self.target.grammar()?;
-            let mode = match std::env::var(super::env::MUTATOR_ENV).as_deref() {
-                Ok("mined") => Some(ProbabilityMode::Mined),
-                Ok("inverted") => Some(ProbabilityMode::Inverted),
-                Ok("uniform") => Some(ProbabilityMode::Uniform),
-                _ => None,
-            };
-            let name = self.target.source().name().unwrap_or("");
-            let mutator = Mutator::for_builtin(grammar, name, mode);
-            let share = std::env::var(super::env::MUTATOR_SHARE_ENV)
-                .ok()
-                .and_then(|v| v.parse::<f64>().ok())
-                .filter(|s| (0.0..=1.0).contains(s))
-                .unwrap_or(DEFAULT_SHARE);
-            // The clock starts after the set-up (grammar, mining), which is not a mutation's cost.
-            Some(std::sync::Mutex::new((mutator, TimeShare::new(share, std::time::Instant::now()))))
-        });
         let size = size.min(data.len());
         let max_size = max_size.min(data.len());
+        let Some(state) = self.state.get_or_init(|| self.set_up()) else {
+            return super::libfuzzer::fuzzer_mutate(data, size, max_size);
+        };
         let every = *self.every.get_or_init(|| {
             std::env::var(super::env::MUTATOR_EVERY_ENV)
                 .ok()
@@ -453,41 +525,104 @@ impl SharedMutator {
                 .unwrap_or(4)
                 .max(1)
         });
-        if seed % every != 0 {
-            return super::libfuzzer::fuzzer_mutate(data, size, max_size);
-        }
-        if let Some(m) = mutator {
-            let mut guard = m.lock().unwrap_or_else(|p| p.into_inner());
-            let (m, share) = &mut *guard;
+        let mut guard = state.lock().unwrap_or_else(|p| p.into_inner());
+        let shared = &mut *guard;
+        let unit = data[..size] != shared.last[..];
+        if unit && shared.last_is_tree_mutant {
+            // Part of the tree mutation's cost, though the share is not asked: a mutant that
+            // libFuzzer kept would cost a parse later.
             let began = std::time::Instant::now();
-            if !share.allows(began) {
-                return super::libfuzzer::fuzzer_mutate(data, size, max_size);
-            }
-            // A new input is parsed one time in NEW_INPUT_PARSES: most are byte-level mutants
-            // that do not parse, and a failed parse costs as much as a mutation.
-            let worth_parsing = match m.known_to_parse(&data[..size]) {
-                Some(parses) => parses,
-                None => (seed / every) % NEW_INPUT_PARSES == 0,
-            };
-            let mutant = if worth_parsing {
-                m.mutate(&data[..size], max_size, u64::from(seed))
-            } else {
-                None
-            };
-            share.spend(began.elapsed());
-            if let Some((bytes, _)) = mutant {
-                data[..bytes.len()].copy_from_slice(&bytes);
-                return bytes.len();
-            }
+            let last = std::mem::take(&mut shared.last);
+            shared.mutator.keep_mutant(&last);
+            shared.last = last;
+            shared.share.spend(began.elapsed());
         }
-        super::libfuzzer::fuzzer_mutate(data, size, max_size)
+        let mutant = (seed % every == 0)
+            .then(|| shared.tree_mutation(&data[..size], max_size, seed, unit))
+            .flatten();
+        shared.last_is_tree_mutant = mutant.is_some();
+        let new_size = match mutant {
+            Some(bytes) => {
+                data[..bytes.len()].copy_from_slice(&bytes);
+                bytes.len()
+            }
+            None => super::libfuzzer::fuzzer_mutate(data, size, max_size),
+        };
+        shared.last.clear();
+        shared.last.extend_from_slice(&data[..new_size.min(data.len())]);
+        new_size
+    }
+
+    /// The mutator and its time share, once: `None` if the target's grammar does not load.
+    fn set_up(&self) -> Option<std::sync::Mutex<Shared>> {
+        let grammar = self.target.grammar()?;
+        let mode = match std::env::var(super::env::MUTATOR_ENV).as_deref() {
+            Ok("mined") => Some(ProbabilityMode::Mined),
+            Ok("inverted") => Some(ProbabilityMode::Inverted),
+            Ok("uniform") => Some(ProbabilityMode::Uniform),
+            _ => None,
+        };
+        let name = self.target.source().name().unwrap_or("");
+        let mutator = Mutator::for_builtin(grammar, name, mode);
+        let share = std::env::var(super::env::MUTATOR_SHARE_ENV)
+            .ok()
+            .and_then(|v| v.parse::<f64>().ok())
+            .filter(|s| (0.0..=1.0).contains(s))
+            .unwrap_or(DEFAULT_SHARE);
+        // The clock starts after the set-up (grammar, mining), which is not a mutation's cost.
+        Some(std::sync::Mutex::new(Shared {
+            mutator,
+            share: TimeShare::new(share, std::time::Instant::now()),
+            last: Vec::new(),
+            last_is_tree_mutant: false,
+            met_once: Default::default(),
+        }))
     }
 }
+
+#[cfg(feature = "libfuzzer")]
+impl Shared {
+    /// A tree mutant of `input`, if the time share allows one now and `input` parses: inputs
+    /// known to parse (cached corpus units, its own recent mutants) and corpus units met before
+    /// are parsed, other new inputs are left to libFuzzer's mutation.
+    fn tree_mutation(&mut self, input: &[u8], max_size: usize, seed: u32, unit: bool) -> Option<Vec<u8>> {
+        let began = std::time::Instant::now();
+        if !self.share.allows(began) {
+            return None;
+        }
+        let worth_parsing = self.mutator.known_to_parse(input).unwrap_or_else(|| {
+            if !unit {
+                return false;
+            }
+            // Met before: parse it now (and forget it: the cache knows it from here on).
+            let hash = hash_of(input);
+            if self.met_once.remove(&hash) {
+                return true;
+            }
+            if self.met_once.len() >= MET_ONCE_SIZE {
+                self.met_once.clear();
+            }
+            self.met_once.insert(hash);
+            false
+        });
+        let mutant = if worth_parsing {
+            self.mutator.mutate(input, max_size, u64::from(seed)).map(|(bytes, _)| bytes)
+        } else {
+            None
+        };
+        self.share.spend(began.elapsed());
+        mutant
+    }
+}
+
+/// Corpus units met once that `SharedMutator` remembers (hashes; forgotten all at once past it).
+#[cfg(feature = "libfuzzer")]
+const MET_ONCE_SIZE: usize = 1 << 16;
 
 /// The share of a campaign's time the tree mutation may take by default
 /// (`HELLFUZZ_MUTATOR_SHARE`): exec/s stays within about a tenth of the plain target's.
 #[cfg(feature = "libfuzzer")]
-const DEFAULT_SHARE: f64 = 0.1;
+const DEFAULT_SHARE: f64 = 0.03;
 
 /// The time the tree mutation has taken against the time since the campaign began: it may run
 /// while it has taken at most `share` of it. A fast target spends most of a run in its mutator
@@ -596,13 +731,15 @@ mod tests {
             b"[1, {\"a\": 2}]",
             b"[1, 2",
         ];
-        let run = |cache_size| {
+        let run = |cache_nodes| {
             let mut m = Mutator::for_builtin(&json, "json", None);
-            m.cache = Ring::new(cache_size);
+            m.cache = Cache::new(cache_nodes);
+            // Its own mutants are not handed back here: every input is one of the four.
+            m.made = Ring::new(0);
             let mutants: Vec<_> = (0..200).map(|s| m.mutate(inputs[s % 4], 128, s as u64)).collect();
-            (mutants, m.cache.items.len(), m.pool.items.len())
+            (mutants, m.cache.len(), m.pool.items.len())
         };
-        let (cached, cache_len, pool_len) = run(CACHE_SIZE);
+        let (cached, cache_len, pool_len) = run(CACHE_NODES);
         let (uncached, uncached_len, uncached_pool_len) = run(0);
         assert_eq!(
             (cache_len, uncached_len),
@@ -639,7 +776,7 @@ mod tests {
                 }
                 (seen, m.parses)
             };
-            let (rebuilt, parses) = chain(CACHE_SIZE);
+            let (rebuilt, parses) = chain(MADE_SIZE);
             let (parsed, every_parse) = chain(0);
             assert_eq!(rebuilt, parsed, "{name}");
             assert!(
@@ -677,20 +814,31 @@ mod tests {
     }
 
     #[test]
-    fn a_full_cache_replaces_its_oldest_entries() {
+    fn a_full_cache_drops_its_oldest_entries() {
         let expr = Grammar::load("expr").unwrap();
         let mut m = Mutator::for_builtin(&expr, "expr", None);
-        let inputs: Vec<Vec<u8>> = (0..CACHE_SIZE + 10).map(|i| format!("{i} + 1").into_bytes()).collect();
+        let inputs: Vec<Vec<u8>> = (0..300).map(|i| format!("{i} + 1").into_bytes()).collect();
+        let nodes = |m: &Mutator, input: &[u8]| m.cache.get(hash_of(input), input).unwrap().parsed.as_ref().unwrap().tree.node_count();
+        m.mutate(&inputs[0], 100, 0).unwrap();
+        // Room for about 100 such trees; every input parsed (none taken for a mutant rebuilt).
+        m.cache = Cache::new(100 * nodes(&m, &inputs[0]));
+        m.made = Ring::new(0);
         for (s, input) in inputs.iter().enumerate() {
             m.mutate(input, 100, s as u64).unwrap();
         }
-        assert_eq!((m.cache.items.len(), m.pool.items.len()), (CACHE_SIZE, POOL_SIZE));
-        let hit = |m: &Mutator, input: &[u8]| m.cache.items.iter().any(|c| *c.input == *input);
-        assert!(!hit(&m, &inputs[0]) && hit(&m, &inputs[10]) && hit(&m, inputs.last().unwrap()));
-        // Mutants are still spliced into the input at the right offsets.
+        let hit = |m: &Mutator, input: &[u8]| m.cache.get(hash_of(input), input).is_some();
+        // `299 + 1` has more nodes than `0 + 1`: fewer than 100 fit, the newest ones.
+        assert!((60..=100).contains(&m.cache.len()), "{} entries", m.cache.len());
+        assert!(m.cache.nodes <= m.cache.max_nodes);
+        assert!(inputs[..150].iter().all(|i| !hit(&m, i)) && inputs[240..].iter().all(|i| hit(&m, i)));
+        assert_eq!(m.pool.items.len(), POOL_SIZE);
+        // An input seen again is a hit, not a parse; mutants are still spliced into the input at
+        // the right offsets.
+        let parses = m.parses;
         for s in 0..50 {
-            let (mutant, _) = m.mutate(&inputs[20], 100, s).unwrap();
+            let (mutant, _) = m.mutate(&inputs[299], 100, s).unwrap();
             Parser::new(&expr).parse(&mutant).unwrap();
         }
+        assert_eq!(m.parses, parses);
     }
 }

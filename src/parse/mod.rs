@@ -111,6 +111,23 @@ impl Parser {
         &self.grammar
     }
 
+    /// [`Parser::parse`]'s tree, or `None` where it gives an error: no diagnosis (a failed
+    /// parse is recognized once, not again to find what was expected), so an input that does
+    /// not parse costs about half. For callers that skip such inputs, like the mutator.
+    pub fn tree(&self, input: &[u8]) -> Option<Tree> {
+        if input.len() >= u32::MAX as usize {
+            return None;
+        }
+        let mut scratch = self.take_scratch();
+        let mut lexer = self.lexer(input, &mut scratch);
+        let built = earley::recognize(&self.compiled, &self.grammar, input, &mut lexer, &mut scratch)
+            .ok()
+            .and_then(|chart| forest::build(&self.compiled, &self.grammar, input, &chart, &mut lexer).ok());
+        scratch.dfa_cache = lexer.dfa_cache.take();
+        self.keep_scratch(scratch);
+        built
+    }
+
     /// Parses `input` as the grammar's start symbol. On ambiguity one derivation is chosen,
     /// deterministically. Inputs of 4 GiB or more are rejected.
     pub fn parse(&self, input: &[u8]) -> Result<Tree, ParseError> {

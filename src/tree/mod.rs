@@ -458,6 +458,11 @@ impl Tree {
         count
     }
 
+    /// Nodes in the arena, detached ones included: what the tree's memory holds.
+    pub(crate) fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+
     /// Bytes derived by the whole tree (the length of [`Tree::unparse`]).
     pub fn len(&self) -> usize {
         self.len_of(self.root)
