@@ -826,15 +826,27 @@ impl<'a> Generator<'a> {
                     let base = t.estimate.saturating_sub(g.cheapest_len(o.sym) as usize);
                     // The node itself stays; its cheapest children go.
                     let base_nodes = t.nodes.saturating_sub(item_nodes(g, Item::Symbol(o.sym))) + 1;
-                    options.clear();
                     let probs = self.probs.of(o.sym);
                     let costs = &g.analysis().alt_cheapest[o.sym.index()];
-                    options.extend(costs.iter().enumerate().map(|(k, c)| {
-                        let fits = base.saturating_add(usize::try_from(c.bytes).unwrap_or(usize::MAX)) <= t.max_size
-                            && base_nodes.saturating_add(usize::try_from(c.nodes).unwrap_or(usize::MAX)) <= t.max_nodes;
-                        (probs.get(k).copied().unwrap_or(1.0), fits, c.grows)
-                    }));
-                    let alt = self.pick(&options, grow);
+                    let most = g.analysis().alt_cheapest_max[o.sym.index()];
+                    let fits = |bytes: u64, nodes: u64| {
+                        base.saturating_add(usize::try_from(bytes).unwrap_or(usize::MAX)) <= t.max_size
+                            && base_nodes.saturating_add(usize::try_from(nodes).unwrap_or(usize::MAX)) <= t.max_nodes
+                    };
+                    // Most choices are made with room for any alternative, where `pick` would
+                    // allow them all: the same draw, without weighing each one.
+                    let alt = if fits(most.bytes, most.nodes) && !(grow && most.grows) {
+                        self.pick_any(probs, costs.len())
+                    } else {
+                        options.clear();
+                        options.extend(
+                            costs
+                                .iter()
+                                .enumerate()
+                                .map(|(k, c)| (probs.get(k).copied().unwrap_or(1.0), fits(c.bytes, c.nodes), c.grows)),
+                        );
+                        self.pick(&options, grow)
+                    };
                     sink.chose(o.node, o.sym, alt as u32);
                     let items = &alts[alt].items;
                     t.nodes = base_nodes.saturating_add(usize::try_from(costs[alt].nodes).unwrap_or(usize::MAX));
@@ -996,6 +1008,28 @@ impl<'a> Generator<'a> {
         last
     }
 
+    /// [`Generator::pick`] where every one of `n` options fits and the grow phase does not
+    /// restrict them (weights from `probs`, 1 past its end): the same sum in the same order and
+    /// the same draws, so the same pick.
+    fn pick_any(&mut self, probs: &[f64], n: usize) -> usize {
+        let weight = |k: usize| probs.get(k).copied().unwrap_or(1.0);
+        let total: f64 = (0..n).fold(0.0, |sum, k| sum + weight(k));
+        if n == 0 {
+            return 0;
+        }
+        if total <= 0.0 {
+            return self.rng.random_range(0..n);
+        }
+        let mut r = self.rng.random::<f64>() * total;
+        for k in 0..n {
+            r -= weight(k);
+            if r < 0.0 {
+                return k;
+            }
+        }
+        n - 1
+    }
+
     /// Adds a child for `item` as the next child of `parent`: terminals get their bytes now,
     /// symbols become open nodes. `room` is what the limit leaves beside the estimate of
     /// everything but this item. Returns the bytes it adds (a symbol's cheapest derivation's).
@@ -1105,4 +1139,34 @@ pub fn sample_class(class: &CharClass, ascii_share: f64, rng: &mut impl Rng) -> 
         rng.random_range(0..class.len())
     };
     class.nth(n).or_else(|| class.representative()).unwrap_or('?')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// Where every option fits and the grow phase does not restrict them, `pick_any` picks
+        /// what `pick` picks from the same random state (zero and missing weights included).
+        #[test]
+        fn pick_any_is_pick_with_every_option_allowed(
+            weights in proptest::collection::vec(proptest::prop_oneof![proptest::strategy::Just(0.0), 0.0f64..5.0], 1..8),
+            n_extra in 0usize..3,
+            grows in proptest::collection::vec(proptest::prelude::any::<bool>(), 11),
+            seed in 0u64..1_000_000,
+        ) {
+            let g = Grammar::load("expr").unwrap();
+            let probs = Probabilities::new(&g, None, ProbabilityMode::Uniform);
+            let n = weights.len() + n_extra;
+            // Past the weights' end an option weighs 1, as for a choice without probabilities.
+            let options: Vec<(f64, bool, bool)> =
+                (0..n).map(|k| (weights.get(k).copied().unwrap_or(1.0), true, grows[k])).collect();
+            let mut a = Generator::new(&g, &probs, Limits::up_to(100), seed);
+            let mut b = Generator::new(&g, &probs, Limits::up_to(100), seed);
+            for _ in 0..20 {
+                // Not in the grow phase: `pick` allows every option.
+                proptest::prop_assert_eq!(a.pick(&options, false), b.pick_any(&weights, n));
+            }
+        }
+    }
 }

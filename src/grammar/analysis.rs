@@ -65,6 +65,10 @@ pub struct Analysis {
     /// Per choice symbol and alternative: the cheapest derivation of its items together (empty
     /// for other bodies). Generation weighs every alternative of every choice it makes by these.
     pub alt_cheapest: Vec<Vec<AltCheapest>>,
+    /// Per choice symbol: the largest `bytes` and `nodes` of its alternatives' `alt_cheapest`,
+    /// and whether any grows (all zero for other bodies). Where even the largest fits the
+    /// budget, generation picks by the weights alone, without weighing each alternative.
+    pub alt_cheapest_max: Vec<AltCheapest>,
 }
 
 /// The cheapest derivation of one alternative's items, and whether it can grow.
@@ -183,7 +187,7 @@ impl Analysis {
                     .collect()
             })
             .collect();
-        let alt_cheapest = symbols
+        let alt_cheapest: Vec<Vec<AltCheapest>> = symbols
             .iter()
             .map(|s| {
                 s.alternatives()
@@ -215,6 +219,14 @@ impl Analysis {
                     .collect()
             })
             .collect();
+        let alt_cheapest_max = alt_cheapest
+            .iter()
+            .map(|alts| AltCheapest {
+                bytes: alts.iter().map(|a| a.bytes).max().unwrap_or(0),
+                nodes: alts.iter().map(|a| a.nodes).max().unwrap_or(0),
+                grows: alts.iter().any(|a| a.grows),
+            })
+            .collect();
         Analysis {
             nullable,
             productive,
@@ -229,6 +241,7 @@ impl Analysis {
             terminal_first,
             alt_first,
             alt_cheapest,
+            alt_cheapest_max,
         }
     }
 

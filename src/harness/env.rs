@@ -37,7 +37,7 @@ pub const MUTATOR_ENV: &str = "HELLFUZZ_MUTATOR";
 /// The custom mutator runs on one call in this many (default 4); libFuzzer's own on the rest.
 pub const MUTATOR_EVERY_ENV: &str = "HELLFUZZ_MUTATOR_EVERY";
 /// The share of the campaign's time the custom mutator's tree mutation may take (0 to 1,
-/// default 0.1); past it, libFuzzer's own mutation runs until fuzzing has caught up.
+/// default 0.03); past it, libFuzzer's own mutation runs until fuzzing has caught up.
 pub const MUTATOR_SHARE_ENV: &str = "HELLFUZZ_MUTATOR_SHARE";
 /// `1`: triage does not run gdb (for tests, and machines where ptrace is not allowed).
 pub const NO_GDB_ENV: &str = "HELLFUZZ_NO_GDB";

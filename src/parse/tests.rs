@@ -294,7 +294,10 @@ fn fingerprint(t: &Tree) -> Vec<(NodeKind, usize, Vec<u8>)> {
 fn same_on_both_paths(name: &str, fast: &Parser, plain: &Parser, input: &[u8]) -> Result<(), String> {
     // `tree` (no diagnosis) gives what `parse` gives, or nothing where it fails.
     if fast.tree(input).map(|t| fingerprint(&t)) != fast.parse(input).ok().map(|t| fingerprint(&t)) {
-        return Err(format!("{name}: {:?}: tree and parse differ", String::from_utf8_lossy(input)));
+        return Err(format!(
+            "{name}: {:?}: tree and parse differ",
+            String::from_utf8_lossy(input)
+        ));
     }
     match (fast.parse(input), plain.parse(input)) {
         // A failed fast run is retried without the fast paths: that would hide a DFA that
