@@ -214,9 +214,10 @@ pub struct Mutator {
     /// Distinct recent inputs (a repeated input is not added again: it would weigh its subtrees
     /// double in splices).
     pool: Ring<Arc<Parsed>>,
-    /// Parse results (not the rebuilt trees of its own mutants: libFuzzer hands those back once,
-    /// in a chain, where corpus units come back for as long as the run lasts). Only saves work:
-    /// a hit gives what the parse gave, so mutants do not depend on it.
+    /// Parse results, and the rebuilt trees of its own mutants that may have become corpus units
+    /// ([`Mutator::keep_mutant`]); not every rebuilt mutant: libFuzzer hands most back once, in
+    /// a chain, where corpus units come back for as long as the run lasts. Only saves work: a
+    /// hit gives what the parse or the rebuild gave, so mutants do not depend on it.
     cache: Cache,
     /// The last mutants this mutator made (valid by construction) and how: when libFuzzer hands
     /// one back (it chains several mutations on one input), its tree is rebuilt from the input's
@@ -630,10 +631,10 @@ const MET_ONCE_SIZE: usize = 1 << 16;
 const DEFAULT_SHARE: f64 = 0.03;
 
 /// The time the tree mutation has taken against the time since the campaign began: it may run
-/// while it has taken at most `share` of it. A fast target spends most of a run in its mutator
-/// otherwise (calc: 6.7 µs per execution against some 40 µs per coverage-instrumented parse and
-/// mutation), so the grammar-aware mutation is rationed to what it costs, not to a fixed count:
-/// a slow target gets more tree mutations per execution, a fast one fewer.
+/// while it has taken at most `share` of it. A fast target would spend most of a run in its
+/// mutator otherwise (a json execution takes some 10 µs, a coverage-instrumented parse of a
+/// 400-byte input about 1 ms), so the grammar-aware mutation is rationed to what it costs, not to
+/// a fixed count: a slow target gets more tree mutations per execution, a fast one fewer.
 #[derive(Clone, Copy, Debug)]
 #[cfg_attr(not(feature = "libfuzzer"), allow(dead_code))]
 struct TimeShare {
@@ -819,6 +820,33 @@ mod tests {
             !TimeShare::new(0.0, start).allows(at(1000)),
             "a share of 0 turns it off"
         );
+    }
+
+    #[test]
+    fn a_mutant_kept_is_known_after_it_is_no_longer_recent() {
+        let expr = Grammar::load("expr").unwrap();
+        let mut m = Mutator::for_builtin(&expr, "expr", None);
+        let (mutant, _) = m.mutate(b"1 + (2 * 3) - 4", 100, 7).unwrap();
+        assert!(!m.keep_mutant(b"5 * 5"), "not one of its mutants");
+        let parses = m.parses;
+        assert!(m.keep_mutant(&mutant));
+        // Many more mutations push it out of the recent mutants; the cache still knows it, with
+        // the tree a parse gives, and no parse was needed.
+        for s in 0..(2 * MADE_SIZE as u64) {
+            m.mutate(b"7 / (8 + 9)", 100, s);
+        }
+        assert!(!m.made.items.iter().any(|made| made.hash == hash_of(&mutant)));
+        assert_eq!(m.known_to_parse(&mutant), Some(true));
+        let kept = m.cache.get(hash_of(&mutant), &mutant).unwrap().parsed.clone().unwrap();
+        let parsed = Parser::new(&expr).parse(&mutant).unwrap();
+        let shape = |t: &Tree| {
+            let mut nodes = Vec::new();
+            t.pre_order(t.root(), |n| nodes.push((t.kind(n), t.len_of(n))));
+            nodes
+        };
+        assert_eq!(kept.tree.unparse(), mutant);
+        assert_eq!(shape(&kept.tree), shape(&parsed));
+        assert_eq!(m.parses, parses + 1, "only `7 / (8 + 9)` was parsed");
     }
 
     #[test]
