@@ -1012,11 +1012,11 @@ impl<'a> Generator<'a> {
     /// restrict them (weights from `probs`, 1 past its end): the same sum in the same order and
     /// the same draws, so the same pick.
     fn pick_any(&mut self, probs: &[f64], n: usize) -> usize {
-        let weight = |k: usize| probs.get(k).copied().unwrap_or(1.0);
-        let total: f64 = (0..n).fold(0.0, |sum, k| sum + weight(k));
         if n == 0 {
             return 0;
         }
+        let weight = |k: usize| probs.get(k).copied().unwrap_or(1.0);
+        let total: f64 = (0..n).fold(0.0, |sum, k| sum + weight(k));
         if total <= 0.0 {
             return self.rng.random_range(0..n);
         }

@@ -108,6 +108,13 @@ struct Cached {
     parsed: Option<Arc<Parsed>>,
 }
 
+impl Cached {
+    /// What the entry counts against the cache's bound: its tree's nodes, at least one.
+    fn nodes(&self) -> usize {
+        self.parsed.as_ref().map_or(0, |p| p.tree.node_count()).max(1)
+    }
+}
+
 /// Parse results by input hash, the oldest dropped first once their trees hold more than
 /// `max_nodes` nodes (an entry counts at least one, so failed parses are bounded too).
 struct Cache {
@@ -132,14 +139,19 @@ impl Cache {
         self.map.get(&hash).filter(|c| *c.input == *input)
     }
 
-    /// Adds an entry (replacing one of the same hash), then drops the oldest past the bound.
-    fn insert(&mut self, hash: u64, entry: Cached) {
-        let nodes = entry.parsed.as_ref().map_or(0, |p| p.tree.node_count()).max(1);
+    /// Adds the parse result of `input` (replacing an entry of the same hash), then drops the
+    /// oldest past the bound.
+    fn insert(&mut self, hash: u64, input: &[u8], parsed: Option<Arc<Parsed>>) {
+        let entry = Cached {
+            input: input.into(),
+            parsed,
+        };
+        let nodes = entry.nodes();
         if nodes > self.max_nodes {
             return;
         }
         if let Some(old) = self.map.insert(hash, entry) {
-            self.nodes -= old.parsed.as_ref().map_or(0, |p| p.tree.node_count()).max(1);
+            self.nodes -= old.nodes();
             self.order.retain(|&(h, _)| h != hash);
         }
         self.order.push_back((hash, nodes));
@@ -328,14 +340,7 @@ impl Mutator {
         let Some(tree) = self.rebuilt(hash, input) else {
             return false;
         };
-        let parsed = Some(Arc::new(Parsed::new(tree, hash)));
-        self.cache.insert(
-            hash,
-            Cached {
-                input: input.into(),
-                parsed,
-            },
-        );
+        self.cache.insert(hash, input, Some(Arc::new(Parsed::new(tree, hash))));
         true
     }
 
@@ -351,13 +356,7 @@ impl Mutator {
         }
         self.parses += 1;
         let parsed = self.parser.tree(input).map(|tree| Arc::new(Parsed::new(tree, hash)));
-        self.cache.insert(
-            hash,
-            Cached {
-                input: input.into(),
-                parsed: parsed.clone(),
-            },
-        );
+        self.cache.insert(hash, input, parsed.clone());
         parsed
     }
 

@@ -119,11 +119,11 @@ impl Parser {
             return None;
         }
         let mut scratch = self.take_scratch();
-        let mut lexer = self.lexer(input, &mut scratch);
-        let built = earley::recognize(&self.compiled, &self.grammar, input, &mut lexer, &mut scratch)
-            .ok()
-            .and_then(|chart| forest::build(&self.compiled, &self.grammar, input, &chart, &mut lexer).ok());
-        scratch.dfa_cache = lexer.dfa_cache.take();
+        let built = self
+            .first_run(input, &mut scratch, |chart, lexer| {
+                forest::build(&self.compiled, &self.grammar, input, chart, lexer).ok()
+            })
+            .flatten();
         self.keep_scratch(scratch);
         built
     }
@@ -135,12 +135,9 @@ impl Parser {
             return Err(self.error(input, 0, vec!["an input smaller than 4 GiB".into()]));
         }
         let mut scratch = self.take_scratch();
-        let mut lexer = self.lexer(input, &mut scratch);
-        let fast = match earley::recognize(&self.compiled, &self.grammar, input, &mut lexer, &mut scratch) {
-            Ok(chart) => Some(forest::build(&self.compiled, &self.grammar, input, &chart, &mut lexer)),
-            Err(_) => None,
-        };
-        scratch.dfa_cache = lexer.dfa_cache.take();
+        let fast = self.first_run(input, &mut scratch, |chart, lexer| {
+            forest::build(&self.compiled, &self.grammar, input, chart, lexer)
+        });
         let result = match fast {
             Some(built) => built.map_err(|internal| self.error(input, 0, vec![internal])),
             // The fast run skipped symbols that cannot start where they were tried; what was
@@ -168,6 +165,23 @@ impl Parser {
         result
     }
 
+    /// The first recognition run over `input` (the one that looks ahead, with the fast paths as
+    /// this parser has them), and `then` on its chart; `None` if that run rejects `input`. The
+    /// lexer's DFA cache goes back into `scratch`.
+    fn first_run<T>(
+        &self,
+        input: &[u8],
+        scratch: &mut earley::Scratch,
+        then: impl FnOnce(&earley::Chart<'_>, &mut lexical::Lexer<'_>) -> T,
+    ) -> Option<T> {
+        let mut lexer = self.lexer(input, scratch);
+        let result = earley::recognize(&self.compiled, &self.grammar, input, &mut lexer, scratch)
+            .ok()
+            .map(|chart| then(&chart, &mut lexer));
+        scratch.dfa_cache = lexer.dfa_cache.take();
+        result
+    }
+
     /// A lexer for `input` with the fast paths as this parser has them (the DFA's cache taken
     /// from `scratch`; the caller puts it back).
     fn lexer<'a>(&'a self, input: &'a [u8], scratch: &mut earley::Scratch) -> lexical::Lexer<'a> {
@@ -186,9 +200,7 @@ impl Parser {
             return Err(self.error(input, 0, vec!["an input smaller than 4 GiB".into()]));
         }
         let mut scratch = self.take_scratch();
-        let mut lexer = self.lexer(input, &mut scratch);
-        let ok = earley::recognize(&self.compiled, &self.grammar, input, &mut lexer, &mut scratch).is_ok();
-        scratch.dfa_cache = lexer.dfa_cache.take();
+        let ok = self.first_run(input, &mut scratch, |_, _| ()).is_some();
         self.keep_scratch(scratch);
         if ok {
             return Ok(());
@@ -201,9 +213,7 @@ impl Parser {
     /// unless they are off) accepts `input` by itself, without the diagnosing rerun.
     #[cfg(test)]
     pub(crate) fn first_run_accepts(&self, input: &[u8]) -> bool {
-        let mut scratch = self.take_scratch();
-        let mut lexer = self.lexer(input, &mut scratch);
-        earley::recognize(&self.compiled, &self.grammar, input, &mut lexer, &mut scratch).is_ok()
+        self.first_run(input, &mut self.take_scratch(), |_, _| ()).is_some()
     }
 
     /// Where `input` fails to parse and the terminals expected there (as [`Parser::parse`]'s
@@ -214,9 +224,7 @@ impl Parser {
             return Some((0, Vec::new()));
         }
         let mut scratch = self.take_scratch();
-        let mut lexer = self.lexer(input, &mut scratch);
-        let fast = earley::recognize(&self.compiled, &self.grammar, input, &mut lexer, &mut scratch).is_ok();
-        scratch.dfa_cache = lexer.dfa_cache.take();
+        let fast = self.first_run(input, &mut scratch, |_, _| ()).is_some();
         let result = if fast {
             None
         } else {
