@@ -695,6 +695,8 @@ mod bytes_and_trees {
             min_size in prop_oneof![Just(None), (0usize..3000).prop_map(Some)],
             // Few expansions: the open nodes left are closed by their cheapest derivations.
             max_expansions in prop_oneof![Just(None), (1usize..300).prop_map(Some)],
+            // Few nodes: choices are restricted by the node budget.
+            max_nodes in prop_oneof![Just(None), (1usize..600).prop_map(Some)],
             seed in any::<u64>(),
         ) {
             let g = Grammar::load(name).unwrap();
@@ -712,6 +714,9 @@ mod bytes_and_trees {
             }
             if let Some(expansions) = max_expansions {
                 limits.max_expansions = expansions;
+            }
+            if let Some(nodes) = max_nodes {
+                limits.max_nodes = nodes;
             }
             let mut as_bytes = Generator::new(&g, &probs, limits, seed).with_targets(&targets);
             let mut as_trees = Generator::new(&g, &probs, limits, seed).with_targets(&targets);

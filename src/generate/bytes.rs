@@ -40,6 +40,9 @@ pub(super) struct Arena {
     cells: Vec<Cell>,
     /// The characters drawn from classes, UTF-8, in the order they were drawn.
     chars: Vec<u8>,
+    /// Scratch space of [`Arena::write`], kept for its allocations.
+    stack: Vec<u32>,
+    items: Vec<Item>,
 }
 
 impl Arena {
@@ -64,10 +67,11 @@ impl Arena {
     }
 
     /// The bytes, in one walk (iterative: deep draws do not overflow the stack).
-    fn write(&self, grammar: &Grammar) -> Vec<u8> {
+    fn write(&mut self, grammar: &Grammar) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.chars.len() + self.cells.len());
-        let mut stack = vec![0u32];
-        let mut items = Vec::new();
+        let (mut stack, mut items) = (std::mem::take(&mut self.stack), std::mem::take(&mut self.items));
+        stack.clear();
+        stack.push(0);
         while let Some(id) = stack.pop() {
             let cell = self.cells[id as usize];
             if cell.next != NONE {
@@ -86,6 +90,7 @@ impl Arena {
                 What::Cheapest(sym) => write_cheapest(grammar, sym, &mut items, &mut out),
             }
         }
+        (self.stack, self.items) = (stack, items);
         out
     }
 }
@@ -129,6 +134,8 @@ impl Sink for Arena {
         let mut arena = spare.arena.take().unwrap_or(Arena {
             cells: Vec::new(),
             chars: Vec::new(),
+            stack: Vec::new(),
+            items: Vec::new(),
         });
         arena.cells.clear();
         arena.chars.clear();
@@ -166,13 +173,68 @@ impl Sink for Arena {
     fn close(&mut self, _grammar: &Grammar, node: u32, _link: u32, sym: SymbolId) {
         self.cells[node as usize].what = What::Cheapest(sym);
     }
+
+    fn arena(&mut self) -> Option<&mut Arena> {
+        Some(self)
+    }
+
+    fn recycle(self, spare: &mut Spare) {
+        spare.arena = Some(self);
+    }
+}
+
+/// A node's links before [`Arena::attach`] gave it one more child, to undo it.
+#[derive(Clone, Copy)]
+pub(super) struct Attached {
+    node: u32,
+    first: u32,
+    last: u32,
+}
+
+impl Arena {
+    /// The characters drawn so far, which a depth-first completion appends its bytes to.
+    pub(super) fn chars(&mut self) -> &mut Vec<u8> {
+        &mut self.chars
+    }
+
+    /// Gives `node` one more child: `len` bytes of the characters from `start`.
+    pub(super) fn attach(&mut self, node: u32, start: usize, len: usize) -> Attached {
+        let cell = self.cells[node as usize];
+        let child = self.push(What::Chars {
+            start: start as u32,
+            len: len as u32,
+        });
+        self.append(node, child);
+        Attached {
+            node,
+            first: cell.first,
+            last: cell.last,
+        }
+    }
+
+    /// Undoes `attached` (in the order they were made) and drops the characters from `chars`
+    /// on: the arena is as it was before them.
+    pub(super) fn detach(&mut self, attached: &[Attached], chars: usize) {
+        for a in attached.iter().rev() {
+            let child = self.cells[a.node as usize].last;
+            let cell = &mut self.cells[a.node as usize];
+            cell.first = a.first;
+            cell.last = a.last;
+            if a.last != NONE {
+                self.cells[a.last as usize].next = NONE;
+            }
+            debug_assert_eq!(child as usize, self.cells.len() - 1);
+            self.cells.pop();
+        }
+        self.chars.truncate(chars);
+    }
 }
 
 impl Drawn for Vec<u8> {
     type Sink = Arena;
     type Edit<'p> = Spliced<'p>;
 
-    fn finished(generator: &mut Generator<'_>, sink: Arena) -> Vec<u8> {
+    fn finished(generator: &mut Generator<'_>, mut sink: Arena) -> Vec<u8> {
         let bytes = sink.write(generator.grammar);
         generator.spare.arena = Some(sink);
         bytes
