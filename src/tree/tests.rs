@@ -159,3 +159,49 @@ fn json_dump_has_offsets_and_round_trips_text() {
     leaves(&v, &mut text);
     assert_eq!(text, r#"{"é": [1]}"#);
 }
+
+/// A large tree's node arena is kept for the thread's next large tree (no fresh pages to fault
+/// in), and a tree built in a kept arena is the one a fresh arena gives.
+#[test]
+fn a_large_tree_reuses_the_arena_of_the_last_one_dropped() {
+    let g = Grammar::load("json").unwrap();
+    let p = Parser::new(&g);
+    // Arrays of strings: about 3 nodes per byte, so these arenas are well over arena::LARGE.
+    let doc = |n: usize, s: &str| format!("[{}]", vec![format!("\"{s}\""); n].join(","));
+    let (a, b) = (doc(20_000, "ab"), doc(15_000, "xyz"));
+    let shape = |t: &Tree| {
+        let mut v = Vec::new();
+        t.pre_order(t.root(), |n| v.push((t.kind(n), t.len_of(n))));
+        v
+    };
+    let first = p.parse(a.as_bytes()).unwrap();
+    assert!(first.nodes.capacity() * std::mem::size_of::<Node>() >= arena::LARGE);
+    let kept = first.nodes.as_ptr();
+    drop(first);
+    let second = p.parse(b.as_bytes()).unwrap();
+    assert_eq!(
+        second.nodes.as_ptr(),
+        kept,
+        "the second tree is built in the first one's arena"
+    );
+    assert_eq!(second.unparse(), b.as_bytes());
+    // The same document in a thread of its own, whose first arena is fresh.
+    let (b2, g2) = (b.clone(), g.clone());
+    let fresh = std::thread::spawn(move || {
+        let t = Parser::new(&g2).parse(b2.as_bytes()).unwrap();
+        let mut v = Vec::new();
+        t.pre_order(t.root(), |n| v.push((t.kind(n), t.len_of(n))));
+        v
+    })
+    .join()
+    .unwrap();
+    assert_eq!(shape(&second), fresh);
+    drop(second);
+    // Small arenas are the allocator's, and one over arena::MOST is not kept.
+    let small = p.parse(b"[1]").unwrap();
+    assert!(small.nodes.capacity() * std::mem::size_of::<Node>() < arena::LARGE);
+    let huge: Vec<Node> = Vec::with_capacity(arena::MOST / std::mem::size_of::<Node>() + 1);
+    arena::give(huge);
+    let taken = arena::take(arena::LARGE / std::mem::size_of::<Node>());
+    assert_eq!(taken.as_ptr(), kept, "the kept arena is still the second tree's");
+}
