@@ -113,8 +113,8 @@ impl Generator<'_> {
             stack.clear();
             match o.iterations {
                 None => {
-                    done -= g.cheapest_len(o.sym) as usize;
-                    b.drawn -= item_nodes(g, Item::Symbol(o.sym)) as u64;
+                    done = done.saturating_sub(g.cheapest_len(o.sym) as usize);
+                    b.drawn = b.drawn.saturating_sub(item_nodes(g, Item::Symbol(o.sym)) as u64);
                     b.nodes += 1;
                     b.drawn += 1;
                     stack.push(Frame::Node {
@@ -144,7 +144,9 @@ impl Generator<'_> {
                 || b.expansions > self.limits.max_expansions as u64
             {
                 end = Completion::Clipped;
-            } else if worst as i64 + b.bytes_over > t.max_size as i64 || b.nodes + b.nodes_over > t.max_nodes as u64 {
+            } else if signed(worst).saturating_add(b.bytes_over) > signed(t.max_size)
+                || b.nodes.saturating_add(b.nodes_over) > t.max_nodes as u64
+            {
                 end = Completion::Undone;
             }
         }
@@ -181,7 +183,7 @@ impl Generator<'_> {
                 return Completion::Undone;
             }
             match frame {
-                Frame::Literal(t) => match g.terminal(t) {
+                Frame::Literal(term) => match g.terminal(term) {
                     Terminal::Literal(bytes) => out.extend_from_slice(bytes),
                     Terminal::Class { .. } => unreachable!("classes are drawn as characters"),
                 },
@@ -190,7 +192,8 @@ impl Generator<'_> {
                     b.deficit += cost.saturating_sub(c.len_utf8() as u64);
                 }
                 Frame::End { start, most } => {
-                    let over = most as i64 - (out.len() - start) as i64;
+                    // An alternative without a derivation costs "infinitely" much (u64::MAX).
+                    let over = signed(most).saturating_sub(signed(out.len() - start));
                     b.bytes_over = b.bytes_over.max(over);
                 }
                 Frame::Node { sym, mut stream } => {
@@ -280,7 +283,7 @@ impl Generator<'_> {
     /// [`Generator::maybe_one_more`] makes it when both ways fit), with its worst-order bound.
     fn one_more(&mut self, r: &mut SplitMix64, item: Item, (stop, more): (f64, f64), b: &mut Bounds) -> bool {
         let g = self.grammar;
-        b.bytes_over = b.bytes_over.max(g.item_cheapest_len(item) as i64);
+        b.bytes_over = b.bytes_over.max(signed(g.item_cheapest_len(item)));
         b.nodes_over = b.nodes_over.max(item_nodes(g, item) as u64);
         pick_any(r, &[stop, more], 2) == 1
     }
@@ -308,4 +311,9 @@ impl Generator<'_> {
             }
         }
     }
+}
+
+/// A size as a signed number, saturating.
+fn signed(n: impl TryInto<i64>) -> i64 {
+    n.try_into().unwrap_or(i64::MAX)
 }
