@@ -29,7 +29,8 @@ enum What {
     Inner,
     /// A literal terminal's bytes.
     Literal(TerminalId),
-    /// `len` bytes of [`Arena::chars`] from `start` (a character drawn from a class).
+    /// `len` bytes of [`Arena::chars`] from `start` (a character drawn from a class, or what a
+    /// depth-first completion drew for the rest of a node).
     Chars { start: u32, len: u32 },
     /// The cheapest derivation of the symbol.
     Cheapest(SymbolId),
@@ -38,7 +39,8 @@ enum What {
 /// The shape of a draw, enough to write its bytes.
 pub(super) struct Arena {
     cells: Vec<Cell>,
-    /// The characters drawn from classes, UTF-8, in the order they were drawn.
+    /// The characters drawn from classes, UTF-8, in the order they were drawn, and the bytes of
+    /// depth-first completions (see `depth_first`).
     chars: Vec<u8>,
     /// Scratch space of [`Arena::write`], kept for its allocations.
     stack: Vec<u32>,
