@@ -267,8 +267,7 @@ impl Generator<'_> {
         if max.is_some_and(|m| done >= m) {
             return;
         }
-        let p = self.probs.of(sym);
-        let stop_more = if p.len() == 2 { (p[0], p[1]) } else { (0.5, 0.5) };
+        let stop_more = self.stop_more(sym);
         if self.one_more(&mut stream, item, stop_more, b) {
             self.child(&mut stream, item, stack, b);
             stack.push(Frame::More {

@@ -897,14 +897,15 @@ impl<'a> Generator<'a> {
         let mut expansions = 0;
         let mut options = std::mem::take(&mut self.options);
         self.clipped = false;
-        // A draw whose first choice is restricted is PTC2's own (see `depth_first`).
-        let mut depth_first = !self.first_choice_restricted(sym);
+        let mut depth_first = true;
         while !open.is_empty() && expansions < self.limits.max_expansions {
             // Past the grow phase, the rest is drawn depth first when that gives what PTC2's
-            // order would (see `depth_first`); it is tried once.
+            // order would (see `depth_first`); it is tried once, and not where the first choice
+            // is restricted (PTC2's own draw then).
             if depth_first && t.estimate >= self.limits.min_size {
                 depth_first = false;
-                if let Some(arena) = sink.arena() {
+                let arena = sink.arena().filter(|_| !self.first_choice_restricted(sym));
+                if let Some(arena) = arena {
                     let completion = self.complete_depth_first(arena, &open.open, &t, expansions);
                     #[cfg(test)]
                     {
@@ -999,8 +1000,7 @@ impl<'a> Generator<'a> {
                     if max.is_some_and(|m| done >= m) {
                         continue;
                     }
-                    let p = self.probs.of(o.sym);
-                    let stop_more = if p.len() == 2 { (p[0], p[1]) } else { (0.5, 0.5) };
+                    let stop_more = self.stop_more(o.sym);
                     if self.maybe_one_more(r, &mut sink, &mut open, o.node, *item, stop_more, grow, &mut t) {
                         open.push(
                             self.grows,
@@ -1072,6 +1072,15 @@ impl<'a> Generator<'a> {
             self.make_references(tree);
         }
         crate::tree::fix_boundaries(g, tree);
+    }
+
+    /// The weights of stopping a repetition of `sym` and of one more iteration (even, where
+    /// the probabilities have none). PTC2 and the depth-first completion must weigh alike.
+    fn stop_more(&self, sym: SymbolId) -> (f64, f64) {
+        match self.probs.of(sym) {
+            &[stop, more] => (stop, more),
+            _ => (0.5, 0.5),
+        }
     }
 
     /// Whether expanding `item` can keep the input growing (a recursive symbol is reachable).
