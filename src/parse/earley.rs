@@ -134,13 +134,52 @@ fn viable(c: &Compiled, input: &[u8], dot: u32, at: usize) -> bool {
 /// Sets up to this size are deduplicated by a linear scan; larger ones by a hash set.
 const SMALL_SET: usize = 24;
 
+/// What the current set holds, so that [`add`] keeps one item per (dot, origin). Items
+/// predicted in this set (origin = its offset) are most of a large set in a big grammar (a
+/// statement position in js predicts hundreds), so they are checked by a stamp per dotted item,
+/// without hashing; the others by a linear scan while the set is small, then a hash set.
+struct Dedup {
+    /// Per dotted item: 1 + the offset of the last set that holds it with origin = that offset.
+    here: Vec<u32>,
+    /// The current set's offset.
+    offset: u32,
+    /// The current set's items of other origins, as `dot << 32 | origin`, once `hashed`.
+    others: FxHashSet<u64>,
+    hashed: bool,
+}
+
+impl Dedup {
+    fn new(dots: usize) -> Dedup {
+        Dedup {
+            here: vec![0; dots],
+            offset: 0,
+            others: FxHashSet::default(),
+            hashed: false,
+        }
+    }
+
+    /// Starts the set at `offset` (offsets only grow, so old stamps never match).
+    fn start(&mut self, offset: u32) {
+        self.offset = offset;
+        self.others.clear();
+        self.hashed = false;
+    }
+}
+
 /// Adds `it` to the current set (which starts at `set_start`) unless an item with the same dot
 /// and origin is already there.
 #[inline]
-fn add(items: &mut Vec<EItem>, seen: &mut FxHashSet<u64>, set_start: usize, it: EItem) {
-    let key = ((it.dot as u64) << 32) | it.origin as u64;
-    let size = items.len() - set_start;
-    if size < SMALL_SET {
+fn add(items: &mut Vec<EItem>, seen: &mut Dedup, set_start: usize, it: EItem) {
+    if it.origin == seen.offset {
+        let stamp = &mut seen.here[it.dot as usize];
+        if *stamp == seen.offset + 1 {
+            return;
+        }
+        *stamp = seen.offset + 1;
+        items.push(it);
+        return;
+    }
+    if items.len() - set_start < SMALL_SET {
         if items[set_start..]
             .iter()
             .any(|x| x.dot == it.dot && x.origin == it.origin)
@@ -148,14 +187,14 @@ fn add(items: &mut Vec<EItem>, seen: &mut FxHashSet<u64>, set_start: usize, it: 
             return;
         }
     } else {
-        if size == SMALL_SET {
-            seen.extend(
-                items[set_start..]
-                    .iter()
-                    .map(|x| ((x.dot as u64) << 32) | x.origin as u64),
-            );
+        let key = |x: &EItem| ((x.dot as u64) << 32) | x.origin as u64;
+        if !seen.hashed {
+            seen.hashed = true;
+            let offset = seen.offset;
+            seen.others
+                .extend(items[set_start..].iter().filter(|x| x.origin != offset).map(key));
         }
-        if !seen.insert(key) {
+        if !seen.others.insert(key(&it)) {
             return;
         }
     }
@@ -173,7 +212,7 @@ fn predict(
     look: bool,
     next: Option<u8>,
     items: &mut Vec<EItem>,
-    seen: &mut FxHashSet<u64>,
+    seen: &mut Dedup,
     set_start: usize,
 ) {
     let (b, e) = c.prods_of[esym as usize];
@@ -339,7 +378,7 @@ pub(crate) fn recognize<'s>(
     waiting.clear();
     waiting.reserve(n + 64);
     let mut waiting_range: Vec<(u32, u32)> = vec![(0, 0); n + 1];
-    let mut seen: FxHashSet<u64> = FxHashSet::default();
+    let mut seen = Dedup::new(c.dot_next.len());
     let mut predicted = vec![false; c.ekind.len()];
     let mut predicted_list: Vec<u32> = Vec::new();
     // Ends of each token tried in the current set, by symbol: (set, range in `token_ends`); an
@@ -357,7 +396,7 @@ pub(crate) fn recognize<'s>(
 
     for i in 0..=n {
         let set_start = items.len();
-        seen.clear();
+        seen.start(i as u32);
         for e in predicted_list.drain(..) {
             predicted[e as usize] = false;
         }
