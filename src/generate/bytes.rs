@@ -5,8 +5,6 @@
 //! it is drawn: the arena holds the shape until then. Closing a node by its cheapest derivation
 //! writes that derivation's bytes at the end instead of building its nodes.
 
-use std::collections::BTreeMap;
-
 use super::{Drawn, Edit, Generator, Plan, Sink, Spare};
 use crate::grammar::{Body, Grammar, Item, SymbolId, Terminal, TerminalId};
 use crate::tree::Tree;
@@ -259,7 +257,7 @@ impl Drawn for Vec<u8> {
             counts: &plan.counts,
             spans: &plan.spans,
             sample: &plan.bytes,
-            replaced: BTreeMap::new(),
+            replaced: Vec::new(),
             len: plan.bytes.len(),
         }
     }
@@ -271,16 +269,19 @@ pub(super) struct Spliced<'p> {
     counts: &'p [u32],
     spans: &'p [(u32, u32)],
     sample: &'p [u8],
-    /// The new bytes of replaced subtrees by node, none inside another: by pre-order number,
-    /// which is text order, and the nodes inside a subtree are a range of them.
-    replaced: BTreeMap<u32, Vec<u8>>,
+    /// The new bytes of replaced subtrees, none inside another, sorted by node: by pre-order
+    /// number, which is text order, and the nodes inside a subtree are a range of them. A sorted
+    /// vector, not a map: an input has a hundred or so, looked up by range at every redraw.
+    replaced: Vec<(u32, Vec<u8>)>,
     len: usize,
 }
 
 impl Spliced<'_> {
-    /// The replaced nodes inside the subtree of `node`, itself included.
-    fn inside(&self, node: u32) -> impl Iterator<Item = (&u32, &Vec<u8>)> {
-        self.replaced.range(node..node + self.counts[node as usize])
+    /// Where the replaced nodes inside the subtree of `node` (itself included) are in `replaced`.
+    fn inside(&self, node: u32) -> std::ops::Range<usize> {
+        let from = self.replaced.partition_point(|&(r, _)| r < node);
+        let end = node + self.counts[node as usize];
+        from..from + self.replaced[from..].partition_point(|&(r, _)| r < end)
     }
 }
 
@@ -291,18 +292,15 @@ impl Edit<Vec<u8>> for Spliced<'_> {
 
     fn len_of(&self, node: u32) -> usize {
         let own = self.spans[node as usize].1 as usize;
-        self.inside(node).fold(own, |n, (r, fresh)| {
+        self.replaced[self.inside(node)].iter().fold(own, |n, (r, fresh)| {
             n - self.spans[*r as usize].1 as usize + fresh.len()
         })
     }
 
     fn replace(&mut self, node: u32, fresh: Vec<u8>) {
         self.len = self.len - self.len_of(node) + fresh.len();
-        let inner: Vec<u32> = self.inside(node).map(|(r, _)| *r).collect();
-        for r in inner {
-            self.replaced.remove(&r);
-        }
-        self.replaced.insert(node, fresh);
+        let inside = self.inside(node);
+        self.replaced.splice(inside, [(node, fresh)]);
     }
 
     fn done(self, _generator: &mut Generator<'_>, _limit: usize) -> Vec<u8> {
