@@ -79,6 +79,7 @@ pub(crate) struct Scratch {
     items: Vec<EItem>,
     waiting: Vec<(u32, u32)>,
     sets: Vec<(u32, u32)>,
+    dedup: Dedup,
     /// The token DFA's cache (its states are built lazily, and kept between parses).
     pub dfa_cache: Option<super::scan::ScanCache>,
 }
@@ -138,9 +139,15 @@ const SMALL_SET: usize = 24;
 /// predicted in this set (origin = its offset) are most of a large set in a big grammar (a
 /// statement position in js predicts hundreds), so they are checked by a stamp per dotted item,
 /// without hashing; the others by a linear scan while the set is small, then a hash set.
-struct Dedup {
-    /// Per dotted item: 1 + the offset of the last set that holds it with origin = that offset.
+/// Kept in [`Scratch`] between parses: small inputs would otherwise pay for a stamp per dotted
+/// item of the grammar at every parse.
+#[derive(Default)]
+pub(crate) struct Dedup {
+    /// Per dotted item: the stamp of the last set that holds it with origin = that set's offset.
     here: Vec<u32>,
+    /// The current set's stamp, one more for every set of every parse (so an old one never
+    /// matches; all are cleared when it would wrap).
+    stamp: u32,
     /// The current set's offset.
     offset: u32,
     /// The current set's items of other origins, as `dot << 32 | origin`, once `hashed`.
@@ -149,56 +156,57 @@ struct Dedup {
 }
 
 impl Dedup {
-    fn new(dots: usize) -> Dedup {
-        Dedup {
-            here: vec![0; dots],
-            offset: 0,
-            others: FxHashSet::default(),
-            hashed: false,
+    /// Starts the set at `offset` for a grammar of `dots` dotted items.
+    fn start(&mut self, offset: u32, dots: usize) {
+        if self.here.len() != dots || self.stamp == u32::MAX {
+            self.here.clear();
+            self.here.resize(dots, 0);
+            self.stamp = 0;
         }
-    }
-
-    /// Starts the set at `offset` (offsets only grow, so old stamps never match).
-    fn start(&mut self, offset: u32) {
+        self.stamp += 1;
         self.offset = offset;
-        self.others.clear();
-        self.hashed = false;
+        if self.hashed {
+            self.others.clear();
+            self.hashed = false;
+        }
     }
 }
 
 /// Adds `it` to the current set (which starts at `set_start`) unless an item with the same dot
 /// and origin is already there.
-#[inline]
+#[inline(always)]
 fn add(items: &mut Vec<EItem>, seen: &mut Dedup, set_start: usize, it: EItem) {
     if it.origin == seen.offset {
         let stamp = &mut seen.here[it.dot as usize];
-        if *stamp == seen.offset + 1 {
-            return;
+        if *stamp != seen.stamp {
+            *stamp = seen.stamp;
+            items.push(it);
         }
-        *stamp = seen.offset + 1;
-        items.push(it);
-        return;
-    }
-    if items.len() - set_start < SMALL_SET {
-        if items[set_start..]
+    } else if items.len() - set_start < SMALL_SET {
+        if !items[set_start..]
             .iter()
             .any(|x| x.dot == it.dot && x.origin == it.origin)
         {
-            return;
+            items.push(it);
         }
     } else {
-        let key = |x: &EItem| ((x.dot as u64) << 32) | x.origin as u64;
-        if !seen.hashed {
-            seen.hashed = true;
-            let offset = seen.offset;
-            seen.others
-                .extend(items[set_start..].iter().filter(|x| x.origin != offset).map(key));
-        }
-        if !seen.others.insert(key(&it)) {
-            return;
-        }
+        add_hashed(items, seen, set_start, it);
     }
-    items.push(it);
+}
+
+/// [`add`] for an item of another origin in a large set.
+#[inline(never)]
+fn add_hashed(items: &mut Vec<EItem>, seen: &mut Dedup, set_start: usize, it: EItem) {
+    let key = |x: &EItem| ((x.dot as u64) << 32) | x.origin as u64;
+    if !seen.hashed {
+        seen.hashed = true;
+        let offset = seen.offset;
+        seen.others
+            .extend(items[set_start..].iter().filter(|x| x.origin != offset).map(key));
+    }
+    if seen.others.insert(key(&it)) {
+        items.push(it);
+    }
 }
 
 /// Adds to the current set (at offset `at`) the start item of every production of `esym`.
@@ -378,7 +386,7 @@ pub(crate) fn recognize<'s>(
     waiting.clear();
     waiting.reserve(n + 64);
     let mut waiting_range: Vec<(u32, u32)> = vec![(0, 0); n + 1];
-    let mut seen = Dedup::new(c.dot_next.len());
+    let seen = &mut scratch.dedup;
     let mut predicted = vec![false; c.ekind.len()];
     let mut predicted_list: Vec<u32> = Vec::new();
     // Ends of each token tried in the current set, by symbol: (set, range in `token_ends`); an
@@ -396,7 +404,7 @@ pub(crate) fn recognize<'s>(
 
     for i in 0..=n {
         let set_start = items.len();
-        seen.start(i as u32);
+        seen.start(i as u32, c.dot_next.len());
         for e in predicted_list.drain(..) {
             predicted[e as usize] = false;
         }
@@ -409,13 +417,13 @@ pub(crate) fn recognize<'s>(
                 lexer.lookahead,
                 input.first().copied(),
                 items,
-                &mut seen,
+                seen,
                 set_start,
             );
         }
         while pending.peek().is_some_and(|p| p.target == i as u32) {
             let p = pending.pop().expect("peeked");
-            add(items, &mut seen, set_start, p.item);
+            add(items, seen, set_start, p.item);
         }
         if items.len() == set_start {
             continue;
@@ -448,7 +456,7 @@ pub(crate) fn recognize<'s>(
                             }
                             add(
                                 items,
-                                &mut seen,
+                                seen,
                                 set_start,
                                 EItem {
                                     dot: wi.dot + 1,
@@ -471,14 +479,14 @@ pub(crate) fn recognize<'s>(
                             lexer.lookahead,
                             input.get(iu as usize).copied(),
                             items,
-                            &mut seen,
+                            seen,
                             set_start,
                         );
                     }
                     if nullable && (!look || viable(c, input, it.dot + 1, i)) {
                         add(
                             items,
-                            &mut seen,
+                            seen,
                             set_start,
                             EItem {
                                 dot: it.dot + 1,
@@ -541,7 +549,7 @@ pub(crate) fn recognize<'s>(
                             continue;
                         }
                         if e == iu {
-                            add(items, &mut seen, set_start, advanced);
+                            add(items, seen, set_start, advanced);
                         } else {
                             scan_ahead(&mut pending, e, advanced);
                         }
