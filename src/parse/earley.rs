@@ -614,3 +614,45 @@ pub(crate) fn recognize<'s>(
     expected.dedup();
     Err(Failure { offset, expected })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(dot: u32, origin: u32) -> EItem {
+        EItem {
+            dot,
+            origin,
+            pred: NONE,
+            child: NONE,
+        }
+    }
+
+    /// `add` keeps one item per (dot, origin) in a set, small or large, predicted there or not;
+    /// a set never sees the stamps of an earlier one, across the wrap of the stamp too.
+    #[test]
+    fn add_keeps_one_item_per_dot_and_origin() {
+        let mut seen = Dedup::default();
+        let mut items = Vec::new();
+        for start_stamp in [0, u32::MAX - 2] {
+            seen.stamp = start_stamp;
+            for offset in [5u32, 6, 7] {
+                let set_start = items.len();
+                seen.start(offset, 100);
+                // 40 distinct items (past SMALL_SET), half predicted here, each added twice.
+                for round in 0..2 {
+                    for dot in 0..20 {
+                        add(&mut items, &mut seen, set_start, item(dot, offset));
+                        add(&mut items, &mut seen, set_start, item(dot, offset - 1 - round % 2));
+                    }
+                }
+                let mut set: Vec<(u32, u32)> = items[set_start..].iter().map(|x| (x.dot, x.origin)).collect();
+                let n = set.len();
+                set.sort_unstable();
+                set.dedup();
+                assert_eq!(set.len(), n, "a duplicate in the set at {offset}");
+                assert_eq!(n, 60, "items lost in the set at {offset}");
+            }
+        }
+    }
+}
