@@ -77,7 +77,7 @@ impl Chart<'_> {
 #[derive(Default)]
 pub(crate) struct Scratch {
     items: Vec<EItem>,
-    waiting: Vec<(u32, u32)>,
+    waiting: Vec<Waiting>,
     sets: Vec<(u32, u32)>,
     dedup: Dedup,
     /// The token DFA's cache (its states are built lazily, and kept between parses).
@@ -92,6 +92,29 @@ impl Scratch {
     pub fn worth_keeping(&self) -> bool {
         self.items.capacity() <= Self::KEEP_ITEMS
     }
+}
+
+/// An entry of the completion index: an item waiting for a nonterminal, as `symbol << 32 |
+/// item index`, so that sorting a set's entries (by symbol, then in item order) sorts plain
+/// integers: a tenth of a js parse was sorting them as pairs.
+type Waiting = u64;
+
+/// The completion-index entry of item `idx` waiting for Earley symbol `esym`.
+#[inline]
+fn wait_entry(esym: u32, idx: u32) -> Waiting {
+    (u64::from(esym) << 32) | u64::from(idx)
+}
+
+/// The symbol an entry waits for.
+#[inline]
+fn waits_for(w: Waiting) -> u32 {
+    (w >> 32) as u32
+}
+
+/// The item of an entry.
+#[inline]
+fn waiting_item(w: Waiting) -> u32 {
+    w as u32
 }
 
 /// An item waiting for the set at `target`. Ordered so that the heap pops the smallest target
@@ -271,12 +294,12 @@ impl Collector {
     /// Extends `active` from the pending items' origins to every set they can complete into.
     /// An item's origin is at most its set's offset, so one pass from the current set down
     /// sees every contribution to a set before the set itself.
-    fn activate(&mut self, items: &[EItem], waiting: &[(u32, u32)], waiting_range: &[(u32, u32)]) {
+    fn activate(&mut self, items: &[EItem], waiting: &[Waiting], waiting_range: &[(u32, u32)]) {
         for m in (0..self.active.len()).rev() {
             if self.active[m] {
                 let (b, e) = waiting_range[m];
-                for &(_, w) in &waiting[b as usize..e as usize] {
-                    self.active[items[w as usize].origin as usize] = true;
+                for &w in &waiting[b as usize..e as usize] {
+                    self.active[items[waiting_item(w) as usize].origin as usize] = true;
                 }
             }
         }
@@ -286,14 +309,14 @@ impl Collector {
     fn mark(
         &mut self,
         items: &[EItem],
-        waiting: &[(u32, u32)],
+        waiting: &[Waiting],
         waiting_range: &[(u32, u32)],
         roots: impl Iterator<Item = u32>,
     ) {
         let mut stack: Vec<u32> = roots.collect();
         for (m, _) in self.active.iter().enumerate().filter(|(_, a)| **a) {
             let (b, e) = waiting_range[m];
-            stack.extend(waiting[b as usize..e as usize].iter().map(|&(_, w)| w));
+            stack.extend(waiting[b as usize..e as usize].iter().map(|&w| waiting_item(w)));
         }
         while let Some(k) = stack.pop() {
             if k == NONE || self.live[k as usize] {
@@ -332,14 +355,18 @@ impl Collector {
     }
 
     /// Rebuilds the completion index with the waiting items of active sets only.
-    fn rewait(&self, waiting: &mut Vec<(u32, u32)>, waiting_range: &mut [(u32, u32)]) {
+    fn rewait(&self, waiting: &mut Vec<Waiting>, waiting_range: &mut [(u32, u32)]) {
         let old = std::mem::take(waiting);
         for (m, range) in waiting_range.iter_mut().enumerate().take(self.active.len()) {
             let (b, e) = *range;
             let begin = waiting.len() as u32;
             if self.active[m] {
                 // The mapping keeps the order, so each set's entries stay sorted.
-                waiting.extend(old[b as usize..e as usize].iter().map(|&(sym, w)| (sym, self.map(w))));
+                waiting.extend(
+                    old[b as usize..e as usize]
+                        .iter()
+                        .map(|&w| wait_entry(waits_for(w), self.map(waiting_item(w)))),
+                );
             }
             *range = (begin, waiting.len() as u32);
         }
@@ -445,11 +472,12 @@ pub(crate) fn recognize<'s>(
                     if it.origin != iu {
                         let (wb, we) = waiting_range[it.origin as usize];
                         let slice = &waiting[wb as usize..we as usize];
-                        let from = slice.partition_point(|&(e, _)| e < lhs);
-                        for &(e, w) in &slice[from..] {
-                            if e != lhs {
+                        let from = slice.partition_point(|&w| waits_for(w) < lhs);
+                        for &entry in &slice[from..] {
+                            if waits_for(entry) != lhs {
                                 break;
                             }
+                            let w = waiting_item(entry);
                             let wi = items[w as usize];
                             if look && !viable(c, input, wi.dot + 1, i) {
                                 continue;
@@ -562,7 +590,7 @@ pub(crate) fn recognize<'s>(
         let wb = waiting.len() as u32;
         for (idx, it) in items.iter().enumerate().skip(set_start) {
             if let Next::Nt { esym, .. } = c.dot_next[it.dot as usize] {
-                waiting.push((esym, idx as u32));
+                waiting.push(wait_entry(esym, idx as u32));
             }
         }
         waiting[wb as usize..].sort_unstable();
