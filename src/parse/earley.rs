@@ -96,7 +96,7 @@ impl Scratch {
 
 /// An entry of the completion index: an item waiting for a nonterminal, as `symbol << 32 |
 /// item index`, so that sorting a set's entries (by symbol, then in item order) sorts plain
-/// integers: a tenth of a js parse was sorting them as pairs.
+/// integers: sorting them as pairs was 5 % of a js parse.
 type Waiting = u64;
 
 /// The completion-index entry of item `idx` waiting for Earley symbol `esym`.
