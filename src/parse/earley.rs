@@ -155,7 +155,8 @@ fn viable(c: &Compiled, input: &[u8], dot: u32, at: usize) -> bool {
     }
 }
 
-/// Sets up to this size are deduplicated by a linear scan; larger ones by a hash set.
+/// Items of another origin than the set's are deduplicated by a linear scan while the set is
+/// smaller than this, then by a hash set (see [`Dedup`]).
 const SMALL_SET: usize = 24;
 
 /// What the current set holds, so that [`add`] keeps one item per (dot, origin). Items
