@@ -66,7 +66,7 @@ fn shortlex_less(a: &[u8], b: &[u8]) -> bool {
 /// Runs `passes` over `input` (which fails) until none of them changes it, with ddmin over the
 /// characters after every change, and returns the result (which fails, and is never larger or
 /// shortlex-larger than `input`). `original` is the input the reduction started from: the units
-/// its numbers carry are the ones [`Pass::Tokens`] may give a number (see [`number_units`]).
+/// its numbers carry are the ones [`Pass::Tokens`] may give a number (see `number_units`).
 pub fn simplify(input: &[u8], original: &[u8], passes: &[Pass], tester: &Tester<'_>) -> Vec<u8> {
     let units = number_units(original);
     let mut current = input.to_vec();
