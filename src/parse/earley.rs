@@ -180,11 +180,20 @@ pub(crate) struct Dedup {
 }
 
 impl Dedup {
-    /// Starts the set at `offset` for a grammar of `dots` dotted items.
-    fn start(&mut self, offset: u32, dots: usize) {
-        if self.here.len() != dots || self.stamp == u32::MAX {
+    /// Makes room for a stamp per dotted item of a grammar of `dots` of them (once per parse;
+    /// a parser's scratch always meets the same grammar, so this is a no-op after the first).
+    fn for_grammar(&mut self, dots: usize) {
+        if self.here.len() != dots {
             self.here.clear();
             self.here.resize(dots, 0);
+            self.stamp = 0;
+        }
+    }
+
+    /// Starts the set at `offset`.
+    fn start(&mut self, offset: u32) {
+        if self.stamp == u32::MAX {
+            self.here.fill(0);
             self.stamp = 0;
         }
         self.stamp += 1;
@@ -415,6 +424,7 @@ pub(crate) fn recognize<'s>(
     waiting.reserve(n + 64);
     let mut waiting_range: Vec<(u32, u32)> = vec![(0, 0); n + 1];
     let seen = &mut scratch.dedup;
+    seen.for_grammar(c.dot_next.len());
     let mut predicted = vec![false; c.ekind.len()];
     let mut predicted_list: Vec<u32> = Vec::new();
     // Ends of each token tried in the current set, by symbol: (set, range in `token_ends`); an
@@ -432,7 +442,7 @@ pub(crate) fn recognize<'s>(
 
     for i in 0..=n {
         let set_start = items.len();
-        seen.start(i as u32, c.dot_next.len());
+        seen.start(i as u32);
         for e in predicted_list.drain(..) {
             predicted[e as usize] = false;
         }
@@ -662,13 +672,15 @@ mod tests {
     #[test]
     fn add_keeps_one_item_per_dot_and_origin() {
         let mut seen = Dedup::default();
+        seen.for_grammar(100);
         let mut items = Vec::new();
         for start_stamp in [0, u32::MAX - 2] {
             seen.stamp = start_stamp;
             for offset in [5u32, 6, 7] {
                 let set_start = items.len();
-                seen.start(offset, 100);
-                // 40 distinct items (past SMALL_SET), half predicted here, each added twice.
+                seen.start(offset);
+                // 60 distinct items (past SMALL_SET): 20 predicted here, each added twice, and
+                // 20 of each of two earlier origins.
                 for round in 0..2 {
                     for dot in 0..20 {
                         add(&mut items, &mut seen, set_start, item(dot, offset));
