@@ -22,32 +22,46 @@
 //! item or one more iteration fits if `size(T) + cost(item) + D` does. Nodes are bounded the
 //! same way, with every open node's cheapest node count added (a derivation can have fewer
 //! nodes than the cheapest one by bytes).
+//!
+//! The completion is cheap per node: children are drawn from their parent's stream when their
+//! turn comes (a stream gives the same numbers in the same order whenever it is read), a
+//! terminal is written as it is drawn, and a choice of terminals alone (a character, a digit)
+//! takes no frame on the stack. Where the limits end it early, whether it says clipped or
+//! undone only decides how soon: a draw it calls clipped is one PTC2 would clip.
 
 use rand::{RngCore, SeedableRng};
 use rand_xoshiro::SplitMix64;
 
 use super::bytes::Arena;
-use super::{item_nodes, pick_any, sample_class, Generator, Open, Tally};
-use crate::grammar::{Body, Item, SymbolId, Terminal, TerminalId};
+use super::{item_nodes, pick_any, pick_two, sample_class, Generator, Open, Tally};
+use crate::grammar::{Body, Item, SymbolId, Terminal};
 
-/// What is left to do, depth first.
-pub(super) enum Frame {
-    /// Expand a node of `sym`, drawing from `stream`.
-    Node { sym: SymbolId, stream: SplitMix64 },
-    /// Decide on one more iteration of a repetition of `sym` that has `done` iterations.
-    More {
+/// A node whose children are still being drawn, depth first. Children are drawn from their
+/// parent's stream when their turn comes, not all at once when the parent is expanded: each
+/// stream gives the same numbers in the same order either way, and terminals are then written
+/// as they are drawn, with no frame of their own.
+pub(super) enum Frame<'g> {
+    /// The alternative `items` of a choice of `sym` from `next` on, drawn from `stream`; when
+    /// they are drawn, the node's bytes (from `start`) bound the worst order.
+    Seq {
+        items: &'g [Item],
+        next: u32,
         sym: SymbolId,
-        done: u32,
+        start: usize,
         stream: SplitMix64,
     },
-    /// Write a literal terminal.
-    Literal(TerminalId),
-    /// Write a character drawn from a class (of the terminal whose cheapest string is `cost`
-    /// bytes).
-    Char { c: char, cost: u64 },
-    /// A choice node ends: its bytes started at `start`, and its costliest alternative's
-    /// cheapest derivation is `most` bytes.
-    End { start: usize, most: u64 },
+    /// A repetition of `sym` with `done` iterations: `min_left` more of its minimum to draw,
+    /// then decisions on one more. `counts` says whether the next decision is an expansion of
+    /// its own (PTC2 counts the first one with the node's).
+    Rep {
+        sym: SymbolId,
+        item: Item,
+        done: u32,
+        min_left: u32,
+        max: u32,
+        counts: bool,
+        stream: SplitMix64,
+    },
 }
 
 /// The worst-order bounds gathered while drawing (see the module doc).
@@ -80,7 +94,7 @@ pub(super) enum Completion {
     Clipped,
 }
 
-impl Generator<'_> {
+impl<'a> Generator<'a> {
     /// Completes the draw whose open nodes are `open` depth first into `arena`, if that gives
     /// exactly what PTC2 would (see the module doc); otherwise leaves `arena` as it was. `t` and
     /// `expansions` are the draw's tally and expansions so far; the grow phase must be over.
@@ -99,7 +113,7 @@ impl Generator<'_> {
         }
         // Bytes and nodes of the tree that are drawn already: the tally less what is open.
         let mut done = t.estimate;
-        let mut stack = std::mem::take(&mut self.spare.frames);
+        let mut stack = std::mem::take(&mut self.frames);
         let mut attached = std::mem::take(&mut self.spare.attached);
         attached.clear();
         let mut b = Bounds {
@@ -111,24 +125,20 @@ impl Generator<'_> {
         let mut end = Completion::Done;
         for o in open {
             stack.clear();
+            let start = arena.chars().len();
             match o.iterations {
                 None => {
                     done = done.saturating_sub(g.cheapest_len(o.sym) as usize);
                     b.drawn = b.drawn.saturating_sub(item_nodes(g, Item::Symbol(o.sym)) as u64);
                     b.nodes += 1;
                     b.drawn += 1;
-                    stack.push(Frame::Node {
-                        sym: o.sym,
-                        stream: o.stream.clone(),
-                    });
+                    self.expand(o.sym, o.stream.clone(), &mut stack, arena.chars(), &mut b);
                 }
-                Some(k) => stack.push(Frame::More {
-                    sym: o.sym,
-                    done: k,
-                    stream: o.stream.clone(),
-                }),
+                Some(k) => {
+                    let frame = self.repetition(o.sym, k, 0, true, o.stream.clone(), &mut b);
+                    stack.push(frame);
+                }
             }
-            let start = arena.chars().len();
             end = self.depth_first(&mut stack, arena.chars(), from, t, &mut b);
             if end != Completion::Done {
                 break;
@@ -153,7 +163,7 @@ impl Generator<'_> {
         if end != Completion::Done {
             arena.detach(&attached, from);
         }
-        self.spare.frames = stack;
+        self.frames = stack;
         self.spare.attached = attached;
         end
     }
@@ -163,16 +173,13 @@ impl Generator<'_> {
     /// `max_size`, more nodes or expansions than the limits).
     fn depth_first(
         &mut self,
-        stack: &mut Vec<Frame>,
+        stack: &mut Vec<Frame<'a>>,
         out: &mut Vec<u8>,
         from: usize,
         t: &Tally,
         b: &mut Bounds,
     ) -> Completion {
-        let g = self.grammar;
-        let a = g.analysis();
-        let probs = self.probs;
-        while let Some(frame) = stack.pop() {
+        loop {
             if out.len() - from > t.max_size
                 || b.drawn > t.max_nodes as u64
                 || b.expansions > self.limits.max_expansions as u64
@@ -182,131 +189,203 @@ impl Generator<'_> {
             if b.nodes > t.max_nodes as u64 {
                 return Completion::Undone;
             }
-            match frame {
-                Frame::Literal(term) => match g.terminal(term) {
-                    Terminal::Literal(bytes) => out.extend_from_slice(bytes),
-                    Terminal::Class { .. } => unreachable!("classes are drawn as characters"),
-                },
-                Frame::Char { c, cost } => {
-                    out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
-                    b.deficit += cost.saturating_sub(c.len_utf8() as u64);
+            // The frame on top draws its next child (whose frame goes on top of it), or is
+            // done. It is changed where it is: frames are moved as little as they can be.
+            let Some(top) = stack.last_mut() else {
+                return Completion::Done;
+            };
+            let child = match top {
+                Frame::Seq {
+                    items,
+                    next,
+                    sym,
+                    start,
+                    stream,
+                } => {
+                    let Some(&item) = items.get(*next as usize) else {
+                        let (sym, start) = (*sym, *start);
+                        stack.pop();
+                        self.bound_choice(sym, out.len() - start, b);
+                        continue;
+                    };
+                    *next += 1;
+                    self.child(stream, item, out, b)
                 }
-                Frame::End { start, most } => {
-                    // An alternative without a derivation costs "infinitely" much (u64::MAX).
-                    let over = signed(most).saturating_sub(signed(out.len() - start));
-                    b.bytes_over = b.bytes_over.max(over);
-                }
-                Frame::Node { sym, mut stream } => {
-                    b.expansions += 1;
-                    let r = &mut stream;
-                    match &g.symbol(sym).body {
-                        Body::Choice(alts) => {
-                            let costs = &a.alt_cheapest[sym.index()];
-                            let most = a.alt_cheapest_max[sym.index()];
-                            let alt = pick_any(r, probs.of(sym), costs.len());
-                            b.nodes_over = b.nodes_over.max(most.nodes.saturating_add(1));
-                            stack.push(Frame::End {
-                                start: out.len(),
-                                most: most.bytes,
-                            });
-                            let at = stack.len();
-                            for &item in &alts[alt].items {
-                                self.child(r, item, stack, b);
-                            }
-                            stack[at..].reverse();
+                Frame::Rep {
+                    sym,
+                    item,
+                    done,
+                    min_left,
+                    max,
+                    counts,
+                    stream,
+                } => {
+                    if *min_left > 0 {
+                        *min_left -= 1;
+                    } else {
+                        if std::mem::replace(counts, true) {
+                            b.expansions += 1;
                         }
-                        Body::Optional(item) => {
-                            let p = probs.of(sym);
-                            if self.one_more(r, *item, (p[0], p[1]), b) {
-                                let at = stack.len();
-                                self.child(r, *item, stack, b);
-                                stack[at..].reverse();
-                            }
-                        }
-                        Body::Repeat { item, min, max } => {
-                            // The minimum's children, then the first decision (one expansion,
-                            // as in PTC2), then the first further iteration: drawn in that
-                            // order, written in that order.
-                            let at = stack.len();
-                            for _ in 0..*min {
-                                self.child(r, *item, stack, b);
-                            }
-                            self.iteration(sym, *item, *max, *min, stream, stack, b);
-                            stack[at..].reverse();
+                        if *done >= *max || {
+                            let (stop, more) = self.stop_more(*sym);
+                            !pick_two(stream, stop, more)
+                        } {
+                            stack.pop();
+                            continue;
                         }
                     }
+                    *done += 1;
+                    self.child(stream, *item, out, b)
                 }
-                Frame::More { sym, done, stream } => {
-                    b.expansions += 1;
-                    let Body::Repeat { item, max, .. } = &g.symbol(sym).body else {
-                        unreachable!("only repetitions continue")
-                    };
-                    let at = stack.len();
-                    self.iteration(sym, *item, *max, done, stream, stack, b);
-                    stack[at..].reverse();
+            };
+            if let Some((sym, s)) = child {
+                self.expand(sym, s, stack, out, b);
+            }
+        }
+    }
+
+    /// The worst-order bound of a choice of `sym` whose node wrote `len` bytes: its costliest
+    /// alternative's cheapest derivation in their place.
+    fn bound_choice(&self, sym: SymbolId, len: usize, b: &mut Bounds) {
+        // An alternative without a derivation costs "infinitely" much (u64::MAX).
+        let most = self.grammar.analysis().alt_cheapest_max[sym.index()].bytes;
+        b.bytes_over = b.bytes_over.max(signed(most).saturating_sub(signed(len)));
+    }
+
+    /// Expands a node of `sym` drawing from `stream`: a choice writes its alternative's
+    /// terminals up to its first symbol and leaves the rest on the stack, an optional item is
+    /// decided (and its node, if any, expanded in turn: a loop, as optional items may nest as
+    /// deep as the input), a repetition goes on the stack.
+    fn expand(
+        &mut self,
+        mut sym: SymbolId,
+        mut stream: SplitMix64,
+        stack: &mut Vec<Frame<'a>>,
+        out: &mut Vec<u8>,
+        b: &mut Bounds,
+    ) {
+        let g = self.grammar;
+        let a = g.analysis();
+        loop {
+            // Optional items present one inside another are expanded here, not on the stack:
+            // past the expansions allowed, the stack's loop ends the completion as clipped.
+            if b.expansions > self.limits.max_expansions as u64 {
+                return;
+            }
+            b.expansions += 1;
+            let r = &mut stream;
+            match &g.symbol(sym).body {
+                Body::Choice(alts) => {
+                    let alt = pick_any(r, self.probs.of(sym), alts.len());
+                    let most = a.alt_cheapest_max[sym.index()];
+                    b.nodes_over = b.nodes_over.max(most.nodes.saturating_add(1));
+                    let start = out.len();
+                    let items = &alts[alt].items[..];
+                    // Terminals up to the first symbol are written now; an alternative of
+                    // terminals alone (a character of a string, a digit) needs no frame.
+                    let first = items.iter().position(|i| matches!(i, Item::Symbol(_)));
+                    for &item in &items[..first.unwrap_or(items.len())] {
+                        self.child(r, item, out, b);
+                    }
+                    match first {
+                        None => self.bound_choice(sym, out.len() - start, b),
+                        Some(k) => stack.push(Frame::Seq {
+                            items,
+                            next: k as u32,
+                            sym,
+                            start,
+                            stream,
+                        }),
+                    }
+                    return;
+                }
+                Body::Optional(item) => {
+                    let p = self.probs.of(sym);
+                    self.bound_one_more(*item, b);
+                    if !pick_two(r, p[0], p[1]) {
+                        return;
+                    }
+                    match self.child(r, *item, out, b) {
+                        Some((s, st)) => (sym, stream) = (s, st),
+                        None => return,
+                    }
+                }
+                Body::Repeat { min, .. } => {
+                    // The minimum's children, then the first decision (one expansion with the
+                    // node's, as in PTC2), then one more decision per iteration.
+                    let frame = self.repetition(sym, 0, *min, false, stream, b);
+                    stack.push(frame);
+                    return;
                 }
             }
         }
-        Completion::Done
     }
 
-    /// Decides on one more iteration of a repetition of `sym` with `done` iterations (none
-    /// past `max`) and, if so, pushes the iteration's frame and then the next decision's: in
-    /// the order they are drawn, which the caller reverses.
-    #[allow(clippy::too_many_arguments)]
-    fn iteration(
-        &mut self,
+    /// The frame of a repetition of `sym` with `done` iterations and `min_left` of its minimum
+    /// to draw; `counts`: whether its next decision counts as an expansion. Every decision on
+    /// one more has the same worst-order bound: it is taken once, here, if one will be made.
+    fn repetition(
+        &self,
         sym: SymbolId,
-        item: Item,
-        max: Option<u32>,
         done: u32,
-        mut stream: SplitMix64,
-        stack: &mut Vec<Frame>,
+        min_left: u32,
+        counts: bool,
+        stream: SplitMix64,
         b: &mut Bounds,
-    ) {
-        if max.is_some_and(|m| done >= m) {
-            return;
+    ) -> Frame<'a> {
+        let Body::Repeat { item, max, .. } = &self.grammar.symbol(sym).body else {
+            unreachable!("only repetitions repeat")
+        };
+        if max.is_none_or(|m| done.saturating_add(min_left) < m) {
+            self.bound_one_more(*item, b);
         }
-        let stop_more = self.stop_more(sym);
-        if self.one_more(&mut stream, item, stop_more, b) {
-            self.child(&mut stream, item, stack, b);
-            stack.push(Frame::More {
-                sym,
-                done: done + 1,
-                stream,
-            });
+        Frame::Rep {
+            sym,
+            item: *item,
+            done,
+            min_left,
+            max: max.unwrap_or(u32::MAX),
+            counts,
+            stream,
         }
     }
 
-    /// The unrestricted decision on an optional item or one more iteration (as
-    /// [`Generator::maybe_one_more`] makes it when both ways fit), with its worst-order bound.
-    fn one_more(&mut self, r: &mut SplitMix64, item: Item, (stop, more): (f64, f64), b: &mut Bounds) -> bool {
+    /// The worst-order bound of an unrestricted decision on an optional `item` or one more
+    /// iteration of it (as [`Generator::maybe_one_more`] makes it when both ways fit).
+    fn bound_one_more(&self, item: Item, b: &mut Bounds) {
         let g = self.grammar;
         b.bytes_over = b.bytes_over.max(signed(g.item_cheapest_len(item)));
         b.nodes_over = b.nodes_over.max(item_nodes(g, item) as u64);
-        pick_any(r, &[stop, more], 2) == 1
     }
 
-    /// Pushes the frame of one child `item`, drawing from the parent's stream `r` what
-    /// [`Generator::add_child`] draws: a class's character, or a node's own stream.
-    fn child(&mut self, r: &mut SplitMix64, item: Item, stack: &mut Vec<Frame>, b: &mut Bounds) {
+    /// Draws one child `item` from the parent's stream `r` as [`Generator::add_child`] draws
+    /// it: a terminal is written to `out` (a class's character drawn), a symbol's node gets its
+    /// own stream, returned with it for the caller to expand.
+    fn child(
+        &mut self,
+        r: &mut SplitMix64,
+        item: Item,
+        out: &mut Vec<u8>,
+        b: &mut Bounds,
+    ) -> Option<(SymbolId, SplitMix64)> {
         let g = self.grammar;
         b.nodes += 1;
         b.drawn += 1;
         match item {
-            Item::Terminal(t) => match g.terminal(t) {
-                Terminal::Literal(_) => stack.push(Frame::Literal(t)),
-                Terminal::Class { class, .. } => stack.push(Frame::Char {
-                    c: sample_class(class, self.ascii_share, r),
-                    cost: g.item_cheapest_len(item),
-                }),
-            },
+            Item::Terminal(t) => {
+                match g.terminal(t) {
+                    Terminal::Literal(bytes) => out.extend_from_slice(bytes),
+                    Terminal::Class { class, .. } => {
+                        let c = sample_class(class, self.ascii_share, r);
+                        out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+                        b.deficit += g.item_cheapest_len(item).saturating_sub(c.len_utf8() as u64);
+                    }
+                }
+                None
+            }
             Item::Symbol(s) => {
                 b.nodes += item_nodes(g, item) as u64;
-                stack.push(Frame::Node {
-                    sym: s,
-                    stream: SplitMix64::seed_from_u64(r.next_u64()),
-                });
+                Some((s, SplitMix64::seed_from_u64(r.next_u64())))
             }
         }
     }

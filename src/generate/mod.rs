@@ -302,6 +302,8 @@ pub struct Generator<'a> {
     options: Vec<(f64, bool, bool)>,
     /// The last draw's buffers, kept for their allocations.
     spare: Spare,
+    /// The depth-first completion's stack, kept for its allocation.
+    frames: Vec<depth_first::Frame<'a>>,
 }
 
 /// Buffers one draw leaves to the next (generation makes many small draws).
@@ -309,7 +311,6 @@ pub struct Generator<'a> {
 struct Spare {
     arena: Option<bytes::Arena>,
     open: Vec<Open>,
-    frames: Vec<depth_first::Frame>,
     attached: Vec<bytes::Attached>,
 }
 
@@ -592,6 +593,7 @@ impl<'a> Generator<'a> {
             plans: Vec::new(),
             options: Vec::new(),
             spare: Spare::default(),
+            frames: Vec::new(),
             #[cfg(test)]
             completions: [0; 3],
         }
@@ -1048,7 +1050,7 @@ impl<'a> Generator<'a> {
         // Both ways allowed (the grow phase restricts them only if one more grows): the same
         // pick without weighing each.
         let picked = if fits && !(grow && grows) {
-            pick_any(r, &[stop, more], 2)
+            usize::from(pick_two(r, stop, more))
         } else {
             self.pick(r, &[(stop, true, false), (more, fits, grows)], grow)
         };
@@ -1155,6 +1157,19 @@ fn pick_any(r: &mut SplitMix64, probs: &[f64], n: usize) -> usize {
         }
     }
     n - 1
+}
+
+/// [`pick_any`] between two ways weighing `stop` and `more`: whether it picks `more`. The
+/// same sum and draws, so the same pick (a decision on one more is made for every character).
+#[inline]
+fn pick_two(r: &mut SplitMix64, stop: f64, more: f64) -> bool {
+    let total = 0.0 + stop + more;
+    if total <= 0.0 {
+        return r.random_range(0..2usize) == 1;
+    }
+    let x = r.random::<f64>() * total - stop;
+    // Past both weights (rounding), the last way, as in `pick_any`.
+    x >= 0.0
 }
 
 impl Generator<'_> {
