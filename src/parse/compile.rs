@@ -85,6 +85,9 @@ pub(crate) struct Compiled {
     pub dot_look: Vec<(ByteSet, bool)>,
     /// The lexical symbols matched as tokens, as one lazy DFA.
     pub tokens: TokenDfa,
+    /// Per grammar symbol: whether its derivations depend on their bytes alone (see
+    /// [`self_contained`]), so one derivation of a token serves all its occurrences.
+    pub self_contained: Vec<bool>,
 }
 
 impl Compiled {
@@ -108,6 +111,7 @@ impl Compiled {
             dot_keyword: Vec::new(),
             dot_look: Vec::new(),
             tokens: TokenDfa::default(),
+            self_contained: Vec::new(),
         };
         // Earley symbols for every non-lexical grammar symbol, then the start, then tails.
         for (i, s) in g.symbols().iter().enumerate() {
@@ -201,6 +205,7 @@ impl Compiled {
         tokens.sort_unstable();
         tokens.dedup();
         c.tokens = TokenDfa::new(g, &tokens);
+        c.self_contained = self_contained(g, &c.lexical);
         c
     }
 
@@ -398,4 +403,60 @@ pub(crate) fn match_terminal(term: &Terminal, input: &[u8]) -> Option<usize> {
             class.contains(c).then_some(len)
         }
     }
+}
+
+/// Per grammar symbol: whether it is lexical and its derivation of some bytes depends on those
+/// bytes alone. Two things inside a token look past its bytes: a word check (`_ "in"` must not
+/// run on into a longer word), and a longest-match symbol below it (its longest match may run
+/// past the token's end in one place and not in another). Symbols without either are
+/// self-contained. Bottom-up with an explicit stack: lexical symbols do not recurse, but user
+/// grammars may nest them deeply.
+fn self_contained(g: &Grammar, lexical: &[bool]) -> Vec<bool> {
+    let check_words = g.layout().is_some() && !g.lexemes().is_empty();
+    let n = g.symbols().len();
+    let mut ok = vec![false; n];
+    let mut done = vec![false; n];
+    let children = |s: usize| -> Vec<Item> {
+        match &g.symbols()[s].body {
+            Body::Choice(alts) => alts.iter().flat_map(|a| a.items.iter().copied()).collect(),
+            Body::Optional(item) | Body::Repeat { item, .. } => vec![*item],
+        }
+    };
+    let mut stack = Vec::new();
+    for root in (0..n).filter(|&s| lexical[s]) {
+        stack.push((root, false));
+        while let Some((s, ready)) = stack.pop() {
+            if done[s] {
+                continue;
+            }
+            let kids = children(s);
+            if !ready {
+                stack.push((s, true));
+                for item in kids {
+                    if let Item::Symbol(t) = item {
+                        if !done[t.index()] {
+                            stack.push((t.index(), false));
+                        }
+                    }
+                }
+                continue;
+            }
+            let words = check_words
+                && match &g.symbols()[s].body {
+                    Body::Choice(alts) => alts.iter().any(|a| {
+                        (1..a.items.len())
+                            .any(|k| g.is_word_token(Some(a.items[k - 1]), a.items[k], a.items.get(k + 1).copied()))
+                    }),
+                    _ => false,
+                };
+            ok[s] = lexical[s]
+                && !words
+                && kids.iter().all(|&item| match item {
+                    Item::Symbol(t) => ok[t.index()] && !g.is_longest_match(t),
+                    Item::Terminal(_) => true,
+                });
+            done[s] = true;
+        }
+    }
+    ok
 }

@@ -5,6 +5,8 @@
 //! completed item that derived it. Left-recursive and tail productions of repetitions are
 //! flattened into one repetition node. Empty spans get the symbol's cheapest (empty) derivation.
 
+use rustc_hash::FxHashMap;
+
 use super::compile::{Compiled, EKind, Elem, NONE};
 use super::earley::Chart;
 use super::lexical::Lexer;
@@ -48,8 +50,17 @@ pub(crate) fn build(
         lexer,
         tree: Tree::with_text(input.to_vec(), 2 * input.len() + 16),
         tasks: Vec::new(),
+        input,
+        tokens: FxHashMap::default(),
+        spare: [Vec::new(), Vec::new(), Vec::new()],
     };
-    let (_, start) = b.spans(chart.accept, input.len() as u32, chart.set_of(chart.accept) as u32);
+    let mut start = Vec::new();
+    b.spans(
+        chart.accept,
+        input.len() as u32,
+        chart.set_of(chart.accept) as u32,
+        &mut start,
+    );
     let root = b.child(start[0])?;
     while let Some(task) = b.tasks.pop() {
         b.expand(task)?;
@@ -66,6 +77,15 @@ struct Builder<'a, 'l> {
     lexer: &'a mut Lexer<'l>,
     tree: Tree,
     tasks: Vec<Task>,
+    input: &'a [u8],
+    /// Per self-contained token and its bytes, where it was first derived (root and start):
+    /// the same bytes elsewhere get a copy of that derivation. Layout and names recur all over
+    /// an input, and deriving one again (`ident`, a trie of the reserved words) costs many
+    /// times more than copying it.
+    tokens: FxHashMap<(u32, &'a [u8]), (NodeId, u32)>,
+    /// Buffers of spans, kept from node to node (a production's elements, a repetition's
+    /// iterations, the next production of a repetition).
+    spare: [Vec<Span>; 3],
 }
 
 impl Builder<'_, '_> {
@@ -80,15 +100,29 @@ impl Builder<'_, '_> {
         } = span;
         match elem {
             Elem::Term(t) => Ok(self.tree.add_leaf(t, start as usize, (end - start) as usize)),
-            Elem::Token(s) => self
-                .lexer
-                .derive(&mut self.tree, Item::Symbol(s), start, end)
-                .ok_or_else(|| {
-                    format!(
-                        "internal error: token `{}` does not derive bytes {start}..{end}",
-                        self.g.symbol(s).name
-                    )
-                }),
+            Elem::Token(s) => {
+                // A fast path: the plain parser derives every token, for the tests to compare.
+                let reuse = self.lexer.fast && self.c.self_contained[s.index()];
+                let key = (s.0, &self.input[start as usize..end as usize]);
+                if reuse {
+                    if let Some(&(node, at)) = self.tokens.get(&key) {
+                        return Ok(self.tree.copy_shifted(node, i64::from(start) - i64::from(at)));
+                    }
+                }
+                let node = self
+                    .lexer
+                    .derive(&mut self.tree, Item::Symbol(s), start, end)
+                    .ok_or_else(|| {
+                        format!(
+                            "internal error: token `{}` does not derive bytes {start}..{end}",
+                            self.g.symbol(s).name
+                        )
+                    })?;
+                if reuse {
+                    self.tokens.insert(key, (node, start));
+                }
+                Ok(node)
+            }
             Elem::Nt(esym) => {
                 let sym = match self.c.ekind[esym as usize] {
                     EKind::Choice(s) | EKind::Optional(s) | EKind::RepeatUnbounded(s) | EKind::RepeatBounded(s) => s,
@@ -115,12 +149,12 @@ impl Builder<'_, '_> {
         }
     }
 
-    /// The production completed by item `idx` (in the set at `end`, the `end_set`-th) and its
-    /// elements' spans.
-    fn spans(&self, idx: u32, end: u32, end_set: u32) -> (u32, Vec<Span>) {
+    /// The production completed by item `idx` (in the set at `end`, the `end_set`-th); its
+    /// elements' spans go to `out`, in order.
+    fn spans(&self, idx: u32, end: u32, end_set: u32, out: &mut Vec<Span>) -> u32 {
         let prod = self.c.dot_prod[self.chart.items[idx as usize].dot as usize];
         let rhs = self.c.rhs(prod);
-        let mut out = Vec::with_capacity(rhs.len());
+        let first = out.len();
         let (mut cur, mut e, mut k) = (idx, end, end_set as usize);
         for &elem in rhs.iter().rev() {
             let it = self.chart.items[cur as usize];
@@ -137,50 +171,49 @@ impl Builder<'_, '_> {
             k = before;
             cur = it.pred;
         }
-        out.reverse();
-        (prod, out)
+        out[first..].reverse();
+        prod
     }
 
     fn expand(&mut self, t: Task) -> Result<(), String> {
-        let (prod, spans) = self.spans(t.item, t.end, t.end_set);
-        let children: Vec<Span> = match self.c.ekind[t.esym as usize] {
-            EKind::Choice(symbol) => {
-                self.tree.set_kind(
-                    t.node,
-                    NodeKind::Rule {
-                        symbol,
-                        alt: self.c.prods[prod as usize].alt,
-                    },
-                );
-                spans
-            }
-            EKind::Optional(symbol) => {
-                self.tree.set_kind(t.node, NodeKind::Optional { symbol });
-                spans
-            }
+        let mut children = std::mem::take(&mut self.spare[0]);
+        children.clear();
+        let prod = self.spans(t.item, t.end, t.end_set, &mut children);
+        match self.c.ekind[t.esym as usize] {
+            EKind::Choice(symbol) => self.tree.set_kind(
+                t.node,
+                NodeKind::Rule {
+                    symbol,
+                    alt: self.c.prods[prod as usize].alt,
+                },
+            ),
+            EKind::Optional(symbol) => self.tree.set_kind(t.node, NodeKind::Optional { symbol }),
             EKind::RepeatUnbounded(symbol) => {
                 self.tree.set_kind(t.node, NodeKind::Repeat { symbol });
-                self.unbounded_iterations(t.esym, prod, spans)?
+                self.unbounded_iterations(t.esym, prod, &mut children)?;
             }
             EKind::RepeatBounded(symbol) => {
                 self.tree.set_kind(t.node, NodeKind::Repeat { symbol });
-                self.bounded_iterations(spans)?
+                self.bounded_iterations(&mut children)?;
             }
             EKind::Tail | EKind::Start => return Err("internal error: unexpected symbol kind in tree".into()),
-        };
-        for span in children.into_iter().rev() {
+        }
+        for &span in children.iter().rev() {
             let child = self.child(span)?;
             self.tree.prepend_child_unsized(t.node, child);
         }
+        self.spare[0] = children;
         Ok(())
     }
 
-    /// `S -> [x; min] | [S, x]`: peel iterations off the right until the base production.
-    fn unbounded_iterations(&self, esym: u32, mut prod: u32, mut spans: Vec<Span>) -> Result<Vec<Span>, String> {
-        let mut reversed = Vec::new();
+    /// `S -> [x; min] | [S, x]`: peel iterations off the right until the base production;
+    /// `spans` (the last production's) become the iterations.
+    fn unbounded_iterations(&mut self, esym: u32, mut prod: u32, spans: &mut Vec<Span>) -> Result<(), String> {
+        let mut reversed = std::mem::take(&mut self.spare[1]);
+        reversed.clear();
         loop {
             if self.c.prods[prod as usize].alt == 0 {
-                reversed.extend(spans.into_iter().rev());
+                reversed.extend(spans.iter().rev());
                 break;
             }
             let [inner, last] = spans[..] else {
@@ -199,36 +232,43 @@ impl Builder<'_, '_> {
                 }));
                 break;
             }
-            (prod, spans) = self.spans(inner.child, inner.end, inner.end_set);
+            spans.clear();
+            prod = self.spans(inner.child, inner.end, inner.end_set, spans);
         }
-        reversed.reverse();
-        Ok(reversed)
+        spans.clear();
+        spans.extend(reversed.iter().rev());
+        self.spare[1] = reversed;
+        Ok(())
     }
 
-    /// `S -> [x; min, T]` with `T -> [] | [x, T']`: the base elements, then the tail's iterations.
-    fn bounded_iterations(&self, mut spans: Vec<Span>) -> Result<Vec<Span>, String> {
+    /// `S -> [x; min, T]` with `T -> [] | [x, T']`: the base elements, then the tail's
+    /// iterations, in `spans` (the production's).
+    fn bounded_iterations(&mut self, spans: &mut Vec<Span>) -> Result<(), String> {
         let Some(&tail) = spans
             .last()
             .filter(|s| matches!(s.elem, Elem::Nt(t) if self.c.ekind[t as usize] == EKind::Tail))
         else {
-            return Ok(spans);
+            return Ok(());
         };
         spans.pop();
         let mut tail = tail;
+        let mut next = std::mem::take(&mut self.spare[2]);
         while tail.start < tail.end {
-            let (_, tail_spans) = self.spans(tail.child, tail.end, tail.end_set);
-            match tail_spans[..] {
+            next.clear();
+            self.spans(tail.child, tail.end, tail.end_set, &mut next);
+            match next[..] {
                 [x] => {
                     spans.push(x);
                     break;
                 }
-                [x, next] => {
+                [x, rest] => {
                     spans.push(x);
-                    tail = next;
+                    tail = rest;
                 }
                 _ => return Err("internal error: malformed repetition tail".into()),
             }
         }
-        Ok(spans)
+        self.spare[2] = next;
+        Ok(())
     }
 }

@@ -281,11 +281,11 @@ fn both_paths() -> &'static [(&'static str, Parser, Parser)] {
     })
 }
 
-/// The tree in pre-order: each node's kind, child count and (for leaves) bytes.
-fn fingerprint(t: &Tree) -> Vec<(NodeKind, usize, Vec<u8>)> {
+/// The tree in pre-order: each node's kind, child count, size and (for leaves) bytes.
+fn fingerprint(t: &Tree) -> Vec<(NodeKind, usize, usize, Vec<u8>)> {
     let mut out = Vec::new();
     t.pre_order(t.root(), |n| {
-        out.push((t.kind(n), t.child_count(n), t.leaf_bytes(n).to_vec()))
+        out.push((t.kind(n), t.child_count(n), t.len_of(n), t.leaf_bytes(n).to_vec()))
     });
     out
 }
@@ -326,6 +326,26 @@ fn fast_and_plain_paths_give_the_same_trees_on_every_sample() {
             same_on_both_paths(name, fast, plain, sample).unwrap_or_else(|e| panic!("{file}: {e}"));
         }
     }
+}
+
+/// The fast path derives a self-contained token once per distinct text and copies it: the
+/// copies are the trees the plain path derives, wherever the same text recurs (names inside
+/// and beside keywords, layout, strings, numbers), and js has such tokens.
+#[test]
+fn tokens_derived_once_are_copied_exactly() {
+    let (_, fast, plain) = both_paths().iter().find(|(name, ..)| *name == "js").unwrap();
+    let c = &fast.compiled;
+    let g = fast.grammar();
+    let reused: Vec<&str> = (0..g.symbols().len())
+        .filter(|&s| c.self_contained[s])
+        .map(|s| g.symbols()[s].name.as_str())
+        .collect();
+    for name in ["ident", "_"] {
+        assert!(reused.contains(&name), "{name} is not self-contained: {reused:?}");
+    }
+    let input = b"var inx = 1, ins = 'in';\nfor (inx in ins) inx++; /* in */ /* in */\n\
+                  if (inx in ins) { ins = inx.in + 'in' + 1.5 + 1.5; } else inx = ins;\n";
+    same_on_both_paths("js", fast, plain, input).unwrap();
 }
 
 proptest::proptest! {

@@ -451,6 +451,60 @@ impl Tree {
         new_root
     }
 
+    /// Copies the subtree at `node` within this tree (detached) with every leaf's bytes `shift`
+    /// bytes further on in the text, and returns its root: the same derivation of the same
+    /// bytes elsewhere in the text. Pre-order over the links, without a stack.
+    pub(crate) fn copy_shifted(&mut self, node: NodeId, shift: i64) -> NodeId {
+        let copy = |t: &mut Tree, src: u32| {
+            let n = &t.nodes[src as usize];
+            let (tag_index, len) = (n.tag_index, n.len);
+            let extra = if n.is_leaf() {
+                (i64::from(n.extra) + shift) as u32
+            } else {
+                n.extra
+            };
+            let id = NodeId(t.nodes.len() as u32);
+            t.nodes.push(Node {
+                tag_index,
+                extra,
+                parent: NONE,
+                first: NONE,
+                last: NONE,
+                next: NONE,
+                prev: NONE,
+                len,
+            });
+            id
+        };
+        let root = copy(self, node.0);
+        let (mut src, mut dst) = (node.0, root);
+        loop {
+            // Down to the first child, else on to the next sibling, else up until there is one.
+            let first = self.nodes[src as usize].first;
+            if first != NONE {
+                let child = copy(self, first);
+                self.append_child_unsized(dst, child);
+                (src, dst) = (first, child);
+                continue;
+            }
+            loop {
+                if src == node.0 {
+                    return root;
+                }
+                let next = self.nodes[src as usize].next;
+                let parent = self.nodes[dst.index()].parent;
+                if next != NONE {
+                    let sibling = copy(self, next);
+                    self.append_child_unsized(NodeId(parent), sibling);
+                    (src, dst) = (next, sibling);
+                    break;
+                }
+                src = self.nodes[src as usize].parent;
+                dst = NodeId(parent);
+            }
+        }
+    }
+
     fn copy_node(&mut self, other: &Tree, node: NodeId) -> NodeId {
         match other.kind(node) {
             NodeKind::Leaf { terminal } => self.new_leaf(terminal, other.leaf_bytes(node)),
