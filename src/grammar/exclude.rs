@@ -36,6 +36,10 @@ pub struct Exclusion {
     pub words: usize,
     /// The rules inlined into it (they count as used even if nothing else refers to them).
     pub uses: Vec<String>,
+    /// Where the rule is this exclusion and nothing else, of a rule's strings (`ident =
+    /// ident_name - reserved ;`): that rule and the excluded words (UTF-8). The parser then
+    /// matches the rule as its left side's strings, less the words.
+    pub(crate) whole: Option<(String, Vec<Vec<u8>>)>,
 }
 
 /// Replaces every `left - right` in `rules` by its expansion. Errors go to `sink`.
@@ -51,11 +55,23 @@ pub(crate) fn expand(rules: &mut [RuleAst], sink: &mut Sink) -> Vec<Exclusion> {
             if !alts_have_except(&rule.alts) {
                 continue;
             }
+            // `name = left - right ;` with `left` a rule.
+            let whole = match &rule.alts[..] {
+                [alt] if alt.guards.is_empty() => match &alt.items[..] {
+                    [ExprAst::Except(left, _, _)] => match &**left {
+                        ExprAst::Ref(name, _) => Some(name.clone()),
+                        _ => None,
+                    },
+                    _ => None,
+                },
+                _ => None,
+            };
             let mut cx = Cx {
                 view: &view,
                 sink,
                 rule: &rule.name,
                 found: &mut found,
+                whole,
             };
             let alts = cx.alts(&rule.alts);
             replaced.push((i, alts));
@@ -85,6 +101,8 @@ struct Cx<'a, 's> {
     sink: &'s mut Sink,
     rule: &'a str,
     found: &'a mut Vec<Exclusion>,
+    /// The left side's rule, if the rule is one exclusion and nothing else.
+    whole: Option<String>,
 }
 
 impl Cx<'_, '_> {
@@ -105,10 +123,17 @@ impl Cx<'_, '_> {
             ExprAst::Postfix(inner, q, span) => ExprAst::Postfix(Box::new(self.expr(inner)), *q, *span),
             ExprAst::Except(left, right, span) => match self.except(left, right) {
                 Ok((expanded, words, uses)) => {
+                    let utf8 = |w: &Vec<u32>| {
+                        w.iter()
+                            .filter_map(|&c| char::from_u32(c))
+                            .collect::<String>()
+                            .into_bytes()
+                    };
                     self.found.push(Exclusion {
                         rule: self.rule.to_string(),
-                        words,
+                        words: words.len(),
                         uses,
+                        whole: self.whole.take().map(|left| (left, words.iter().map(utf8).collect())),
                     });
                     to_expr(&expanded, *span)
                 }
@@ -121,7 +146,7 @@ impl Cx<'_, '_> {
         }
     }
 
-    fn except(&mut self, left: &ExprAst, right: &ExprAst) -> Result<(Re, usize, Vec<String>), String> {
+    fn except(&mut self, left: &ExprAst, right: &ExprAst) -> Result<(Re, Vec<Vec<u32>>, Vec<String>), String> {
         let mut b = Builder {
             view: self.view,
             stack: Vec::new(),
@@ -143,7 +168,7 @@ impl Cx<'_, '_> {
         if out == Re::Nothing {
             return Err("this exclusion matches nothing: every string of the left side is excluded".into());
         }
-        Ok((out, words.len(), b.uses))
+        Ok((out, words, b.uses))
     }
 }
 

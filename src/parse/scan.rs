@@ -16,6 +16,8 @@ use regex_automata::util::{start, syntax};
 use regex_automata::{Anchored, MatchKind, PatternID};
 use regex_syntax::hir::{Class, ClassUnicode, ClassUnicodeRange, Hir};
 
+use rustc_hash::{FxHashMap, FxHashSet};
+
 use super::compile::NONE;
 use crate::grammar::regex::{concat, ToRegex};
 use crate::grammar::{Grammar, Item, SymbolId, Terminal};
@@ -36,6 +38,58 @@ pub(crate) struct TokenDfa {
     dfa: Option<DFA>,
     /// Per grammar symbol: its pattern, or NONE where the interpreter runs.
     pattern: Vec<u32>,
+    /// Per grammar symbol: the words its matches must not be (an index into `words`), or NONE.
+    excluded: Vec<u32>,
+    /// Per grammar symbol: whether a symbol between it and its pattern's is matched
+    /// longest-first (`binding = ident` with `ident` a longest-match token).
+    inner_longest: Vec<bool>,
+    /// The words of exclusions (`ident = ident_name - reserved`).
+    words: Vec<FxHashSet<Box<[u8]>>>,
+}
+
+/// What a token whose own expression is too large is matched as: the strings of `left` less
+/// the words of the exclusion `which` (an index into the grammar's exclusions), longest-first
+/// if `longest` (some symbol on the way is a longest-match token).
+struct Excluding {
+    left: SymbolId,
+    which: usize,
+    longest: bool,
+}
+
+/// How `sym` is an exclusion of a rule's strings, through unit rules (`binding = ident`,
+/// `ident = ident_name - reserved`), if it is.
+fn excluding(g: &Grammar, sym: SymbolId) -> Option<Excluding> {
+    let (mut cur, mut longest) = (sym, false);
+    // Unit rules do not cycle in a loaded grammar; the bound only keeps a walk finite.
+    for _ in 0..g.symbols().len() {
+        let name = &g.symbol(cur).name;
+        if let Some((which, (left, _))) = g
+            .exclusions()
+            .iter()
+            .enumerate()
+            .find_map(|(k, e)| Some((k, e.whole.as_ref()?)).filter(|_| e.rule == *name))
+        {
+            return Some(Excluding {
+                left: g.symbol_by_name(left)?,
+                which,
+                longest,
+            });
+        }
+        match &g.symbol(cur).body {
+            crate::grammar::Body::Choice(alts) => match &alts[..] {
+                [alt] => match alt.items[..] {
+                    [Item::Symbol(next)] if next != cur => {
+                        longest |= g.is_longest_match(next);
+                        cur = next;
+                    }
+                    _ => return None,
+                },
+                _ => return None,
+            },
+            _ => return None,
+        }
+    }
+    None
 }
 
 impl TokenDfa {
@@ -50,20 +104,55 @@ impl TokenDfa {
         };
         let mut hirs = Vec::new();
         let mut syms = Vec::new();
+        let mut excluded = vec![NONE; g.symbols().len()];
+        let mut inner_longest = vec![false; g.symbols().len()];
+        let mut words: Vec<FxHashSet<Box<[u8]>>> = Vec::new();
+        // Per exclusion: its pattern and words, made once for all the tokens that are it.
+        let mut made: FxHashMap<usize, (usize, u32)> = FxHashMap::default();
         for &s in tokens {
             conv.nodes = 0;
             if let Some(hir) = conv.body(s) {
                 hirs.push(hir);
-                syms.push(s);
+                syms.push((s, hirs.len() - 1));
+                continue;
             }
+            // A name less the reserved words: as an expression, the exclusion copies the
+            // name's expression into every node of a trie of the words, far too large; as the
+            // name's expression with the words taken out of its matches, it is small.
+            let Some(e) = excluding(g, s) else { continue };
+            let (k, w) = match made.get(&e.which) {
+                Some(&known) => known,
+                None => {
+                    conv.nodes = 0;
+                    let Some(hir) = conv.body(e.left) else { continue };
+                    hirs.push(hir);
+                    let (_, list) = g.exclusions()[e.which]
+                        .whole
+                        .as_ref()
+                        .expect("an exclusion of a whole rule");
+                    words.push(list.iter().map(|w| w.clone().into_boxed_slice()).collect());
+                    let known = (hirs.len() - 1, (words.len() - 1) as u32);
+                    made.insert(e.which, known);
+                    known
+                }
+            };
+            syms.push((s, k));
+            excluded[s.index()] = w;
+            inner_longest[s.index()] = e.longest;
         }
         let dfa = (!hirs.is_empty()).then(|| build(&hirs)).flatten();
         if dfa.is_some() {
-            for (k, s) in syms.iter().enumerate() {
+            for &(s, k) in &syms {
                 pattern[s.index()] = k as u32;
             }
         }
-        TokenDfa { dfa, pattern }
+        TokenDfa {
+            dfa,
+            pattern,
+            excluded,
+            inner_longest,
+            words,
+        }
     }
 
     /// Whether the DFA matches token `sym`.
@@ -121,9 +210,23 @@ impl TokenDfa {
         let Some(mut sid) = self.start(dfa, cache, sym) else {
             return false;
         };
+        let longest = longest || self.inner_longest[sym.index()];
+        let words = self.words.get(self.excluded[sym.index()] as usize);
         let cache = &mut cache.cache;
         let first = out.len();
         let mut last = None;
+        // An end is kept unless it ends an excluded word; ends come ascending, so the last
+        // one kept is the longest.
+        let mut found = |at: u32, out: &mut Vec<u32>| {
+            if words.is_some_and(|w| w.contains(&input[pos as usize..at as usize])) {
+                return;
+            }
+            if longest {
+                last = Some(at);
+            } else {
+                out.push(at);
+            }
+        };
         let mut at = pos;
         // Matches are reported one byte late: a match state after byte `at` means a match of
         // the bytes before it.
@@ -137,11 +240,7 @@ impl TokenDfa {
             };
             if sid.is_tagged() {
                 if sid.is_match() {
-                    if longest {
-                        last = Some(at);
-                    } else {
-                        out.push(at);
-                    }
+                    found(at, out);
                 }
                 if sid.is_dead() {
                     break;
@@ -155,13 +254,7 @@ impl TokenDfa {
         }
         if at as usize == input.len() {
             match dfa.next_eoi_state(cache, sid) {
-                Ok(s) if s.is_match() => {
-                    if longest {
-                        last = Some(at);
-                    } else {
-                        out.push(at);
-                    }
-                }
+                Ok(s) if s.is_match() => found(at, out),
                 Ok(_) => {}
                 Err(_) => {
                     out.truncate(first);
