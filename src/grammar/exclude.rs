@@ -122,7 +122,11 @@ impl Cx<'_, '_> {
             ExprAst::Group(alts, span) => ExprAst::Group(self.alts(alts), *span),
             ExprAst::Postfix(inner, q, span) => ExprAst::Postfix(Box::new(self.expr(inner)), *q, *span),
             ExprAst::Except(left, right, span) => match self.except(left, right) {
-                Ok((expanded, words, uses)) => {
+                Ok(Expanded {
+                    re: expanded,
+                    words,
+                    uses,
+                }) => {
                     let utf8 = |w: &Vec<u32>| {
                         w.iter()
                             .filter_map(|&c| char::from_u32(c))
@@ -146,7 +150,8 @@ impl Cx<'_, '_> {
         }
     }
 
-    fn except(&mut self, left: &ExprAst, right: &ExprAst) -> Result<(Re, Vec<Vec<u32>>, Vec<String>), String> {
+    /// The expansion of `left - right`, its words (as code points) and the rules it inlined.
+    fn except(&mut self, left: &ExprAst, right: &ExprAst) -> Result<Expanded, String> {
         let mut b = Builder {
             view: self.view,
             stack: Vec::new(),
@@ -168,8 +173,20 @@ impl Cx<'_, '_> {
         if out == Re::Nothing {
             return Err("this exclusion matches nothing: every string of the left side is excluded".into());
         }
-        Ok((out, words, b.uses))
+        Ok(Expanded {
+            re: out,
+            words,
+            uses: b.uses,
+        })
     }
+}
+
+/// An exclusion expanded: the expression, the excluded words (code points) and the rules it
+/// inlined.
+struct Expanded {
+    re: Re,
+    words: Vec<Vec<u32>>,
+    uses: Vec<String>,
 }
 
 /// A regular expression over code points.
