@@ -90,7 +90,7 @@ pub struct AltCheapest {
 pub const MAX_CHEAPEST: u64 = 1 << 20;
 
 /// A set of bytes (256 bits).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ByteSet([u64; 4]);
 
 impl ByteSet {

@@ -82,7 +82,11 @@ pub(crate) struct Compiled {
     /// Per dotted item: the bytes that may come next for the item to lead anywhere (FIRST of
     /// the rest of its production, and FOLLOW of its symbol if that rest can be empty), and
     /// whether the end of the input may. Items that fail it cannot be part of any parse.
-    pub dot_look: Vec<(ByteSet, bool)>,
+    pub dot_look: Vec<u32>,
+    /// The distinct lookaheads of `dot_look`: a large grammar has tens of thousands of dotted
+    /// items and a few hundred lookaheads, and completion checks one per item it advances, so
+    /// the table it reads stays in the cache.
+    pub looks: Vec<(ByteSet, bool)>,
     /// The lexical symbols matched as tokens, as one lazy DFA.
     pub tokens: TokenDfa,
     /// Per grammar symbol: whether its derivations depend on their bytes alone (see
@@ -110,6 +114,7 @@ impl Compiled {
             prod_nullable: Vec::new(),
             dot_keyword: Vec::new(),
             dot_look: Vec::new(),
+            looks: Vec::new(),
             tokens: TokenDfa::default(),
             self_contained: Vec::new(),
         };
@@ -338,12 +343,19 @@ impl Compiled {
             }
         }
         let mut look = Vec::with_capacity(self.dot_next.len());
+        let mut looks = Vec::new();
+        let mut known: rustc_hash::FxHashMap<(ByteSet, bool), u32> = Default::default();
         for p in &self.prods {
             for k in 0..=p.len as usize {
-                look.push(after(self, p, k, &follow));
+                let l = after(self, p, k, &follow);
+                look.push(*known.entry(l).or_insert_with(|| {
+                    looks.push(l);
+                    (looks.len() - 1) as u32
+                }));
             }
         }
         self.dot_look = look;
+        self.looks = looks;
     }
 
     fn add_prod(&mut self, lhs: u32, rhs: &[Elem], alt: u32) {

@@ -148,7 +148,7 @@ impl Ord for Pending {
 /// them, so dropping them changes no tree.
 #[inline]
 fn viable(c: &Compiled, input: &[u8], dot: u32, at: usize) -> bool {
-    let (bytes, eof) = &c.dot_look[dot as usize];
+    let (bytes, eof) = &c.looks[c.dot_look[dot as usize] as usize];
     match input.get(at) {
         Some(&b) => bytes.contains(b),
         None => *eof,
