@@ -72,22 +72,26 @@ impl Arena {
         let (mut stack, mut items) = (std::mem::take(&mut self.stack), std::mem::take(&mut self.items));
         stack.clear();
         stack.push(0);
-        while let Some(id) = stack.pop() {
-            let cell = self.cells[id as usize];
-            if cell.next != NONE {
-                stack.push(cell.next);
-            }
-            match cell.what {
-                What::Inner => {
-                    if cell.first != NONE {
-                        stack.push(cell.first);
+        while let Some(mut id) = stack.pop() {
+            // Down the first children without the stack; later siblings wait on it.
+            loop {
+                let cell = self.cells[id as usize];
+                if cell.next != NONE {
+                    stack.push(cell.next);
+                }
+                match cell.what {
+                    What::Inner if cell.first != NONE => {
+                        id = cell.first;
+                        continue;
                     }
+                    What::Inner => {}
+                    What::Literal(t) => out.extend_from_slice(literal(grammar, t)),
+                    What::Chars { start, len } => {
+                        out.extend_from_slice(&self.chars[start as usize..(start + len) as usize])
+                    }
+                    What::Cheapest(sym) => write_cheapest(grammar, sym, &mut items, &mut out),
                 }
-                What::Literal(t) => out.extend_from_slice(literal(grammar, t)),
-                What::Chars { start, len } => {
-                    out.extend_from_slice(&self.chars[start as usize..(start + len) as usize])
-                }
-                What::Cheapest(sym) => write_cheapest(grammar, sym, &mut items, &mut out),
+                break;
             }
         }
         (self.stack, self.items) = (stack, items);
