@@ -20,7 +20,8 @@
 //! instead of byte-by-byte Earley items, by a lazy DFA (`scan`) where their meaning is regular,
 //! else by a direct matcher (`lexical`); prediction, nullable handling and lookahead (items that
 //! cannot continue are dropped) are precomputed (`compile`); items are 16 bytes (`earley`); the
-//! tree is read back from recorded completions without search (`forest`).
+//! tree is read back from recorded completions without search, and a token's derivation is
+//! made once per distinct text and copied where the text recurs (`forest`).
 
 mod compile;
 mod earley;

@@ -5,7 +5,11 @@
 //! of a multi-pattern lazy DFA (regex-automata's hybrid DFA, anchored per pattern, all match
 //! ends). A token is left to the interpreter where the parser gives it more than its language:
 //! a longest-match symbol nested inside it (the interpreter keeps only that symbol's longest
-//! match), a word check inside it (a keyword after the layout), or an expression too large.
+//! match), a word check inside it (a keyword after the layout), or an expression too large. A
+//! rule that is one exclusion of another rule's strings (`ident = ident_name - reserved`), and a
+//! unit rule over it (`binding = ident`), is matched as that rule's pattern with the ends that
+//! spell an excluded word taken out (as an expression it would repeat the name at every node of
+//! a trie of the words).
 //! The DFA has no failure tracking; the parser uses it only in the run that looks ahead, whose
 //! failures are never reported (a failed parse is rerun on the interpreter for its message).
 
@@ -20,7 +24,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::compile::NONE;
 use crate::grammar::regex::{concat, ToRegex};
-use crate::grammar::{Grammar, Item, SymbolId, Terminal};
+use crate::grammar::{Body, Grammar, Item, SymbolId, Terminal};
 
 /// Expressions larger than this (in HIR nodes and class ranges, counting every use of a rule)
 /// stay with the interpreter: rules are expanded at every use, and a name made of Unicode
@@ -76,7 +80,7 @@ fn excluding(g: &Grammar, sym: SymbolId) -> Option<Excluding> {
             });
         }
         match &g.symbol(cur).body {
-            crate::grammar::Body::Choice(alts) => match &alts[..] {
+            Body::Choice(alts) => match &alts[..] {
                 [alt] => match alt.items[..] {
                     [Item::Symbol(next)] if next != cur => {
                         longest |= g.is_longest_match(next);
