@@ -94,6 +94,45 @@ fn grafting_copies_a_subtree_from_another_tree() {
     assert_sizes_consistent(&compact);
 }
 
+/// A copy of a subtree shifted onto the same bytes elsewhere in the text is that subtree over
+/// those bytes: the same shape, kinds and sizes, each leaf at the other bytes' offset.
+#[test]
+fn a_shifted_copy_reads_the_same_bytes_elsewhere() {
+    let (g, mut t) = json(r#"[{"ab": [1, "x"]}, {"ab": [1, "x"]}]"#);
+    let objects = nodes_of(&g, &t, "object");
+    let (first, second) = (objects[0], objects[1]);
+    let shape = |t: &Tree, n: NodeId| {
+        let mut out = Vec::new();
+        t.pre_order(n, |m| {
+            out.push((t.kind(m), t.child_count(m), t.len_of(m), t.leaf_bytes(m).to_vec()))
+        });
+        out
+    };
+    // Leaves' offsets into the text, in pre-order.
+    let offsets = |t: &Tree, n: NodeId| {
+        let mut out = Vec::new();
+        t.pre_order(n, |m| {
+            if t.nodes[m.index()].is_leaf() {
+                out.push(t.nodes[m.index()].extra);
+            }
+        });
+        out
+    };
+    // The second object starts 18 bytes after the first.
+    assert_eq!(offsets(&t, second)[0], offsets(&t, first)[0] + 18);
+    let copy = t.copy_shifted(first, 18);
+    assert_eq!(shape(&t, copy), shape(&t, first));
+    assert_eq!(offsets(&t, copy), offsets(&t, second));
+    assert_ne!(offsets(&t, copy), offsets(&t, first));
+    t.replace(second, copy);
+    assert_eq!(t.unparse(), br#"[{"ab": [1, "x"]}, {"ab": [1, "x"]}]"#);
+    assert_sizes_consistent(&t);
+    // Back again, onto the first.
+    let back = t.copy_shifted(copy, -18);
+    assert_eq!(shape(&t, back), shape(&t, first));
+    assert_eq!(offsets(&t, back), offsets(&t, first));
+}
+
 #[test]
 fn levels_partition_the_nodes_by_depth() {
     let (_, t) = json(r#"{"a": [1, {"b": null}]}"#);
