@@ -457,24 +457,14 @@ impl Tree {
     pub(crate) fn copy_shifted(&mut self, node: NodeId, shift: i64) -> NodeId {
         let copy = |t: &mut Tree, src: u32| {
             let n = &t.nodes[src as usize];
-            let (tag_index, len) = (n.tag_index, n.len);
+            // A leaf's `extra` is its text offset, which moves; an inner node's is kept.
             let extra = if n.is_leaf() {
                 (i64::from(n.extra) + shift) as u32
             } else {
                 n.extra
             };
-            let id = NodeId(t.nodes.len() as u32);
-            t.nodes.push(Node {
-                tag_index,
-                extra,
-                parent: NONE,
-                first: NONE,
-                last: NONE,
-                next: NONE,
-                prev: NONE,
-                len,
-            });
-            id
+            let (kind, len) = (n.kind(), n.len);
+            t.push(kind, extra, len)
         };
         let root = copy(self, node.0);
         let (mut src, mut dst) = (node.0, root);
