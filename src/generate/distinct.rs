@@ -104,13 +104,15 @@ impl Generator<'_> {
         }
     }
 
-    /// A fresh, small derivation tree of a name symbol.
+    /// A fresh, small derivation tree of a name symbol. Names are drawn while a tree is
+    /// finished: whether that tree's draw was clipped (which decides whether a redraw keeps it)
+    /// is its own, not the name's.
     fn small_tree(&mut self, sym: SymbolId) -> Tree {
-        let saved = self.limits;
+        let (limits, clipped) = (self.limits, self.clipped);
         let cheapest = self.grammar.cheapest_len(sym) as usize;
         self.limits = Limits::up_to((cheapest * 4).max(12));
         let tree = self.draw(sym);
-        self.limits = saved;
+        (self.limits, self.clipped) = (limits, clipped);
         tree
     }
 }

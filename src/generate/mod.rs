@@ -837,7 +837,16 @@ impl<'a> Generator<'a> {
                         || (item_nodes(g, Item::Symbol(sym)) as u64).saturating_add(item_nodes(g, *item) as u64)
                             > max_nodes)
             }
-            // The first decision on a repetition comes after its minimum's characters.
+            // Without a minimum, the first decision on one more iteration is the first choice,
+            // made as an optional item's (layout of no bytes: `ws` redrawn within 0 bytes). With
+            // one, it comes after the minimum's characters, which may fall short of their cheapest.
+            Body::Repeat { item, min: 0, max } => {
+                max.is_none_or(|m| m > 0)
+                    && self.stop_more(sym).1 > 0.0
+                    && (g.item_cheapest_len(*item) > max_size
+                        || (item_nodes(g, Item::Symbol(sym)) as u64).saturating_add(item_nodes(g, *item) as u64)
+                            > max_nodes)
+            }
             Body::Repeat { .. } => false,
         }
     }
@@ -1330,6 +1339,48 @@ mod tests {
                     "{name}: {done} of {all} done ({undone} undone)"
                 );
             }
+        }
+    }
+
+    /// What lets a redraw take the first draw where the first choice is restricted: every draw
+    /// of such a symbol is clipped, whatever it draws. Checked on every symbol of four
+    /// grammars at small budgets (where the restrictions are), with each kind of probabilities.
+    #[test]
+    fn a_restricted_first_choice_clips_every_draw() {
+        for name in ["json", "expr", "toml", "js"] {
+            let g = Grammar::load(name).unwrap();
+            let (trees, _) = crate::mine::samples::parse_builtin(&g, name);
+            let model = crate::mine::samples::model_of(&g, &trees);
+            let mut restricted = 0;
+            // Mined and inverted probabilities have ways of weight 0, which no budget restricts.
+            for mode in [
+                ProbabilityMode::Uniform,
+                ProbabilityMode::Mined,
+                ProbabilityMode::Inverted,
+            ] {
+                let probs = Probabilities::new(&g, Some(&model), mode);
+                for max_size in [0, 1, 2, 3, 5, 8] {
+                    let mut limits = Limits::up_to(max_size);
+                    limits.min_size = 0;
+                    let mut generator = Generator::new(&g, &probs, limits, max_size as u64);
+                    for s in 0..g.symbols().len() {
+                        let sym = SymbolId(s as u32);
+                        if !generator.first_choice_restricted(sym) {
+                            continue;
+                        }
+                        restricted += 1;
+                        for _ in 0..10 {
+                            let _: Tree = generator.draw(sym);
+                            assert!(
+                                generator.clipped,
+                                "{name}: a draw of {} in {max_size} bytes was not clipped",
+                                g.symbol(sym).name
+                            );
+                        }
+                    }
+                }
+            }
+            assert!(restricted > 0, "{name}: no restricted first choice met");
         }
     }
 
