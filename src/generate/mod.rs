@@ -42,6 +42,7 @@ mod corpus;
 mod depth_first;
 mod distinct;
 
+use rand::distr::Bernoulli;
 use rand::{Rng, RngCore, SeedableRng};
 use rand_xoshiro::{SplitMix64, Xoshiro256PlusPlus};
 
@@ -279,8 +280,8 @@ pub struct Generator<'a> {
     base: &'a Probabilities,
     /// The probabilities of the input being drawn: `base` or its target's.
     probs: &'a Probabilities,
-    /// The share of ASCII members drawn from mixed character classes for this input.
-    ascii_share: f64,
+    /// How ASCII members are chosen from mixed character classes for this input (its share).
+    ascii: Bernoulli,
     limits: Limits,
     rng: Xoshiro256PlusPlus,
     /// Per symbol: whether some derivation of it contains a recursive symbol (can grow).
@@ -581,7 +582,7 @@ impl<'a> Generator<'a> {
             grammar,
             base: probs,
             probs,
-            ascii_share: ascii_share(probs.mode),
+            ascii: ascii_draw(ascii_share(probs.mode)),
             limits,
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
             grows: &grammar.analysis().reaches_recursion,
@@ -653,7 +654,7 @@ impl<'a> Generator<'a> {
         let target = &targets[which];
         let size = target.size.min(full.max_size);
         self.probs = &target.probs;
-        self.ascii_share = target.ascii_share;
+        self.ascii = ascii_draw(target.ascii_share);
         if let Some(sample) = target.tree.as_ref().filter(|t| t.len() <= full.max_size) {
             let plan = match self.plans[which].take() {
                 Some(plan) => plan,
@@ -669,7 +670,7 @@ impl<'a> Generator<'a> {
             }
             self.plans[which] = Some(plan);
             self.probs = self.base;
-            self.ascii_share = ascii_share(self.base.mode);
+            self.ascii = ascii_draw(ascii_share(self.base.mode));
             return drawn;
         }
         // The target's size is the budget. Drawn without a grow phase, an input keeps the
@@ -692,7 +693,7 @@ impl<'a> Generator<'a> {
         });
         self.limits = full;
         self.probs = self.base;
-        self.ascii_share = ascii_share(self.base.mode);
+        self.ascii = ascii_draw(ascii_share(self.base.mode));
         drawn
     }
 
@@ -1200,7 +1201,7 @@ impl Generator<'_> {
                 let (bytes, literal): (&[u8], bool) = match self.grammar.terminal(t) {
                     Terminal::Literal(b) => (b, true),
                     Terminal::Class { class, .. } => {
-                        let c = sample_class(class, self.ascii_share, r);
+                        let c = sample_member(class, &self.ascii, r);
                         // A multi-byte character must not break the size limit (the draw ran
                         // into its budget).
                         let c = if c.len_utf8() > room {
@@ -1294,14 +1295,29 @@ fn ascii_share(mode: ProbabilityMode) -> f64 {
 
 /// A random member of a class: with probability `ascii_share` a uniform pick from its ASCII part
 /// (if it has one), otherwise a uniform pick from all its members.
+/// A share outside 0 to 1 counts as the nearest of the two (not a number, as 0).
 pub fn sample_class(class: &CharClass, ascii_share: f64, rng: &mut impl Rng) -> char {
-    let ascii = class.ascii_len();
-    let n = if ascii > 0 && rng.random_bool(ascii_share) {
-        rng.random_range(0..ascii)
+    sample_member(class, &ascii_draw(ascii_share), rng)
+}
+
+/// [`sample_class`] with its ASCII share made a distribution once: a generator draws a
+/// character for most bytes it writes, and `random_bool` makes the distribution at every call
+/// (the same draws either way).
+fn sample_member(class: &CharClass, ascii: &Bernoulli, rng: &mut impl Rng) -> char {
+    let ascii_len = class.ascii_len();
+    let n = if ascii_len > 0 && rng.sample(ascii) {
+        rng.random_range(0..ascii_len)
     } else {
         rng.random_range(0..class.len())
     };
     class.nth(n).or_else(|| class.representative()).unwrap_or('?')
+}
+
+/// The distribution of [`sample_member`]'s choice of an ASCII member, for a share from
+/// [`ascii_share`] or a [`Target`]'s (clamped to 0 to 1: a target's is public).
+fn ascii_draw(share: f64) -> Bernoulli {
+    let p = if share >= 0.0 { share.min(1.0) } else { 0.0 };
+    Bernoulli::new(p).expect("0 to 1 is a probability")
 }
 
 #[cfg(test)]
