@@ -156,27 +156,33 @@ fn viable(c: &Compiled, input: &[u8], dot: u32, at: usize) -> bool {
 }
 
 /// Items of another origin than the set's are deduplicated by a linear scan while the set is
-/// smaller than this, then by a hash set (see [`Dedup`]).
+/// smaller than this, then by a stamp per dotted item (see [`Dedup`]).
 const SMALL_SET: usize = 24;
 
 /// What the current set holds, so that [`add`] keeps one item per (dot, origin). Items
 /// predicted in this set (origin = its offset) are most of a large set in a big grammar (a
 /// statement position in js predicts hundreds), so they are checked by a stamp per dotted item,
-/// without hashing; the others by a linear scan while the set is small, then a hash set.
+/// without hashing; the others by a linear scan while the set is small, then by a stamp and an
+/// origin per dotted item, with a hash set for the rare dotted item met with several origins.
 /// Kept in [`Scratch`] between parses: small inputs would otherwise pay for a stamp per dotted
 /// item of the grammar at every parse.
 #[derive(Default)]
 pub(crate) struct Dedup {
     /// Per dotted item: the stamp of the last set that holds it with origin = that set's offset.
     here: Vec<u32>,
+    /// Per dotted item: the stamp of the last set that holds it with another origin, and the
+    /// first such origin (valid in the current set once `stamped`).
+    elsewhere: Vec<(u32, u32)>,
     /// The current set's stamp, one more for every set of every parse (so an old one never
     /// matches; all are cleared when it would wrap).
     stamp: u32,
     /// The current set's offset.
     offset: u32,
-    /// The current set's items of other origins, as `dot << 32 | origin`, once `hashed`.
-    others: FxHashSet<u64>,
-    hashed: bool,
+    /// The current set's items of other origins beyond the first one of their dotted item, as
+    /// `dot << 32 | origin`.
+    more_origins: FxHashSet<u64>,
+    /// Whether this set's items of other origins are in `elsewhere` (and `more_origins`).
+    stamped: bool,
 }
 
 impl Dedup {
@@ -186,6 +192,8 @@ impl Dedup {
         if self.here.len() != dots {
             self.here.clear();
             self.here.resize(dots, 0);
+            self.elsewhere.clear();
+            self.elsewhere.resize(dots, (0, 0));
             self.stamp = 0;
         }
     }
@@ -194,13 +202,29 @@ impl Dedup {
     fn start(&mut self, offset: u32) {
         if self.stamp == u32::MAX {
             self.here.fill(0);
+            self.elsewhere.fill((0, 0));
             self.stamp = 0;
         }
         self.stamp += 1;
         self.offset = offset;
-        if self.hashed {
-            self.others.clear();
-            self.hashed = false;
+        if self.stamped {
+            self.more_origins.clear();
+            self.stamped = false;
+        }
+    }
+
+    /// Records `it` (of another origin) as in the current set; whether it was not already.
+    #[inline]
+    fn enter_elsewhere(&mut self, it: EItem) -> bool {
+        let (stamp, origin) = &mut self.elsewhere[it.dot as usize];
+        if *stamp != self.stamp {
+            (*stamp, *origin) = (self.stamp, it.origin);
+            true
+        } else if *origin == it.origin {
+            false
+        } else {
+            self.more_origins
+                .insert((u64::from(it.dot) << 32) | u64::from(it.origin))
         }
     }
 }
@@ -223,21 +247,23 @@ fn add(items: &mut Vec<EItem>, seen: &mut Dedup, set_start: usize, it: EItem) {
             items.push(it);
         }
     } else {
-        add_hashed(items, seen, set_start, it);
+        add_stamped(items, seen, set_start, it);
     }
 }
 
 /// [`add`] for an item of another origin in a large set.
 #[inline(never)]
-fn add_hashed(items: &mut Vec<EItem>, seen: &mut Dedup, set_start: usize, it: EItem) {
-    let key = |x: &EItem| ((x.dot as u64) << 32) | x.origin as u64;
-    if !seen.hashed {
-        seen.hashed = true;
+fn add_stamped(items: &mut Vec<EItem>, seen: &mut Dedup, set_start: usize, it: EItem) {
+    if !seen.stamped {
+        seen.stamped = true;
         let offset = seen.offset;
-        seen.others
-            .extend(items[set_start..].iter().filter(|x| x.origin != offset).map(key));
+        for x in &items[set_start..] {
+            if x.origin != offset {
+                seen.enter_elsewhere(*x);
+            }
+        }
     }
-    if seen.others.insert(key(&it)) {
+    if seen.enter_elsewhere(it) {
         items.push(it);
     }
 }
@@ -423,6 +449,10 @@ pub(crate) fn recognize<'s>(
     waiting.clear();
     waiting.reserve(n + 64);
     let mut waiting_range: Vec<(u32, u32)> = vec![(0, 0); n + 1];
+    // Per symbol, the entries of the last set it was looked up in: `(origin, from, to)`. A
+    // symbol completes from one origin at many offsets (`a`, `a.b`, `a.b(c)` each complete
+    // a dozen expression levels that start where `a` does), and each looked it up again.
+    let mut waiting_for: Vec<(u32, u32, u32)> = vec![(NONE, 0, 0); c.ekind.len()];
     let seen = &mut scratch.dedup;
     seen.for_grammar(c.dot_next.len());
     let mut predicted = vec![false; c.ekind.len()];
@@ -469,6 +499,7 @@ pub(crate) fn recognize<'s>(
         last_nonempty = i;
         sets.push((set_start as u32, i as u32));
         let iu = i as u32;
+        let wb = waiting.len() as u32;
         let mut k = set_start;
         while k < items.len() {
             let it = items[k];
@@ -481,13 +512,18 @@ pub(crate) fn recognize<'s>(
                     // Empty completions were already advanced over at prediction time. Later
                     // completions of the same (symbol, origin) only re-derive items `add` drops.
                     if it.origin != iu {
-                        let (wb, we) = waiting_range[it.origin as usize];
-                        let slice = &waiting[wb as usize..we as usize];
-                        let from = slice.partition_point(|&w| waits_for(w) < lhs);
-                        for &entry in &slice[from..] {
-                            if waits_for(entry) != lhs {
-                                break;
+                        let (from, to) = match waiting_for[lhs as usize] {
+                            (origin, from, to) if origin == it.origin => (from, to),
+                            _ => {
+                                let (wb, we) = waiting_range[it.origin as usize];
+                                let slice = &waiting[wb as usize..we as usize];
+                                let from = wb + slice.partition_point(|&w| waits_for(w) < lhs) as u32;
+                                let to = wb + slice.partition_point(|&w| waits_for(w) <= lhs) as u32;
+                                waiting_for[lhs as usize] = (it.origin, from, to);
+                                (from, to)
                             }
+                        };
+                        for &entry in &waiting[from as usize..to as usize] {
                             let w = waiting_item(entry);
                             let wi = items[w as usize];
                             if look && !viable(c, input, wi.dot + 1, i) {
@@ -508,6 +544,7 @@ pub(crate) fn recognize<'s>(
                     }
                 }
                 Next::Nt { esym, nullable } => {
+                    waiting.push(wait_entry(esym, k as u32));
                     if !predicted[esym as usize] {
                         predicted[esym as usize] = true;
                         predicted_list.push(esym);
@@ -597,13 +634,8 @@ pub(crate) fn recognize<'s>(
             }
             k += 1;
         }
-        // Index this set's items by the nonterminal they wait for, for later completions.
-        let wb = waiting.len() as u32;
-        for (idx, it) in items.iter().enumerate().skip(set_start) {
-            if let Next::Nt { esym, .. } = c.dot_next[it.dot as usize] {
-                waiting.push(wait_entry(esym, idx as u32));
-            }
-        }
+        // This set's items by the nonterminal they wait for (each was entered as the loop met
+        // it), for later completions.
         waiting[wb as usize..].sort_unstable();
         waiting_range[i] = (wb, waiting.len() as u32);
         if items.len() >= collect_at && i < n {
@@ -622,6 +654,7 @@ pub(crate) fn recognize<'s>(
             }
             pending = BinaryHeap::from(kept);
             gc.rewait(waiting, &mut waiting_range);
+            waiting_for.fill((NONE, 0, 0));
             collect_at = (items.len() + items.len() / 2).max(COLLECT_MIN);
         }
     }
@@ -679,9 +712,9 @@ mod tests {
             for offset in [5u32, 6, 7] {
                 let set_start = items.len();
                 seen.start(offset);
-                // 60 distinct items (past SMALL_SET): 20 predicted here, each added twice, and
-                // 20 of each of two earlier origins.
-                for round in 0..2 {
+                // 60 distinct items (past SMALL_SET): 20 predicted here, each added four times,
+                // and 20 of each of two earlier origins (one dot, two origins), each added twice.
+                for round in 0..4 {
                     for dot in 0..20 {
                         add(&mut items, &mut seen, set_start, item(dot, offset));
                         add(&mut items, &mut seen, set_start, item(dot, offset - 1 - round % 2));
