@@ -31,7 +31,7 @@ static FLAGS: OnceLock<Flags> = OnceLock::new();
 static CAMPAIGN: OnceLock<Campaign> = OnceLock::new();
 
 /// Called from `LLVMFuzzerInitialize`: reads `-artifact_prefix=` and `-timeout=` from the command
-/// line, keeps libFuzzer's length control on (see [`LEN_CONTROL`]), installs hellfuzz's panic hook (not libfuzzer-sys's aborting one: ours tells the fuzzed
+/// line, installs hellfuzz's panic hook (not libfuzzer-sys's aborting one: ours tells the fuzzed
 /// input's panic, which it reduces and then aborts on, from candidates' panics, which unwind),
 /// runs the target's `init` (after the hook, as libfuzzer-sys does), and runs reduce mode when
 /// asked.
@@ -41,10 +41,6 @@ static CAMPAIGN: OnceLock<Campaign> = OnceLock::new();
 /// `char ***argv`).
 pub unsafe fn initialize(target: &Target, argc: *const std::os::raw::c_int, argv: *const *const *const u8, run: RunFn) {
     let args = unsafe { arguments(argc, argv) };
-    if needs_len_control(&args) {
-        // SAFETY: as for this function.
-        unsafe { insert_len_control(argc, argv) };
-    }
     let flags = FLAGS.get_or_init(|| parse_flags(&args));
     let continuing = ContinueSettings::from_env(&args);
     if continuing.enabled && !flags.running_files && std::env::var_os(super::env::REDUCE_ENV).is_none() {
@@ -90,50 +86,6 @@ unsafe fn arguments(argc: *const std::os::raw::c_int, argv: *const *const *const
             (!arg.is_null()).then(|| unsafe { CStr::from_ptr(arg.cast()) }.to_string_lossy().into_owned())
         })
         .collect()
-}
-
-/// libFuzzer's own default for `-len_control`: inputs start short and may grow as coverage
-/// stops growing. libFuzzer turns it off when the target has a custom mutator (for mutators
-/// that ignore the length they are given); `fuzz_mutator!`'s keeps to it and leaves most
-/// mutations to libFuzzer's own, which length control makes better: with it off, calc_mutator
-/// ended 5 features short of the plain target in every one of three 10-minute runs, and with it
-/// on, even (`scripts/bench-mutator`). Without a custom mutator the flag changes nothing; one
-/// given on the command line (`-len_control=0`) wins.
-pub const LEN_CONTROL: &str = "-len_control=100";
-
-/// Whether [`LEN_CONTROL`] goes into libFuzzer's arguments: no `-len_control=` is among them.
-fn needs_len_control(args: &[String]) -> bool {
-    !args.is_empty() && !args.iter().skip(1).any(|a| a.starts_with("-len_control="))
-}
-
-/// Puts [`LEN_CONTROL`] right after the program's name in libFuzzer's `argv`, which
-/// `LLVMFuzzerInitialize` may change before libFuzzer reads its flags (first, so that a later
-/// `-ignore_remaining_args=1` does not hide it). The new list is leaked: libFuzzer keeps it.
-///
-/// # Safety
-/// As for [`initialize`]: `argc` and `argv` are libFuzzer's `int *argc` and `char ***argv`,
-/// with `argc` arguments.
-unsafe fn insert_len_control(argc: *const std::os::raw::c_int, argv: *const *const *const u8) {
-    static FLAG: &CStr = c"-len_control=100";
-    debug_assert_eq!(FLAG.to_str(), Ok(LEN_CONTROL));
-    if argc.is_null() || argv.is_null() {
-        return;
-    }
-    let (count, list) = unsafe { (*argc, *argv) };
-    if count < 1 || list.is_null() {
-        return;
-    }
-    let old = (0..count as usize).map(|i| unsafe { *list.add(i) });
-    let mut new: Vec<*const u8> = Vec::with_capacity(count as usize + 2);
-    new.extend(old.clone().take(1));
-    new.push(FLAG.as_ptr().cast());
-    new.extend(old.skip(1));
-    new.push(std::ptr::null());
-    let new = Box::leak(new.into_boxed_slice());
-    unsafe {
-        *(argv as *mut *const *const u8) = new.as_ptr();
-        *(argc as *mut std::os::raw::c_int) = count + 1;
-    }
 }
 
 /// The flags among libFuzzer's arguments (the last occurrence wins, as in libFuzzer).
@@ -314,41 +266,5 @@ mod tests {
         assert_eq!(parse_flags(&[]).artifact_prefix, "./");
         let file = format!("{}/Cargo.toml", env!("CARGO_MANIFEST_DIR"));
         assert!(parse_flags(&["x".to_string(), file]).running_files);
-    }
-
-    #[test]
-    fn length_control_goes_first_unless_given() {
-        let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        let args = strings(&["fuzz/target/x", "corpus", "-ignore_remaining_args=1", "-foo"]);
-        assert!(needs_len_control(&args));
-        assert!(!needs_len_control(&strings(&["x", "-len_control=0"])));
-        assert!(!needs_len_control(&[]), "no program name: nothing to put it after");
-        // The list as libFuzzer hands it over, and read back as libFuzzer reads it.
-        let owned: Vec<std::ffi::CString> = args
-            .iter()
-            .map(|a| std::ffi::CString::new(a.as_str()).unwrap())
-            .collect();
-        let mut pointers: Vec<*const u8> = owned.iter().map(|c| c.as_ptr().cast()).collect();
-        pointers.push(std::ptr::null());
-        let mut argc: std::os::raw::c_int = args.len() as i32;
-        let mut argv: *const *const u8 = pointers.as_ptr();
-        unsafe { insert_len_control(&mut argc, &mut argv) };
-        let after = unsafe { arguments(&argc, &argv) };
-        assert_eq!(
-            after,
-            strings(&[
-                "fuzz/target/x",
-                LEN_CONTROL,
-                "corpus",
-                "-ignore_remaining_args=1",
-                "-foo"
-            ])
-        );
-        assert_eq!(unsafe { *argv }, owned[0].as_ptr().cast(), "argv[0] is libFuzzer's own");
-        assert!(
-            unsafe { *argv.add(argc as usize) }.is_null(),
-            "the list ends with a null"
-        );
-        assert!(!needs_len_control(&after), "put in once");
     }
 }
