@@ -828,25 +828,23 @@ impl<'a> Generator<'a> {
             self.limits.max_nodes.max(item_nodes(g, Item::Symbol(sym))) as u64,
         );
         let p = self.probs.of(sym);
+        // A decision on one more `item` (an optional item, or a first iteration) weighing
+        // `more`, where one more cannot fit beside the root's cheapest derivation.
+        let one_more_ruled_out = |item: Item, more: f64| {
+            more > 0.0
+                && (g.cheapest_len(sym).saturating_add(g.item_cheapest_len(item)) > max_size
+                    || (item_nodes(g, Item::Symbol(sym)) as u64).saturating_add(item_nodes(g, item) as u64) > max_nodes)
+        };
         match &g.symbol(sym).body {
             Body::Choice(_) => a.alt_cheapest[sym.index()].iter().enumerate().any(|(k, c)| {
                 p.get(k).copied().unwrap_or(1.0) > 0.0 && (c.bytes > max_size || c.nodes.saturating_add(1) > max_nodes)
             }),
-            Body::Optional(item) => {
-                p.get(1).copied().unwrap_or(1.0) > 0.0
-                    && (g.cheapest_len(sym).saturating_add(g.item_cheapest_len(*item)) > max_size
-                        || (item_nodes(g, Item::Symbol(sym)) as u64).saturating_add(item_nodes(g, *item) as u64)
-                            > max_nodes)
-            }
+            Body::Optional(item) => one_more_ruled_out(*item, p.get(1).copied().unwrap_or(1.0)),
             // Without a minimum, the first decision on one more iteration is the first choice,
             // made as an optional item's (layout of no bytes: `ws` redrawn within 0 bytes). With
             // one, it comes after the minimum's characters, which may fall short of their cheapest.
             Body::Repeat { item, min: 0, max } => {
-                max.is_none_or(|m| m > 0)
-                    && self.stop_more(sym).1 > 0.0
-                    && (g.item_cheapest_len(*item) > max_size
-                        || (item_nodes(g, Item::Symbol(sym)) as u64).saturating_add(item_nodes(g, *item) as u64)
-                            > max_nodes)
+                max.is_none_or(|m| m > 0) && one_more_ruled_out(*item, self.stop_more(sym).1)
             }
             Body::Repeat { .. } => false,
         }
