@@ -55,6 +55,16 @@ pub(crate) struct Lexer<'a> {
     pub fast: bool,
 }
 
+impl Drop for Lexer<'_> {
+    /// The boundary cache goes back to the grammar's pool: the next parse would otherwise set
+    /// up its DFAs' tables again.
+    fn drop(&mut self) {
+        if let Some(cache) = self.boundary_cache.take() {
+            self.grammar.boundaries().keep_cache(cache);
+        }
+    }
+}
+
 /// See [`Lexer::calls`]: far above what real grammars need (about 3 calls per byte for JSON).
 const MEMO_AFTER_CALLS_PER_BYTE: usize = 64;
 
@@ -114,7 +124,7 @@ impl<'a> Lexer<'a> {
             return false;
         }
         let b = self.grammar.boundaries();
-        let cache = self.boundary_cache.get_or_insert_with(|| b.cache());
+        let cache = self.boundary_cache.get_or_insert_with(|| b.take_cache());
         b.word_cut(cache, self.input, start, end)
     }
 
