@@ -317,6 +317,38 @@ fn same_on_both_paths(name: &str, fast: &Parser, plain: &Parser, input: &[u8]) -
     }
 }
 
+/// Parses share buffers and caches that outlive them: the parser's chart buffers, and the
+/// grammar's boundary DFAs' caches, which a lexer takes from a pool and gives back. Four threads
+/// parsing the samples at once, each in its own order, get the trees one parse alone gets.
+#[test]
+fn parses_from_several_threads_give_the_trees_of_one() {
+    for name in ["js", "css", "sql"] {
+        let g = Grammar::load(name).unwrap();
+        let parser = Parser::new(&g);
+        let samples = crate::grammar::builtin::samples(name);
+        let alone: Vec<_> = samples
+            .iter()
+            .map(|(file, s)| fingerprint(&parser.parse(s).unwrap_or_else(|e| panic!("{name}/{file}: {e}"))))
+            .collect();
+        std::thread::scope(|scope| {
+            for k in 0..4 {
+                let (parser, alone) = (&parser, &alone);
+                scope.spawn(move || {
+                    for j in 0..samples.len() {
+                        let at = (j * (k + 1) + k) % samples.len();
+                        let (file, sample) = samples[at];
+                        let tree = parser.parse(sample).unwrap_or_else(|e| panic!("{name}/{file}: {e}"));
+                        assert!(
+                            fingerprint(&tree) == alone[at],
+                            "{name}/{file}: another tree in thread {k}"
+                        );
+                    }
+                });
+            }
+        });
+    }
+}
+
 #[test]
 fn fast_and_plain_paths_give_the_same_trees_on_every_sample() {
     for (name, fast, plain) in both_paths() {
