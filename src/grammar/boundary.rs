@@ -30,9 +30,10 @@ pub struct Boundaries {
     layout_repeats: Vec<LayoutRepeat>,
     /// How many distinct tokens the matcher knows (for `check`'s summary).
     tokens: usize,
-    /// Caches of earlier calls of [`Boundaries::with_cache`]: a lazy DFA's cache holds the
-    /// states determinized so far, and a fresh one per call (every generated tree is fixed)
-    /// determinized the same states again and again.
+    /// Caches given back by earlier users ([`Boundaries::with_cache`], a parse's lexer): a lazy
+    /// DFA's cache holds the states determinized so far, and a fresh one per use (every
+    /// generated tree is fixed, every parse checks keywords) determinized the same states again
+    /// and again.
     spare: CachePool,
 }
 
@@ -172,8 +173,9 @@ impl Boundaries {
         }
     }
 
-    /// Fresh scratch space for [`Boundaries::runs_on_parts`] and [`Boundaries::word_cut`].
-    pub fn cache(&self) -> BoundaryCache {
+    /// Fresh scratch space for [`Boundaries::runs_on_parts`] and [`Boundaries::word_cut`]; users
+    /// take it from the pool ([`Boundaries::take_cache`]), which makes one only when it is empty.
+    fn cache(&self) -> BoundaryCache {
         BoundaryCache(
             self.dfa.as_ref().map(|d| d.create_cache()),
             self.words.as_ref().map(|d| d.create_cache()),
