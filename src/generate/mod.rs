@@ -669,8 +669,7 @@ impl<'a> Generator<'a> {
                 drawn = self.redraw(sample, &plan, full.max_size);
             }
             self.plans[which] = Some(plan);
-            self.probs = self.base;
-            self.ascii = ascii_draw(ascii_share(self.base.mode));
+            self.follow_base();
             return drawn;
         }
         // The target's size is the budget. Drawn without a grow phase, an input keeps the
@@ -692,9 +691,15 @@ impl<'a> Generator<'a> {
             self.drawn_of(start)
         });
         self.limits = full;
+        self.follow_base();
+        drawn
+    }
+
+    /// Back to the generator's own probabilities and ASCII share after an input that followed
+    /// a target.
+    fn follow_base(&mut self) {
         self.probs = self.base;
         self.ascii = ascii_draw(ascii_share(self.base.mode));
-        drawn
     }
 
     /// `sample` with subtrees holding about [`REDRAWN_SHARE`] of its nodes drawn anew, each
