@@ -100,6 +100,11 @@ impl ByteSet {
         self.0[(b >> 6) as usize] & (1u64 << (b & 63)) != 0
     }
 
+    /// Every byte.
+    pub(crate) fn all() -> ByteSet {
+        ByteSet([u64::MAX; 4])
+    }
+
     fn insert_range(&mut self, lo: u8, hi: u8) {
         for b in lo..=hi {
             self.0[(b >> 6) as usize] |= 1u64 << (b & 63);

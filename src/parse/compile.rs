@@ -1,4 +1,4 @@
-//! Grammar → Earley tables: productions, dotted items with their next element, and token symbols.
+//! Grammar → Earley tables: productions, their prefix tries (the recognizer's states), and tokens.
 //!
 //! Non-recursive symbols ("lexical": strings, numbers, whitespace) are not given to Earley; they
 //! become single `Token` elements matched by `lexical`. Repetitions become left-recursive
@@ -52,8 +52,48 @@ pub(crate) struct Prod {
     pub len: u32,
     /// The grammar alternative (choices) or production index within its symbol.
     pub alt: u32,
-    /// First dotted-item id of this production (dot before the first element).
-    pub dot_base: u32,
+    /// The position before its first element (positions: one per production and dot).
+    pub pos_base: u32,
+}
+
+/// A node of the prefix trie of one Earley symbol's productions: the productions that begin with
+/// the same elements share it, so an Earley item (a state and an origin) stands for all their
+/// dotted items at once. `js` has productions by the dozen that begin with `expression`
+/// (`a + b`, `a.b`, `a(b)`, ...): each position predicted or advanced one item per production.
+///
+/// Invariant: the elements on the path from the symbol's root are a prefix of the right-hand
+/// side of every production through the state, so a tree read back along `pred` links meets the
+/// elements of the production that ends there.
+///
+/// What the recognizer reads for every item is here, in 8 bytes (js has some 10,000 states);
+/// the rest is in tables per state of [`Compiled`] (`state_look`, `single_to`, `state_end`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct State {
+    /// Its first action in [`Compiled::actions`].
+    pub first: u32,
+    /// How many actions it has. With more than one, each checks its own lookahead (an item of
+    /// a one-action state was checked against the state's on entering).
+    pub len: u16,
+    /// Whether it is a root: an item there was predicted, and its actions filter by the next
+    /// byte as prediction does (see [`Action::look`]), not by the lookahead of advancing.
+    pub root: bool,
+}
+
+/// What an item of a state does, once per distinct next element (and once for "ends here"), in
+/// the order of the first production through the state that does it: the order in which the
+/// dotted items it stands for were processed, so ambiguous inputs keep the same derivation.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Action {
+    pub next: Next,
+    /// The state after the element; for `End`, the Earley symbol that ends.
+    pub to: u32,
+    /// The bytes (and end of input) after which this action can lead somewhere: the union of
+    /// the lookaheads of the dotted items it stands for. A root's actions have the first bytes
+    /// of their productions instead (every byte, and the end, if one can match nothing).
+    pub look: u32,
+    /// The element is a keyword right after the layout (`_ "select"`), which must not run on
+    /// into a longer word.
+    pub keyword: bool,
 }
 
 /// The compiled tables. Invariant: productions of one Earley symbol are contiguous, in order.
@@ -61,9 +101,20 @@ pub(crate) struct Prod {
 pub(crate) struct Compiled {
     pub prods: Vec<Prod>,
     pub elems: Vec<Elem>,
-    /// Per dotted item: its production and what follows the dot.
-    pub dot_prod: Vec<u32>,
-    pub dot_next: Vec<Next>,
+    /// The recognizer's states (see [`State`]) and their actions.
+    pub states: Vec<State>,
+    pub actions: Vec<Action>,
+    /// Per Earley symbol: the root state of its productions (where a prediction starts).
+    pub root: Vec<u32>,
+    /// Per state: the lookahead of an item entering it (the union of its actions'), in
+    /// `looks`.
+    pub state_look: Vec<u32>,
+    /// Per state: the state after its action if it has only one (else NONE). Completion reads
+    /// this and `state_look` for every item it advances.
+    pub single_to: Vec<u32>,
+    /// Per state: the first production (in order) that ends there, or NONE; trees are read
+    /// back by it.
+    pub state_end: Vec<u32>,
     /// Per Earley symbol: range of its productions.
     pub prods_of: Vec<(u32, u32)>,
     pub ekind: Vec<EKind>,
@@ -73,19 +124,19 @@ pub(crate) struct Compiled {
     pub lexical: Vec<bool>,
     pub start: u32,
     /// Per production: the bytes a non-empty match can start with, and whether it can match
-    /// nothing. Prediction skips productions that cannot start at the next byte.
-    pub prod_first: Vec<ByteSet>,
-    pub prod_nullable: Vec<bool>,
-    /// Per dotted item: the next element is a keyword right after the layout (`_ "select"`),
-    /// which must not run on into a longer word.
-    pub dot_keyword: Vec<bool>,
-    /// Per dotted item: the bytes that may come next for the item to lead anywhere (FIRST of
-    /// the rest of its production, and FOLLOW of its symbol if that rest can be empty), and
+    /// nothing. Prediction skips productions that cannot start at the next byte (a root's
+    /// actions carry the union of theirs as their `look`).
+    prod_first: Vec<ByteSet>,
+    prod_nullable: Vec<bool>,
+    /// Per position: the next element is a keyword right after the layout.
+    pos_keyword: Vec<bool>,
+    /// Per position: the bytes that may come next for its dotted item to lead anywhere (FIRST
+    /// of the rest of its production, and FOLLOW of its symbol if that rest can be empty), and
     /// whether the end of the input may. Items that fail it cannot be part of any parse.
-    pub dot_look: Vec<u32>,
-    /// The distinct lookaheads of `dot_look`: a large grammar has tens of thousands of dotted
-    /// items and a few hundred lookaheads, and completion checks one per item it advances, so
-    /// the table it reads stays in the cache.
+    pos_look: Vec<(ByteSet, bool)>,
+    /// The distinct lookaheads of states and actions: a large grammar has thousands of states
+    /// and a few hundred lookaheads, and completion checks one per item it advances, so the
+    /// table it reads stays in the cache.
     pub looks: Vec<(ByteSet, bool)>,
     /// The lexical symbols matched as tokens, as one lazy DFA.
     pub tokens: TokenDfa,
@@ -102,8 +153,12 @@ impl Compiled {
         let mut c = Compiled {
             prods: Vec::new(),
             elems: Vec::new(),
-            dot_prod: Vec::new(),
-            dot_next: Vec::new(),
+            states: Vec::new(),
+            actions: Vec::new(),
+            root: Vec::new(),
+            state_look: Vec::new(),
+            single_to: Vec::new(),
+            state_end: Vec::new(),
             prods_of: Vec::new(),
             ekind: Vec::new(),
             nullable: Vec::new(),
@@ -112,8 +167,8 @@ impl Compiled {
             start: NONE,
             prod_first: Vec::new(),
             prod_nullable: Vec::new(),
-            dot_keyword: Vec::new(),
-            dot_look: Vec::new(),
+            pos_keyword: Vec::new(),
+            pos_look: Vec::new(),
             looks: Vec::new(),
             tokens: TokenDfa::default(),
             self_contained: Vec::new(),
@@ -193,10 +248,11 @@ impl Compiled {
             c.add_prod(tail, &rhs, 1);
             c.prods_of[tail as usize] = (begin, c.prods.len() as u32);
         }
-        c.fill_dots();
+        c.number_positions();
         let esym_first = c.first_sets(g);
         c.follow_sets(g, &esym_first);
         c.keywords(g);
+        c.build_states();
         // The symbols the chart matches as tokens (their parts stay with the interpreter:
         // patterns for all of them would cost more to build than they save).
         let mut tokens: Vec<SymbolId> = c
@@ -231,7 +287,7 @@ impl Compiled {
 
     /// Marks the dotted items before a word token (see [`Grammar::is_word_token`]).
     fn keywords(&mut self, g: &Grammar) {
-        self.dot_keyword = vec![false; self.dot_next.len()];
+        self.pos_keyword = vec![false; self.positions()];
         // Earley nonterminals are never tokens; the others are the grammar's items.
         let item = |e: Elem| match e {
             Elem::Term(t) => Some(Item::Terminal(t)),
@@ -252,7 +308,7 @@ impl Compiled {
                     },
                 };
                 if g.is_word_token(item(rhs[k - 1]), this, after) {
-                    self.dot_keyword[(p.dot_base as usize) + k] = true;
+                    self.pos_keyword[(p.pos_base as usize) + k] = true;
                 }
             }
         }
@@ -305,7 +361,7 @@ impl Compiled {
     }
 
     /// FOLLOW bytes (and end of input) of every Earley symbol by fixpoint, then each dotted
-    /// item's lookahead (`dot_look`).
+    /// position's lookahead (`pos_look`).
     fn follow_sets(&mut self, g: &Grammar, esym_first: &[ByteSet]) {
         let mut follow = vec![(ByteSet::default(), false); self.ekind.len()];
         follow[self.start as usize].1 = true;
@@ -342,20 +398,136 @@ impl Compiled {
                 break;
             }
         }
-        let mut look = Vec::with_capacity(self.dot_next.len());
-        let mut looks = Vec::new();
-        let mut known: rustc_hash::FxHashMap<(ByteSet, bool), u32> = Default::default();
+        let mut look = Vec::with_capacity(self.positions());
         for p in &self.prods {
             for k in 0..=p.len as usize {
-                let l = after(self, p, k, &follow);
-                look.push(*known.entry(l).or_insert_with(|| {
-                    looks.push(l);
-                    (looks.len() - 1) as u32
-                }));
+                look.push(after(self, p, k, &follow));
             }
         }
-        self.dot_look = look;
+        self.pos_look = look;
+    }
+
+    /// Builds every Earley symbol's prefix trie of productions (see [`State`]).
+    fn build_states(&mut self) {
+        /// A state being built: its actions, and their lookaheads as sets.
+        struct Draft {
+            lhs: u32,
+            end: u32,
+            actions: Vec<(Action, (ByteSet, bool))>,
+        }
+        fn union(a: &mut (ByteSet, bool), b: &(ByteSet, bool)) {
+            a.0.union(&b.0);
+            a.1 |= b.1;
+        }
+        let mut drafts: Vec<Draft> = Vec::new();
+        let mut root = vec![NONE; self.ekind.len()];
+        for (esym, &(b, e)) in self.prods_of.iter().enumerate() {
+            root[esym] = drafts.len() as u32;
+            drafts.push(Draft {
+                lhs: esym as u32,
+                end: NONE,
+                actions: Vec::new(),
+            });
+            for p in b..e {
+                let prod = self.prods[p as usize];
+                let mut state = root[esym] as usize;
+                for k in 0..=prod.len as usize {
+                    let pos = prod.pos_base as usize + k;
+                    // A root's actions filter as prediction did, by the production's first
+                    // bytes (a production that can match nothing is never skipped); the others
+                    // by the position's lookahead.
+                    let look = if k > 0 {
+                        self.pos_look[pos]
+                    } else if self.prod_nullable[p as usize] {
+                        (ByteSet::all(), true)
+                    } else {
+                        (self.prod_first[p as usize], false)
+                    };
+                    let (next, keyword) = match self.elems.get(prod.rhs_start as usize + k) {
+                        Some(&elem) if k < prod.len as usize => (self.next_of(elem), self.pos_keyword[pos]),
+                        _ => (Next::End, false),
+                    };
+                    let same = |a: &Action| a.keyword == keyword && same_next(a.next, next);
+                    let found = drafts[state].actions.iter().position(|(a, _)| same(a));
+                    let index = match found {
+                        Some(i) => i,
+                        None => {
+                            let to = if matches!(next, Next::End) {
+                                esym as u32
+                            } else {
+                                drafts.push(Draft {
+                                    lhs: esym as u32,
+                                    end: NONE,
+                                    actions: Vec::new(),
+                                });
+                                (drafts.len() - 1) as u32
+                            };
+                            let action = Action {
+                                next,
+                                to,
+                                look: 0,
+                                keyword,
+                            };
+                            drafts[state].actions.push((action, (ByteSet::default(), false)));
+                            drafts[state].actions.len() - 1
+                        }
+                    };
+                    union(&mut drafts[state].actions[index].1, &look);
+                    match next {
+                        Next::End => {
+                            if drafts[state].end == NONE {
+                                drafts[state].end = p;
+                            }
+                        }
+                        _ => state = drafts[state].actions[index].0.to as usize,
+                    }
+                }
+            }
+        }
+        let mut looks = Vec::new();
+        let mut known: rustc_hash::FxHashMap<(ByteSet, bool), u32> = Default::default();
+        let mut intern = |l: (ByteSet, bool)| -> u32 {
+            *known.entry(l).or_insert_with(|| {
+                looks.push(l);
+                (looks.len() - 1) as u32
+            })
+        };
+        for (i, d) in drafts.iter().enumerate() {
+            let mut all = (ByteSet::default(), false);
+            let first = self.actions.len() as u32;
+            for (a, l) in &d.actions {
+                union(&mut all, l);
+                self.actions.push(Action { look: intern(*l), ..*a });
+            }
+            self.states.push(State {
+                first,
+                len: u16::try_from(d.actions.len()).expect("fewer than 65,536 elements follow a prefix"),
+                root: root[d.lhs as usize] == i as u32,
+            });
+            self.state_look.push(intern(all));
+            self.state_end.push(d.end);
+            let single = d.actions.len() == 1 && !matches!(d.actions[0].0.next, Next::End);
+            self.single_to.push(if single { d.actions[0].0.to } else { NONE });
+        }
+        self.root = root;
         self.looks = looks;
+    }
+
+    /// What follows a dot before `elem`.
+    fn next_of(&self, elem: Elem) -> Next {
+        match elem {
+            Elem::Term(t) => Next::Term(t),
+            Elem::Token(s) => Next::Token(s),
+            Elem::Nt(e) => Next::Nt {
+                esym: e,
+                nullable: self.nullable[e as usize],
+            },
+        }
+    }
+
+    /// How many positions (dotted items of single productions) the productions have.
+    fn positions(&self) -> usize {
+        self.prods.iter().map(|p| p.len as usize + 1).sum()
     }
 
     fn add_prod(&mut self, lhs: u32, rhs: &[Elem], alt: u32) {
@@ -366,30 +538,16 @@ impl Compiled {
             rhs_start,
             len: rhs.len() as u32,
             alt,
-            dot_base: 0,
+            pos_base: 0,
         });
     }
 
-    fn fill_dots(&mut self) {
-        for p in 0..self.prods.len() {
-            let prod = self.prods[p];
-            self.prods[p].dot_base = self.dot_prod.len() as u32;
-            for k in 0..=prod.len {
-                self.dot_prod.push(p as u32);
-                let next = if k == prod.len {
-                    Next::End
-                } else {
-                    match self.elems[(prod.rhs_start + k) as usize] {
-                        Elem::Term(t) => Next::Term(t),
-                        Elem::Token(s) => Next::Token(s),
-                        Elem::Nt(e) => Next::Nt {
-                            esym: e,
-                            nullable: self.nullable[e as usize],
-                        },
-                    }
-                };
-                self.dot_next.push(next);
-            }
+    /// Numbers every production's positions (`pos_base`).
+    fn number_positions(&mut self) {
+        let mut at = 0;
+        for p in &mut self.prods {
+            p.pos_base = at;
+            at += p.len + 1;
         }
     }
 
@@ -397,6 +555,18 @@ impl Compiled {
     pub fn rhs(&self, p: u32) -> &[Elem] {
         let prod = &self.prods[p as usize];
         &self.elems[prod.rhs_start as usize..(prod.rhs_start + prod.len) as usize]
+    }
+}
+
+/// Whether two actions' next elements are the same element (the nullability of a nonterminal
+/// is its own, so comparing symbols is enough).
+fn same_next(a: Next, b: Next) -> bool {
+    match (a, b) {
+        (Next::End, Next::End) => true,
+        (Next::Term(x), Next::Term(y)) => x == y,
+        (Next::Token(x), Next::Token(y)) => x == y,
+        (Next::Nt { esym: x, .. }, Next::Nt { esym: y, .. }) => x == y,
+        _ => false,
     }
 }
 

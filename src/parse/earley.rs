@@ -1,6 +1,8 @@
-//! The Earley recognizer: builds the chart of dotted items, one set per byte offset.
+//! The Earley recognizer: builds the chart of items, one set per byte offset.
 //!
-//! Items are 16 bytes (dotted-item id, origin, predecessor item, completed child). On large inputs
+//! An item is a state of its symbol's prefix trie (`compile::State`: the dotted items of every
+//! production that begins alike) and an origin: 16 bytes with the predecessor item and the
+//! completed child. On large inputs
 //! the chart is collected between sets: items no later step or tree can reach are dropped.
 //! Nullable symbols are handled at prediction time (Aycock–Horspool); tokens may jump ahead many
 //! bytes at once. Each item remembers the first way it was derived, which `forest` follows back.
@@ -13,16 +15,16 @@ use super::compile::{match_terminal, Compiled, Next, NONE};
 use super::lexical::Lexer;
 use crate::grammar::{Grammar, TerminalId};
 
-/// A dotted item in a set. `pred` is the item before the dot moved (same production, dot - 1),
-/// and `child` the completed item of the element just passed over when it is a nonterminal with
-/// a non-empty span (else NONE). Where that element starts is the offset of `pred`'s set
+/// An item in a set: a state and an origin. `pred` is the item before the last element was
+/// passed over (the state before, same origin), and `child` the completed item of that element
+/// when it is a nonterminal with a non-empty span (else NONE). Where that element starts is the offset of `pred`'s set
 /// ([`Chart::split`]), so it is not stored: 16 bytes an item.
 ///
 /// Invariant (what makes reading a tree back well-founded): `pred` and `child` were added to the
 /// chart before this item, and only the first derivation of an item is kept.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct EItem {
-    pub dot: u32,
+    pub state: u32,
     pub origin: u32,
     pub pred: u32,
     pub child: u32,
@@ -152,13 +154,19 @@ impl Ord for Pending {
     }
 }
 
-/// Whether the item with dotted item `dot` at offset `at` can lead anywhere: the byte there (or
-/// the end of the input) is one the rest of its production, or what follows its symbol, may
-/// start with. Items that fail this are part of no parse, and neither is anything derived from
-/// them, so dropping them changes no tree.
+/// Whether an item entering state `state` at offset `at` can lead anywhere: the byte there (or
+/// the end of the input) is one the rest of one of its productions, or what follows its symbol,
+/// may start with. Items that fail this are part of no parse, and neither is anything derived
+/// from them, so dropping them changes no tree.
 #[inline]
-fn viable(c: &Compiled, input: &[u8], dot: u32, at: usize) -> bool {
-    let (bytes, eof) = &c.looks[c.dot_look[dot as usize] as usize];
+fn viable(c: &Compiled, input: &[u8], state: u32, at: usize) -> bool {
+    looks_on(c, input, c.state_look[state as usize], at)
+}
+
+/// Whether the byte at `at` (or the end of the input) is in lookahead `look` of `c.looks`.
+#[inline]
+fn looks_on(c: &Compiled, input: &[u8], look: u32, at: usize) -> bool {
+    let (bytes, eof) = &c.looks[look as usize];
     match input.get(at) {
         Some(&b) => bytes.contains(b),
         None => *eof,
@@ -166,21 +174,21 @@ fn viable(c: &Compiled, input: &[u8], dot: u32, at: usize) -> bool {
 }
 
 /// Items of another origin than the set's are deduplicated by a linear scan while the set is
-/// smaller than this, then by a stamp per dotted item (see [`Dedup`]).
+/// smaller than this, then by a stamp per state (see [`Dedup`]).
 const SMALL_SET: usize = 24;
 
-/// What the current set holds, so that [`add`] keeps one item per (dot, origin). Items
+/// What the current set holds, so that [`add`] keeps one item per (state, origin). Items
 /// predicted in this set (origin = its offset) are most of a large set in a big grammar (a
-/// statement position in js predicts hundreds), so they are checked by a stamp per dotted item,
-/// without hashing; the others by a linear scan while the set is small, then by a stamp and an
-/// origin per dotted item, with a hash set for the rare dotted item met with several origins.
-/// Kept in [`Scratch`] between parses: small inputs would otherwise pay for a stamp per dotted
-/// item of the grammar at every parse.
+/// statement position in js predicts dozens of symbols), so they are checked by a stamp per
+/// state, without hashing; the others by a linear scan while the set is small, then by a stamp
+/// and an origin per state, with a hash set for the rare state met with several origins.
+/// Kept in [`Scratch`] between parses: small inputs would otherwise pay for a stamp per state
+/// of the grammar at every parse.
 #[derive(Default)]
 pub(crate) struct Dedup {
-    /// Per dotted item: the stamp of the last set that holds it with origin = that set's offset.
+    /// Per state: the stamp of the last set that holds it with origin = that set's offset.
     here: Vec<u32>,
-    /// Per dotted item: the stamp of the last set that holds it with another origin, and the
+    /// Per state: the stamp of the last set that holds it with another origin, and the
     /// first such origin (valid in the current set once `stamped`).
     elsewhere: Vec<(u32, u32)>,
     /// The current set's stamp, one more for every set of every parse (so an old one never
@@ -188,22 +196,22 @@ pub(crate) struct Dedup {
     stamp: u32,
     /// The current set's offset.
     offset: u32,
-    /// The current set's items of other origins beyond the first one of their dotted item, as
-    /// `dot << 32 | origin`.
+    /// The current set's items of other origins beyond the first one of their state, as
+    /// `state << 32 | origin`.
     more_origins: FxHashSet<u64>,
     /// Whether this set's items of other origins are in `elsewhere` (and `more_origins`).
     stamped: bool,
 }
 
 impl Dedup {
-    /// Makes room for a stamp per dotted item of a grammar of `dots` of them (once per parse;
-    /// a parser's scratch always meets the same grammar, so this is a no-op after the first).
-    fn for_grammar(&mut self, dots: usize) {
-        if self.here.len() != dots {
+    /// Makes room for a stamp per state of a grammar of `states` of them (once per parse; a
+    /// parser's scratch always meets the same grammar, so this is a no-op after the first).
+    fn for_grammar(&mut self, states: usize) {
+        if self.here.len() != states {
             self.here.clear();
-            self.here.resize(dots, 0);
+            self.here.resize(states, 0);
             self.elsewhere.clear();
-            self.elsewhere.resize(dots, (0, 0));
+            self.elsewhere.resize(states, (0, 0));
             self.stamp = 0;
         }
     }
@@ -226,7 +234,7 @@ impl Dedup {
     /// Records `it` (of another origin) as in the current set; whether it was not already.
     #[inline]
     fn enter_elsewhere(&mut self, it: EItem) -> bool {
-        let (stamp, origin) = &mut self.elsewhere[it.dot as usize];
+        let (stamp, origin) = &mut self.elsewhere[it.state as usize];
         if *stamp != self.stamp {
             (*stamp, *origin) = (self.stamp, it.origin);
             true
@@ -234,17 +242,17 @@ impl Dedup {
             false
         } else {
             self.more_origins
-                .insert((u64::from(it.dot) << 32) | u64::from(it.origin))
+                .insert((u64::from(it.state) << 32) | u64::from(it.origin))
         }
     }
 }
 
-/// Adds `it` to the current set (which starts at `set_start`) unless an item with the same dot
+/// Adds `it` to the current set (which starts at `set_start`) unless an item with the same state
 /// and origin is already there.
 #[inline(always)]
 fn add(items: &mut Vec<EItem>, seen: &mut Dedup, set_start: usize, it: EItem) {
     if it.origin == seen.offset {
-        let stamp = &mut seen.here[it.dot as usize];
+        let stamp = &mut seen.here[it.state as usize];
         if *stamp != seen.stamp {
             *stamp = seen.stamp;
             items.push(it);
@@ -252,7 +260,7 @@ fn add(items: &mut Vec<EItem>, seen: &mut Dedup, set_start: usize, it: EItem) {
     } else if items.len() - set_start < SMALL_SET {
         if !items[set_start..]
             .iter()
-            .any(|x| x.dot == it.dot && x.origin == it.origin)
+            .any(|x| x.state == it.state && x.origin == it.origin)
         {
             items.push(it);
         }
@@ -278,38 +286,49 @@ fn add_stamped(items: &mut Vec<EItem>, seen: &mut Dedup, set_start: usize, it: E
     }
 }
 
-/// Adds to the current set (at offset `at`) the start item of every production of `esym`.
-/// `next` is the byte at `at` when prediction may look ahead (`None` at the end of the input):
-/// productions that cannot match there are skipped. Without lookahead, `look` is false.
+/// Adds to the current set (at offset `at`) the item of the root state of `esym`: the start of
+/// all its productions. With `look`, not if none of them can start at the byte there (or end
+/// there, at the end of the input); its actions then skip the productions that cannot.
 #[allow(clippy::too_many_arguments)]
 fn predict(
     c: &Compiled,
+    input: &[u8],
     esym: u32,
     at: u32,
     look: bool,
-    next: Option<u8>,
     items: &mut Vec<EItem>,
     seen: &mut Dedup,
     set_start: usize,
 ) {
-    let (b, e) = c.prods_of[esym as usize];
-    for p in b..e {
-        if look && !c.prod_nullable[p as usize] && !next.is_some_and(|byte| c.prod_first[p as usize].contains(byte)) {
-            continue;
-        }
-        let dot = c.prods[p as usize].dot_base;
-        add(
-            items,
-            seen,
-            set_start,
-            EItem {
-                dot,
-                origin: at,
-                pred: NONE,
-                child: NONE,
-            },
-        );
+    let root = c.root[esym as usize];
+    if look && !viable(c, input, root, at as usize) {
+        return;
     }
+    add(
+        items,
+        seen,
+        set_start,
+        EItem {
+            state: root,
+            origin: at,
+            pred: NONE,
+            child: NONE,
+        },
+    );
+}
+
+/// The state after the nonterminal `esym` in state `state` (whose item waited for it).
+#[inline]
+fn advance(c: &Compiled, state: u32, esym: u32) -> u32 {
+    let to = c.single_to[state as usize];
+    if to != NONE {
+        return to;
+    }
+    let st = c.states[state as usize];
+    c.actions[st.first as usize..st.first as usize + usize::from(st.len)]
+        .iter()
+        .find(|a| matches!(a.next, Next::Nt { esym: e, .. } if e == esym))
+        .map_or(NONE, |a| a.to)
 }
 
 /// Charts smaller than this many items are never collected (small inputs pay nothing); above
@@ -454,7 +473,7 @@ pub(crate) fn recognize<'s>(
         seq += 1;
         pending.push(Pending { target, seq, item });
     };
-    // Per finished set: (Earley symbol after the dot, item index), sorted, for completion.
+    // Per finished set: (Earley symbol an item waits for, item index), sorted, for completion.
     let waiting = &mut scratch.waiting;
     waiting.clear();
     waiting.reserve(n + 64);
@@ -468,7 +487,7 @@ pub(crate) fn recognize<'s>(
     waiting_for.clear();
     waiting_for.resize(c.ekind.len(), (NONE, 0, 0));
     let seen = &mut scratch.dedup;
-    seen.for_grammar(c.dot_next.len());
+    seen.for_grammar(c.states.len());
     let predicted = &mut scratch.predicted;
     predicted.clear();
     predicted.resize(c.ekind.len(), false);
@@ -498,16 +517,7 @@ pub(crate) fn recognize<'s>(
         }
         token_ends.clear();
         if i == 0 {
-            predict(
-                c,
-                c.start,
-                0,
-                lexer.lookahead,
-                input.first().copied(),
-                items,
-                seen,
-                set_start,
-            );
+            predict(c, input, c.start, 0, lexer.lookahead, items, seen, set_start);
         }
         while pending.peek().is_some_and(|p| p.target == i as u32) {
             let p = pending.pop().expect("peeked");
@@ -523,131 +533,132 @@ pub(crate) fn recognize<'s>(
         let mut k = set_start;
         while k < items.len() {
             let it = items[k];
-            match c.dot_next[it.dot as usize] {
-                Next::End => {
-                    let lhs = c.prods[c.dot_prod[it.dot as usize] as usize].lhs;
-                    if lhs == c.start && it.origin == 0 && i == n && accept == NONE {
-                        accept = k as u32;
+            let state = c.states[it.state as usize];
+            // Several actions check their own lookahead: as prediction did for a root, as
+            // advancing did for the others.
+            let check = state.len > 1 && if state.root { lexer.lookahead } else { look };
+            let first = state.first as usize;
+            for a in &c.actions[first..first + usize::from(state.len)] {
+                if check && !looks_on(c, input, a.look, i) {
+                    continue;
+                }
+                match a.next {
+                    Next::End => {
+                        let lhs = a.to;
+                        if lhs == c.start && it.origin == 0 && i == n && accept == NONE {
+                            accept = k as u32;
+                        }
+                        // Empty completions were already advanced over at prediction time. Later
+                        // completions of the same (symbol, origin) only re-derive items `add` drops.
+                        if it.origin != iu {
+                            let (from, to) = match waiting_for[lhs as usize] {
+                                (origin, from, to) if origin == it.origin => (from, to),
+                                _ => {
+                                    let (wb, we) = waiting_range[it.origin as usize];
+                                    let slice = &waiting[wb as usize..we as usize];
+                                    let from = wb + slice.partition_point(|&w| waits_for(w) < lhs) as u32;
+                                    let to = wb + slice.partition_point(|&w| waits_for(w) <= lhs) as u32;
+                                    waiting_for[lhs as usize] = (it.origin, from, to);
+                                    (from, to)
+                                }
+                            };
+                            for &entry in &waiting[from as usize..to as usize] {
+                                let w = waiting_item(entry);
+                                let wi = items[w as usize];
+                                let next = advance(c, wi.state, lhs);
+                                if look && !viable(c, input, next, i) {
+                                    continue;
+                                }
+                                add(
+                                    items,
+                                    seen,
+                                    set_start,
+                                    EItem {
+                                        state: next,
+                                        origin: wi.origin,
+                                        pred: w,
+                                        child: k as u32,
+                                    },
+                                );
+                            }
+                        }
                     }
-                    // Empty completions were already advanced over at prediction time. Later
-                    // completions of the same (symbol, origin) only re-derive items `add` drops.
-                    if it.origin != iu {
-                        let (from, to) = match waiting_for[lhs as usize] {
-                            (origin, from, to) if origin == it.origin => (from, to),
-                            _ => {
-                                let (wb, we) = waiting_range[it.origin as usize];
-                                let slice = &waiting[wb as usize..we as usize];
-                                let from = wb + slice.partition_point(|&w| waits_for(w) < lhs) as u32;
-                                let to = wb + slice.partition_point(|&w| waits_for(w) <= lhs) as u32;
-                                waiting_for[lhs as usize] = (it.origin, from, to);
-                                (from, to)
-                            }
-                        };
-                        for &entry in &waiting[from as usize..to as usize] {
-                            let w = waiting_item(entry);
-                            let wi = items[w as usize];
-                            if look && !viable(c, input, wi.dot + 1, i) {
-                                continue;
-                            }
+                    Next::Nt { esym, nullable } => {
+                        waiting.push(wait_entry(esym, k as u32));
+                        if !predicted[esym as usize] {
+                            predicted[esym as usize] = true;
+                            predicted_list.push(esym);
+                            predict(c, input, esym, iu, lexer.lookahead, items, seen, set_start);
+                        }
+                        if nullable && (!look || viable(c, input, a.to, i)) {
                             add(
                                 items,
                                 seen,
                                 set_start,
                                 EItem {
-                                    dot: wi.dot + 1,
-                                    origin: wi.origin,
-                                    pred: w,
-                                    child: k as u32,
+                                    state: a.to,
+                                    origin: it.origin,
+                                    pred: k as u32,
+                                    child: NONE,
                                 },
                             );
                         }
                     }
-                }
-                Next::Nt { esym, nullable } => {
-                    waiting.push(wait_entry(esym, k as u32));
-                    if !predicted[esym as usize] {
-                        predicted[esym as usize] = true;
-                        predicted_list.push(esym);
-                        predict(
-                            c,
-                            esym,
-                            iu,
-                            lexer.lookahead,
-                            input.get(iu as usize).copied(),
-                            items,
-                            seen,
-                            set_start,
-                        );
-                    }
-                    if nullable && (!look || viable(c, input, it.dot + 1, i)) {
-                        add(
-                            items,
-                            seen,
-                            set_start,
+                    Next::Term(t) => match match_terminal(g.terminal(t), &input[i..]) {
+                        Some(len) if a.keyword && lexer.word_cut(i, i + len) => lexer.failed(t, i),
+                        Some(len) if look && !viable(c, input, a.to, i + len) => {}
+                        Some(len) => scan_ahead(
+                            &mut pending,
+                            (i + len) as u32,
                             EItem {
-                                dot: it.dot + 1,
+                                state: a.to,
                                 origin: it.origin,
                                 pred: k as u32,
                                 child: NONE,
                             },
-                        );
-                    }
-                }
-                Next::Term(t) => match match_terminal(g.terminal(t), &input[i..]) {
-                    Some(len) if c.dot_keyword[it.dot as usize] && lexer.word_cut(i, i + len) => lexer.failed(t, i),
-                    Some(len) if look && !viable(c, input, it.dot + 1, i + len) => {}
-                    Some(len) => scan_ahead(
-                        &mut pending,
-                        (i + len) as u32,
-                        EItem {
-                            dot: it.dot + 1,
+                        ),
+                        None => lexer.failed(t, i),
+                    },
+                    Next::Token(sym) => {
+                        let (from, to) = match token_cache[sym.index()] {
+                            (set, from, to) if set == i as u32 => (from, to),
+                            _ => {
+                                let from = token_ends.len();
+                                // The DFA's ends come ascending and distinct.
+                                if !lexer.dfa_ends(sym, iu, token_ends) {
+                                    lexer.token_ends(sym, iu, token_ends);
+                                    token_ends[from..].sort_unstable();
+                                }
+                                let mut kept = from;
+                                for r in from..token_ends.len() {
+                                    if r == from || token_ends[r] != token_ends[kept - 1] {
+                                        token_ends[kept] = token_ends[r];
+                                        kept += 1;
+                                    }
+                                }
+                                token_ends.truncate(kept);
+                                token_cache[sym.index()] = (i as u32, from as u32, kept as u32);
+                                (from as u32, kept as u32)
+                            }
+                        };
+                        let advanced = EItem {
+                            state: a.to,
                             origin: it.origin,
                             pred: k as u32,
                             child: NONE,
-                        },
-                    ),
-                    None => lexer.failed(t, i),
-                },
-                Next::Token(sym) => {
-                    let (from, to) = match token_cache[sym.index()] {
-                        (set, from, to) if set == i as u32 => (from, to),
-                        _ => {
-                            let from = token_ends.len();
-                            // The DFA's ends come ascending and distinct.
-                            if !lexer.dfa_ends(sym, iu, token_ends) {
-                                lexer.token_ends(sym, iu, token_ends);
-                                token_ends[from..].sort_unstable();
+                        };
+                        for &e in &token_ends[from as usize..to as usize] {
+                            if look && !viable(c, input, advanced.state, e as usize) {
+                                continue;
                             }
-                            let mut kept = from;
-                            for r in from..token_ends.len() {
-                                if r == from || token_ends[r] != token_ends[kept - 1] {
-                                    token_ends[kept] = token_ends[r];
-                                    kept += 1;
-                                }
+                            if a.keyword && lexer.word_cut(i, e as usize) {
+                                continue;
                             }
-                            token_ends.truncate(kept);
-                            token_cache[sym.index()] = (i as u32, from as u32, kept as u32);
-                            (from as u32, kept as u32)
-                        }
-                    };
-                    let advanced = EItem {
-                        dot: it.dot + 1,
-                        origin: it.origin,
-                        pred: k as u32,
-                        child: NONE,
-                    };
-                    let check_word = c.dot_keyword[it.dot as usize];
-                    for &e in &token_ends[from as usize..to as usize] {
-                        if look && !viable(c, input, advanced.dot, e as usize) {
-                            continue;
-                        }
-                        if check_word && lexer.word_cut(i, e as usize) {
-                            continue;
-                        }
-                        if e == iu {
-                            add(items, seen, set_start, advanced);
-                        } else {
-                            scan_ahead(&mut pending, e, advanced);
+                            if e == iu {
+                                add(items, seen, set_start, advanced);
+                            } else {
+                                scan_ahead(&mut pending, e, advanced);
+                            }
                         }
                     }
                 }
@@ -711,16 +722,16 @@ pub(crate) fn recognize<'s>(
 mod tests {
     use super::*;
 
-    fn item(dot: u32, origin: u32) -> EItem {
+    fn item(state: u32, origin: u32) -> EItem {
         EItem {
-            dot,
+            state,
             origin,
             pred: NONE,
             child: NONE,
         }
     }
 
-    /// `add` keeps one item per (dot, origin) in a set, small or large, predicted there or not;
+    /// `add` keeps one item per (state, origin) in a set, small or large, predicted there or not;
     /// a set never sees the stamps of an earlier one, across the wrap of the stamp too.
     #[test]
     fn add_keeps_one_item_per_dot_and_origin() {
@@ -733,14 +744,14 @@ mod tests {
                 let set_start = items.len();
                 seen.start(offset);
                 // 60 distinct items (past SMALL_SET): 20 predicted here, each added four times,
-                // and 20 of each of two earlier origins (one dot, two origins), each added twice.
+                // and 20 of each of two earlier origins (one state, two origins), each added twice.
                 for round in 0..4 {
-                    for dot in 0..20 {
-                        add(&mut items, &mut seen, set_start, item(dot, offset));
-                        add(&mut items, &mut seen, set_start, item(dot, offset - 1 - round % 2));
+                    for state in 0..20 {
+                        add(&mut items, &mut seen, set_start, item(state, offset));
+                        add(&mut items, &mut seen, set_start, item(state, offset - 1 - round % 2));
                     }
                 }
-                let mut set: Vec<(u32, u32)> = items[set_start..].iter().map(|x| (x.dot, x.origin)).collect();
+                let mut set: Vec<(u32, u32)> = items[set_start..].iter().map(|x| (x.state, x.origin)).collect();
                 let n = set.len();
                 set.sort_unstable();
                 set.dedup();

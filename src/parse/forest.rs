@@ -154,7 +154,7 @@ impl Builder<'_, '_> {
     /// The production completed by item `idx` (in the set at `end`, the `end_set`-th); its
     /// elements' spans go to `out`, in order.
     fn spans(&self, idx: u32, end: u32, end_set: u32, out: &mut Vec<Span>) -> u32 {
-        let prod = self.c.dot_prod[self.chart.items[idx as usize].dot as usize];
+        let prod = self.c.state_end[self.chart.items[idx as usize].state as usize];
         let rhs = self.c.rhs(prod);
         let first = out.len();
         let (mut cur, mut e, mut k) = (idx, end, end_set as usize);

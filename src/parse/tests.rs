@@ -122,6 +122,73 @@ fn ambiguity_is_resolved_deterministically() {
     assert_eq!(leaves, 7);
 }
 
+/// Alternatives that begin alike share the recognizer's states up to where they part; each
+/// tree still names the alternative it derives, also where one ends inside another's path.
+#[test]
+fn alternatives_that_share_a_prefix_keep_their_own_alternative() {
+    let p = parser(r#"s = x "b" | x "c" | x | x "b" "d" | x "b" ; x = "a" | "[" s "]" ;"#);
+    for (input, alt) in [
+        ("ab", 0),
+        ("ac", 1),
+        ("a", 2),
+        ("abd", 3),
+        ("[ab]c", 1),
+        ("[abd]", 2),
+        ("[a]bd", 3),
+    ] {
+        let t = ok(&p, input);
+        match t.kind(t.root()) {
+            NodeKind::Rule { alt: got, .. } => assert_eq!(got, alt, "{input}"),
+            other => panic!("{input}: root {other:?}"),
+        }
+    }
+    // `s`'s five alternatives start in one state and share the one after `x` (alternative 4
+    // repeats 0, so "ab" above is the first of the two): s has 5 states, not 15 positions.
+    let c = &p.compiled;
+    let s_states = (0..c.states.len()).filter(|&k| c.prods[0].lhs == lhs_of(c, k)).count();
+    assert_eq!(s_states, 5);
+}
+
+/// The Earley symbol whose productions state `k` belongs to (states of a symbol are numbered
+/// from its root up to the next symbol's root).
+fn lhs_of(c: &compile::Compiled, k: usize) -> u32 {
+    (c.root.iter().enumerate())
+        .filter(|&(_, &r)| r as usize <= k)
+        .max_by_key(|&(_, &r)| r)
+        .map(|(e, _)| e as u32)
+        .unwrap()
+}
+
+/// Every production of the built-in grammars is a path of states from its symbol's root, and
+/// the state at its end ends the first production with the same elements.
+#[test]
+fn every_production_is_a_path_from_its_root() {
+    for name in ["json", "expr", "toml", "css", "sql", "js"] {
+        let p = Parser::new(&Grammar::load(name).unwrap());
+        let c = &p.compiled;
+        for (k, prod) in c.prods.iter().enumerate() {
+            let mut state = c.root[prod.lhs as usize];
+            for &elem in c.rhs(k as u32) {
+                let st = c.states[state as usize];
+                let actions = &c.actions[st.first as usize..st.first as usize + usize::from(st.len)];
+                let found = actions.iter().find(|a| match (a.next, elem) {
+                    (compile::Next::Term(x), compile::Elem::Term(y)) => x == y,
+                    (compile::Next::Token(x), compile::Elem::Token(y)) => x == y,
+                    (compile::Next::Nt { esym, .. }, compile::Elem::Nt(y)) => esym == y,
+                    _ => false,
+                });
+                state = found
+                    .unwrap_or_else(|| panic!("{name}: production {k} leaves the trie"))
+                    .to;
+            }
+            let end = c.state_end[state as usize] as usize;
+            assert!(end <= k, "{name}: production {k} ends where {end} does");
+            assert_eq!(c.rhs(end as u32), c.rhs(k as u32), "{name}: production {k}");
+            assert_eq!(c.prods[end].lhs, prod.lhs, "{name}: production {k}");
+        }
+    }
+}
+
 #[test]
 fn tokens_with_several_possible_ends() {
     // `word` is non-recursive, so it is matched as a token that may end at any 'a' or 'b'.
