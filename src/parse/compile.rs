@@ -4,6 +4,8 @@
 //! become single `Token` elements matched by `lexical`. Repetitions become left-recursive
 //! productions (unbounded) or chains of tail symbols (bounded), which `forest` flattens again.
 
+use std::collections::hash_map::Entry;
+
 use super::scan::TokenDfa;
 use crate::grammar::{Body, ByteSet, Grammar, Item, SymbolId, Terminal, TerminalId};
 
@@ -65,7 +67,7 @@ pub(crate) struct Prod {
 /// side of every production through the state, so a tree read back along `pred` links meets the
 /// elements of the production that ends there.
 ///
-/// What the recognizer reads for every item is here, in 8 bytes (js has some 10,000 states);
+/// What the recognizer reads for every item is here, in 12 bytes (js has some 10,000 states);
 /// the rest is in tables per state of [`Compiled`] (`state_look`, `single_to`, `state_end`).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct State {
@@ -73,7 +75,7 @@ pub(crate) struct State {
     pub first: u32,
     /// How many actions it has. With more than one, each checks its own lookahead (an item of
     /// a one-action state was checked against the state's on entering).
-    pub len: u16,
+    pub len: u32,
     /// Whether it is a root: an item there was predicted, and its actions filter by the next
     /// byte as prediction does (see [`Action::look`]), not by the lookahead of advancing.
     pub root: bool,
@@ -420,6 +422,9 @@ impl Compiled {
             a.1 |= b.1;
         }
         let mut drafts: Vec<Draft> = Vec::new();
+        // (state, next element, keyword) -> the index of that action in the state's: a symbol
+        // may have thousands of alternatives (a list of words), each a root action.
+        let mut edges: rustc_hash::FxHashMap<(usize, (u8, u32), bool), usize> = Default::default();
         let mut root = vec![NONE; self.ekind.len()];
         for (esym, &(b, e)) in self.prods_of.iter().enumerate() {
             root[esym] = drafts.len() as u32;
@@ -447,11 +452,9 @@ impl Compiled {
                         Some(&elem) if k < prod.len as usize => (self.next_of(elem), self.pos_keyword[pos]),
                         _ => (Next::End, false),
                     };
-                    let same = |a: &Action| a.keyword == keyword && same_next(a.next, next);
-                    let found = drafts[state].actions.iter().position(|(a, _)| same(a));
-                    let index = match found {
-                        Some(i) => i,
-                        None => {
+                    let index = match edges.entry((state, next_key(next), keyword)) {
+                        Entry::Occupied(e) => *e.get(),
+                        Entry::Vacant(e) => {
                             let to = if matches!(next, Next::End) {
                                 esym as u32
                             } else {
@@ -469,7 +472,7 @@ impl Compiled {
                                 keyword,
                             };
                             drafts[state].actions.push((action, (ByteSet::default(), false)));
-                            drafts[state].actions.len() - 1
+                            *e.insert(drafts[state].actions.len() - 1)
                         }
                     };
                     union(&mut drafts[state].actions[index].1, &look);
@@ -501,7 +504,7 @@ impl Compiled {
             }
             self.states.push(State {
                 first,
-                len: u16::try_from(d.actions.len()).expect("fewer than 65,536 elements follow a prefix"),
+                len: d.actions.len() as u32,
                 root: root[d.lhs as usize] == i as u32,
             });
             self.state_look.push(intern(all));
@@ -558,15 +561,14 @@ impl Compiled {
     }
 }
 
-/// Whether two actions' next elements are the same element (the nullability of a nonterminal
-/// is its own, so comparing symbols is enough).
-fn same_next(a: Next, b: Next) -> bool {
-    match (a, b) {
-        (Next::End, Next::End) => true,
-        (Next::Term(x), Next::Term(y)) => x == y,
-        (Next::Token(x), Next::Token(y)) => x == y,
-        (Next::Nt { esym: x, .. }, Next::Nt { esym: y, .. }) => x == y,
-        _ => false,
+/// What tells next elements apart (a nonterminal's nullability is its own, so its symbol is
+/// enough).
+fn next_key(n: Next) -> (u8, u32) {
+    match n {
+        Next::End => (0, 0),
+        Next::Term(t) => (1, t.0),
+        Next::Token(s) => (2, s.0),
+        Next::Nt { esym, .. } => (3, esym),
     }
 }
 
