@@ -67,18 +67,33 @@ pub(crate) struct Prod {
 /// side of every production through the state, so a tree read back along `pred` links meets the
 /// elements of the production that ends there.
 ///
-/// What the recognizer reads for every item is here, in 12 bytes (js has some 10,000 states);
+/// What the recognizer reads for every item is here, in 8 bytes (js has some 10,000 states, and
+/// 12 bytes made its parse 3 % slower);
 /// the rest is in tables per state of [`Compiled`] (`state_look`, `single_to`, `state_end`).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct State {
     /// Its first action in [`Compiled::actions`].
     pub first: u32,
+    /// How many actions it has (low 31 bits), and whether it is a root (top bit).
+    len_root: u32,
+}
+
+impl State {
+    const ROOT: u32 = 1 << 31;
+
     /// How many actions it has. With more than one, each checks its own lookahead (an item of
     /// a one-action state was checked against the state's on entering).
-    pub len: u32,
+    #[inline]
+    pub fn len(self) -> usize {
+        (self.len_root & !Self::ROOT) as usize
+    }
+
     /// Whether it is a root: an item there was predicted, and its actions filter by the next
     /// byte as prediction does (see [`Action::look`]), not by the lookahead of advancing.
-    pub root: bool,
+    #[inline]
+    pub fn is_root(self) -> bool {
+        self.len_root & Self::ROOT != 0
+    }
 }
 
 /// What an item of a state does, once per distinct next element (and once for "ends here"), in
@@ -502,10 +517,12 @@ impl Compiled {
                 union(&mut all, l);
                 self.actions.push(Action { look: intern(*l), ..*a });
             }
+            // More than 2^31 actions would take more memory than a grammar can.
+            let len = u32::try_from(d.actions.len()).unwrap_or(u32::MAX) & !State::ROOT;
+            let is_root = root[d.lhs as usize] == i as u32;
             self.states.push(State {
                 first,
-                len: d.actions.len() as u32,
-                root: root[d.lhs as usize] == i as u32,
+                len_root: len | if is_root { State::ROOT } else { 0 },
             });
             self.state_look.push(intern(all));
             self.state_end.push(d.end);

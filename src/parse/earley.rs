@@ -325,7 +325,7 @@ fn advance(c: &Compiled, state: u32, esym: u32) -> u32 {
         return to;
     }
     let st = c.states[state as usize];
-    c.actions[st.first as usize..st.first as usize + st.len as usize]
+    c.actions[st.first as usize..st.first as usize + st.len()]
         .iter()
         .find(|a| matches!(a.next, Next::Nt { esym: e, .. } if e == esym))
         .map_or(NONE, |a| a.to)
@@ -536,9 +536,9 @@ pub(crate) fn recognize<'s>(
             let state = c.states[it.state as usize];
             // Several actions check their own lookahead: as prediction did for a root, as
             // advancing did for the others.
-            let check = state.len > 1 && if state.root { lexer.lookahead } else { look };
+            let check = state.len() > 1 && if state.is_root() { lexer.lookahead } else { look };
             let first = state.first as usize;
-            for a in &c.actions[first..first + state.len as usize] {
+            for a in &c.actions[first..first + state.len()] {
                 if check && !looks_on(c, input, a.look, i) {
                     continue;
                 }

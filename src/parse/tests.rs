@@ -170,7 +170,7 @@ fn every_production_is_a_path_from_its_root() {
             let mut state = c.root[prod.lhs as usize];
             for &elem in c.rhs(k as u32) {
                 let st = c.states[state as usize];
-                let actions = &c.actions[st.first as usize..st.first as usize + st.len as usize];
+                let actions = &c.actions[st.first as usize..st.first as usize + st.len()];
                 let found = actions.iter().find(|a| match (a.next, elem) {
                     (compile::Next::Term(x), compile::Elem::Term(y)) => x == y,
                     (compile::Next::Token(x), compile::Elem::Token(y)) => x == y,
