@@ -2,8 +2,8 @@
 //!
 //! An item is a state of its symbol's prefix trie (`compile::State`: the dotted items of every
 //! production that begins alike) and an origin: 16 bytes with the predecessor item and the
-//! completed child. On large inputs
-//! the chart is collected between sets: items no later step or tree can reach are dropped.
+//! completed child. On large inputs the chart is collected between sets: items no later step or
+//! tree can reach are dropped.
 //! Nullable symbols are handled at prediction time (Aycock–Horspool); tokens may jump ahead many
 //! bytes at once. Each item remembers the first way it was derived, which `forest` follows back.
 
@@ -17,8 +17,8 @@ use crate::grammar::{Grammar, TerminalId};
 
 /// An item in a set: a state and an origin. `pred` is the item before the last element was
 /// passed over (the state before, same origin), and `child` the completed item of that element
-/// when it is a nonterminal with a non-empty span (else NONE). Where that element starts is the offset of `pred`'s set
-/// ([`Chart::split`]), so it is not stored: 16 bytes an item.
+/// when it is a nonterminal with a non-empty span (else NONE). Where that element starts is the
+/// offset of `pred`'s set ([`Chart::split`]), so it is not stored: 16 bytes an item.
 ///
 /// Invariant (what makes reading a tree back well-founded): `pred` and `child` were added to the
 /// chart before this item, and only the first derivation of an item is kept.
@@ -734,7 +734,7 @@ mod tests {
     /// `add` keeps one item per (state, origin) in a set, small or large, predicted there or not;
     /// a set never sees the stamps of an earlier one, across the wrap of the stamp too.
     #[test]
-    fn add_keeps_one_item_per_dot_and_origin() {
+    fn add_keeps_one_item_per_state_and_origin() {
         let mut seen = Dedup::default();
         seen.for_grammar(100);
         let mut items = Vec::new();
