@@ -21,8 +21,9 @@ pub(crate) enum Elem {
     Nt(u32),
 }
 
-/// What follows the dot of a dotted item.
-#[derive(Clone, Copy, Debug)]
+/// What follows the dot of a dotted item. (A nonterminal's `nullable` is its symbol's, so two
+/// `Next`s are equal when their elements are.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Next {
     End,
     Term(TerminalId),
@@ -439,7 +440,7 @@ impl Compiled {
         let mut drafts: Vec<Draft> = Vec::new();
         // (state, next element, keyword) -> the index of that action in the state's: a symbol
         // may have thousands of alternatives (a list of words), each a root action.
-        let mut edges: rustc_hash::FxHashMap<(usize, (u8, u32), bool), usize> = Default::default();
+        let mut edges: rustc_hash::FxHashMap<(usize, Next, bool), usize> = Default::default();
         let mut root = vec![NONE; self.ekind.len()];
         for (esym, &(b, e)) in self.prods_of.iter().enumerate() {
             root[esym] = drafts.len() as u32;
@@ -467,7 +468,7 @@ impl Compiled {
                         Some(&elem) if k < prod.len as usize => (self.next_of(elem), self.pos_keyword[pos]),
                         _ => (Next::End, false),
                     };
-                    let index = match edges.entry((state, next_key(next), keyword)) {
+                    let index = match edges.entry((state, next, keyword)) {
                         Entry::Occupied(e) => *e.get(),
                         Entry::Vacant(e) => {
                             let to = if matches!(next, Next::End) {
@@ -534,7 +535,7 @@ impl Compiled {
     }
 
     /// What follows a dot before `elem`.
-    fn next_of(&self, elem: Elem) -> Next {
+    pub fn next_of(&self, elem: Elem) -> Next {
         match elem {
             Elem::Term(t) => Next::Term(t),
             Elem::Token(s) => Next::Token(s),
@@ -543,6 +544,12 @@ impl Compiled {
                 nullable: self.nullable[e as usize],
             },
         }
+    }
+
+    /// The actions of state `st`.
+    #[inline]
+    pub fn actions_of(&self, st: State) -> &[Action] {
+        &self.actions[st.first as usize..st.first as usize + st.len()]
     }
 
     /// How many positions (dotted items of single productions) the productions have.
@@ -575,17 +582,6 @@ impl Compiled {
     pub fn rhs(&self, p: u32) -> &[Elem] {
         let prod = &self.prods[p as usize];
         &self.elems[prod.rhs_start as usize..(prod.rhs_start + prod.len) as usize]
-    }
-}
-
-/// What tells next elements apart (a nonterminal's nullability is its own, so its symbol is
-/// enough).
-fn next_key(n: Next) -> (u8, u32) {
-    match n {
-        Next::End => (0, 0),
-        Next::Term(t) => (1, t.0),
-        Next::Token(s) => (2, s.0),
-        Next::Nt { esym, .. } => (3, esym),
     }
 }
 

@@ -324,8 +324,7 @@ fn advance(c: &Compiled, state: u32, esym: u32) -> u32 {
     if to != NONE {
         return to;
     }
-    let st = c.states[state as usize];
-    c.actions[st.first as usize..st.first as usize + st.len()]
+    c.actions_of(c.states[state as usize])
         .iter()
         .find(|a| matches!(a.next, Next::Nt { esym: e, .. } if e == esym))
         .map_or(NONE, |a| a.to)
@@ -537,8 +536,7 @@ pub(crate) fn recognize<'s>(
             // Several actions check their own lookahead: as prediction did for a root, as
             // advancing did for the others.
             let check = state.len() > 1 && if state.is_root() { lexer.lookahead } else { look };
-            let first = state.first as usize;
-            for a in &c.actions[first..first + state.len()] {
+            for a in c.actions_of(state) {
                 if check && !looks_on(c, input, a.look, i) {
                     continue;
                 }

@@ -169,14 +169,7 @@ fn every_production_is_a_path_from_its_root() {
         for (k, prod) in c.prods.iter().enumerate() {
             let mut state = c.root[prod.lhs as usize];
             for &elem in c.rhs(k as u32) {
-                let st = c.states[state as usize];
-                let actions = &c.actions[st.first as usize..st.first as usize + st.len()];
-                let found = actions.iter().find(|a| match (a.next, elem) {
-                    (compile::Next::Term(x), compile::Elem::Term(y)) => x == y,
-                    (compile::Next::Token(x), compile::Elem::Token(y)) => x == y,
-                    (compile::Next::Nt { esym, .. }, compile::Elem::Nt(y)) => esym == y,
-                    _ => false,
-                });
+                let found = (c.actions_of(c.states[state as usize]).iter()).find(|a| a.next == c.next_of(elem));
                 state = found
                     .unwrap_or_else(|| panic!("{name}: production {k} leaves the trie"))
                     .to;
