@@ -4,7 +4,12 @@
 //!
 //!   bench-gen hellfuzz GRAMMAR default|inverted SECONDS
 //!   bench-gen bnf SECONDS
+//!   bench-gen f1 MAX_DEPTH SECONDS       (F1's technique by hand on json.grammar, see f1.rs)
+//!   bench-gen f1-out MAX_DEPTH COUNT     (its inputs, one per line, to check them)
 
+mod f1;
+
+use std::io::Write;
 use std::time::{Duration, Instant};
 
 use hellfuzz::generate::{targets_with_trees, Generator, Limits};
@@ -72,8 +77,26 @@ fn main() {
             let mut rng = rand::rngs::StdRng::seed_from_u64(0);
             run(seconds.parse().unwrap(), || g.generate_seeded(&mut rng).ok().map(|s| s.len()));
         }
+        ["f1", depth, seconds] => {
+            let mut f1 = f1::F1::new(0, depth.parse().unwrap());
+            run(seconds.parse().unwrap(), || {
+                f1.input();
+                Some(f1.out.len())
+            });
+        }
+        ["f1-out", depth, count] => {
+            let mut f1 = f1::F1::new(0, depth.parse().unwrap());
+            let mut stdout = std::io::stdout().lock();
+            for _ in 0..count.parse::<usize>().unwrap() {
+                f1.input();
+                // One per line: JSON strings hold no raw newline, whitespace runs may.
+                let line: Vec<u8> = f1.out.iter().map(|&b| if b == b'\n' { b' ' } else { b }).collect();
+                stdout.write_all(&line).unwrap();
+                stdout.write_all(b"\n").unwrap();
+            }
+        }
         _ => {
-            eprintln!("usage: bench-gen hellfuzz GRAMMAR default|inverted SECONDS | bench-gen bnf SECONDS");
+            eprintln!("usage: bench-gen hellfuzz GRAMMAR default|inverted SECONDS | bench-gen bnf SECONDS | bench-gen f1 MAX_DEPTH SECONDS | bench-gen f1-out MAX_DEPTH COUNT");
             std::process::exit(2);
         }
     }
