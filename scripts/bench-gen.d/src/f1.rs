@@ -81,21 +81,7 @@ impl F1 {
     }
 
     fn object(&mut self, d: u32) {
-        self.out.push(b'{');
-        self.ws(d + 1);
-        if self.more(d) {
-            self.member(d + 1);
-            let mut k = d + 1;
-            while self.more(k) {
-                self.ws(k + 1);
-                self.out.push(b',');
-                self.ws(k + 1);
-                self.member(k + 1);
-                k += 1;
-            }
-            self.ws(d + 1);
-        }
-        self.out.push(b'}');
+        self.list(b'{', b'}', d, F1::member);
     }
 
     fn member(&mut self, d: u32) {
@@ -107,21 +93,27 @@ impl F1 {
     }
 
     fn array(&mut self, d: u32) {
-        self.out.push(b'[');
+        self.list(b'[', b']', d, F1::value);
+    }
+
+    /// `open ws ( element ( ws "," ws element )* ws )? close`: json.grammar's objects and arrays.
+    #[inline(always)]
+    fn list(&mut self, open: u8, close: u8, d: u32, element: impl Fn(&mut F1, u32)) {
+        self.out.push(open);
         self.ws(d + 1);
         if self.more(d) {
-            self.value(d + 1);
+            element(self, d + 1);
             let mut k = d + 1;
             while self.more(k) {
                 self.ws(k + 1);
                 self.out.push(b',');
                 self.ws(k + 1);
-                self.value(k + 1);
+                element(self, k + 1);
                 k += 1;
             }
             self.ws(d + 1);
         }
-        self.out.push(b']');
+        self.out.push(close);
     }
 
     fn string(&mut self, d: u32) {
