@@ -22,6 +22,7 @@ pub struct F1 {
 /// `[^"\\\x00-\x1F]`'s ASCII members.
 const CHARS: &[u8] =
     b" !#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_`abcdefghijklmnopqrstuvwxyz{|}~\x7f";
+const DIGITS: &[u8] = b"0123456789";
 const HEX: &[u8] = b"0123456789ABCDEFabcdef";
 const WS: &[u8] = b" \t\n\r";
 
@@ -39,8 +40,8 @@ impl F1 {
         self.ws(1);
     }
 
-    /// A uniform choice among `n` ways (F1 takes the PRNG's number modulo `n`; a multiply is as
-    /// fast and unbiased enough).
+    /// A uniform choice among `n` ways (F1 takes the PRNG's number modulo `n`; a multiply and a
+    /// shift cost as little, with as small a bias).
     #[inline(always)]
     fn pick(&mut self, n: u32) -> u32 {
         ((u64::from(self.rng.next_u32()) * u64::from(n)) >> 32) as u32
@@ -58,11 +59,18 @@ impl F1 {
         self.out.push(c);
     }
 
+    /// `ws = [ \t\n\r]*`.
     fn ws(&mut self, d: u32) {
-        let mut d = d;
-        while self.more(d) {
-            self.one_of(WS);
-            d += 1;
+        self.many(d, WS);
+    }
+
+    /// A repetition of one character of `set`, as F1's `<x-star>` (one level deeper per
+    /// iteration).
+    fn many(&mut self, d: u32, set: &[u8]) {
+        let mut k = d;
+        while self.more(k) {
+            self.one_of(set);
+            k += 1;
         }
     }
 
@@ -153,12 +161,12 @@ impl F1 {
             self.out.push(b'0');
         } else {
             self.one_of(b"123456789");
-            self.digits(d + 1);
+            self.many(d + 1, DIGITS);
         }
         if self.pick(2) == 1 {
             self.out.push(b'.');
-            self.one_of(b"0123456789");
-            self.digits(d + 1);
+            self.one_of(DIGITS);
+            self.many(d + 1, DIGITS);
         }
         if self.pick(2) == 1 {
             self.one_of(b"eE");
@@ -167,16 +175,8 @@ impl F1 {
                 1 => self.out.push(b'-'),
                 _ => {}
             }
-            self.one_of(b"0123456789");
-            self.digits(d + 1);
-        }
-    }
-
-    fn digits(&mut self, d: u32) {
-        let mut k = d;
-        while self.more(k) {
-            self.one_of(b"0123456789");
-            k += 1;
+            self.one_of(DIGITS);
+            self.many(d + 1, DIGITS);
         }
     }
 }
