@@ -170,6 +170,11 @@ pub struct GenArgs {
     /// Invert the mined probabilities: prefer what the samples rarely or never use.
     #[arg(long, conflicts_with = "uniform")]
     pub invert: bool,
+    /// With --invert: invert layout too (whitespace, comments: what the grammar's `%layout`
+    /// rule reaches). By default inverted inputs keep the samples' layout: inverting it only
+    /// makes layout.
+    #[arg(long, requires = "invert")]
+    pub invert_layout: bool,
     /// Ignore models and weights: every choice equally likely.
     #[arg(long)]
     pub uniform: bool,
@@ -222,6 +227,7 @@ impl GenArgs {
             model: models,
             samples: sample_args,
             invert,
+            invert_layout,
             uniform,
             count,
             seed,
@@ -266,7 +272,7 @@ impl GenArgs {
                 g.origin()
             );
         }
-        let probs = Probabilities::new(&g, model.as_ref(), mode);
+        let probs = Probabilities::new_with(&g, model.as_ref(), mode, invert_layout);
         // "More of the same" follows one sample per input (size, choices, characters), unless the
         // user set the grow phase (--min-size).
         let targets = match &model {

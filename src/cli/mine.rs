@@ -34,6 +34,9 @@ pub struct MineArgs {
     /// inverted when `gen --invert` uses it).
     #[arg(long, requires = "show")]
     pub invert: bool,
+    /// With --invert: invert layout too (as `gen --invert --invert-layout`).
+    #[arg(long, requires = "invert")]
+    pub invert_layout: bool,
 }
 
 impl MineArgs {
@@ -47,6 +50,7 @@ impl MineArgs {
             merge,
             show,
             invert,
+            invert_layout,
         } = self;
         args.extend(samples_positional);
         let (name, args, merge) = (grammar.as_str(), args.as_slice(), merge.as_slice());
@@ -82,7 +86,10 @@ impl MineArgs {
             } else {
                 ProbabilityMode::Mined
             };
-            out!("{}", Probabilities::new(&g, Some(&model), mode).annotate(&g));
+            out!(
+                "{}",
+                Probabilities::new_with(&g, Some(&model), mode, invert_layout).annotate(&g)
+            );
         }
         Ok(ExitCode::SUCCESS)
     }

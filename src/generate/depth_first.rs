@@ -33,7 +33,7 @@ use rand::{RngCore, SeedableRng};
 use rand_xoshiro::SplitMix64;
 
 use super::bytes::Arena;
-use super::{item_nodes, pick_any, pick_two, sample_member, Generator, Open, Tally};
+use super::{item_nodes, pick_any, pick_two, Generator, Open, Tally};
 use crate::grammar::{Body, Item, SymbolId, Terminal};
 
 /// A node whose children are still being drawn, depth first. Children are drawn from their
@@ -376,7 +376,7 @@ impl<'a> Generator<'a> {
                 match g.terminal(t) {
                     Terminal::Literal(bytes) => out.extend_from_slice(bytes),
                     Terminal::Class { class, .. } => {
-                        let c = sample_member(class, &self.ascii, r);
+                        let c = self.draw_char(t, class, r);
                         out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
                         b.deficit += g.item_cheapest_len(item).saturating_sub(c.len_utf8() as u64);
                     }

@@ -49,7 +49,7 @@ use rand_xoshiro::{SplitMix64, Xoshiro256PlusPlus};
 pub use corpus::{Corpus, Written};
 
 use crate::grammar::{Body, CharClass, Grammar, Item, SymbolId, Terminal, TerminalId};
-use crate::mine::{Model, Probabilities, ProbabilityMode};
+use crate::mine::{CharDist, Model, Probabilities, ProbabilityMode};
 use crate::tree::{NodeId, NodeKind, Tree};
 use depth_first::Completion;
 
@@ -1204,7 +1204,7 @@ impl Generator<'_> {
                 let (bytes, literal): (&[u8], bool) = match self.grammar.terminal(t) {
                     Terminal::Literal(b) => (b, true),
                     Terminal::Class { class, .. } => {
-                        let c = sample_member(class, &self.ascii, r);
+                        let c = self.draw_char(t, class, r);
                         // A multi-byte character must not break the size limit (the draw ran
                         // into its budget).
                         let c = if c.len_utf8() > room {
@@ -1314,6 +1314,51 @@ fn sample_member(class: &CharClass, ascii: &Bernoulli, rng: &mut impl Rng) -> ch
         rng.random_range(0..class.len())
     };
     class.nth(n).or_else(|| class.representative()).unwrap_or('?')
+}
+
+impl Generator<'_> {
+    /// A member of class terminal `t`: by the samples' characters where they drew from it
+    /// (mined or inverted per character), else [`sample_member`]'s uniform pick.
+    #[inline]
+    fn draw_char(&self, t: TerminalId, class: &CharClass, r: &mut SplitMix64) -> char {
+        match self.probs.chars_of(t) {
+            None => sample_member(class, &self.ascii, r),
+            Some(dist) => sample_dist(class, dist, &self.ascii, r),
+        }
+    }
+}
+
+/// Tries at drawing a member that `dist` does not list, by [`sample_member`], before the first
+/// unlisted member in order is taken: the listed ones are few beside most classes.
+const UNLISTED_TRIES: usize = 16;
+
+/// A member of `class` drawn by `dist`: a listed character by its probability, or with
+/// probability `dist.rest` one of the others (ASCII first by `ascii`, as [`sample_member`]).
+fn sample_dist(class: &CharClass, dist: &CharDist, ascii: &Bernoulli, rng: &mut impl Rng) -> char {
+    let listed = dist.cumulative.last().copied().unwrap_or(0.0);
+    let x = rng.random::<f64>() * (listed + dist.rest);
+    if x < listed || dist.rest <= 0.0 {
+        let i = dist
+            .cumulative
+            .partition_point(|&c| c <= x)
+            .min(dist.chars.len().saturating_sub(1));
+        if let Some(&c) = dist.chars.get(i) {
+            return c;
+        }
+    }
+    for _ in 0..UNLISTED_TRIES {
+        let c = sample_member(class, ascii, rng);
+        if !dist.lists(c) {
+            return c;
+        }
+    }
+    class
+        .ranges()
+        .iter()
+        .flat_map(|&(lo, hi)| (lo..=hi).take(dist.chars.len() + 1))
+        .filter_map(char::from_u32)
+        .find(|&c| !dist.lists(c))
+        .unwrap_or_else(|| sample_member(class, ascii, rng))
 }
 
 /// The distribution of [`sample_member`]'s choice of an ASCII member, for a share from

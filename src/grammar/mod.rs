@@ -542,6 +542,71 @@ impl Grammar {
         rule_named(&self.symbols, name)
     }
 
+    /// This grammar with other rules, loaded anew: `symbols` and `terminals` replace this
+    /// grammar's (existing symbols keep their ids, new ones come after them), the directives
+    /// stay. Returns the grammar and the text it was loaded from ([`Grammar::to_file_text`]),
+    /// or the loader's diagnostics if the rules are not a valid grammar.
+    pub fn rebuilt(
+        &self,
+        symbols: Vec<Symbol>,
+        terminals: Vec<Terminal>,
+        origin: &str,
+    ) -> Result<(Grammar, String), GrammarError> {
+        let mut draft = self.clone();
+        draft.symbols = symbols;
+        draft.terminals = terminals;
+        let text = draft.to_file_text();
+        drop(draft);
+        Ok((Grammar::from_text(&text, origin)?, text))
+    }
+
+    /// The character class terminal written `text` (as [`Terminal::Class::text`] holds it).
+    pub fn class_named(&self, text: &str) -> Option<TerminalId> {
+        self.terminals
+            .iter()
+            .position(|t| matches!(t, Terminal::Class { text: t, .. } if t == text))
+            .map(|i| TerminalId(i as u32))
+    }
+
+    /// What belongs to layout: per symbol, whether a `%layout` rule reaches it (whitespace,
+    /// comments and their parts); per terminal, whether every use of it is in such a symbol.
+    /// Inversion leaves layout as the samples have it (see `mine::Probabilities`).
+    pub fn layout_parts(&self) -> (Vec<bool>, Vec<bool>) {
+        let mut symbols = vec![false; self.symbols.len()];
+        let mut stack: Vec<SymbolId> = self.layouts.clone();
+        while let Some(s) = stack.pop() {
+            if std::mem::replace(&mut symbols[s.index()], true) {
+                continue;
+            }
+            let mut visit = |item: &Item| {
+                if let Item::Symbol(c) = *item {
+                    if !symbols[c.index()] {
+                        stack.push(c);
+                    }
+                }
+            };
+            match &self.symbol(s).body {
+                Body::Choice(alts) => alts.iter().flat_map(|a| &a.items).for_each(&mut visit),
+                Body::Repeat { item, .. } | Body::Optional(item) => visit(item),
+            }
+        }
+        // A terminal is layout when no symbol outside layout uses it.
+        let mut content = vec![false; self.terminals.len()];
+        for (s, _) in self.symbols.iter().zip(&symbols).filter(|&(_, &layout)| !layout) {
+            let mut mark = |item: &Item| {
+                if let Item::Terminal(t) = *item {
+                    content[t.index()] = true;
+                }
+            };
+            match &s.body {
+                Body::Choice(alts) => alts.iter().flat_map(|a| &a.items).for_each(&mut mark),
+                Body::Repeat { item, .. } | Body::Optional(item) => mark(item),
+            }
+        }
+        let terminals = content.iter().map(|&c| !c).collect();
+        (symbols, terminals)
+    }
+
     /// Named rules that neither the start rule nor a `%lexeme` reaches (the ones `check` warns
     /// about), in file order.
     pub fn unused_rules(&self) -> Vec<SymbolId> {

@@ -73,6 +73,68 @@ impl Grammar {
         self.to_text_with(&Plain)
     }
 
+    /// One named rule as the grammar format writes it: `name = ... ;` (its groups inline).
+    pub fn rule_text(&self, sym: SymbolId) -> String {
+        let s = self.symbol(sym);
+        let mut ignored = Vec::new();
+        let body = match &s.body {
+            Body::Choice(_) => self.alternatives_text(sym, &Plain, &mut ignored),
+            _ => self.postfix_text(sym, &Plain, &mut ignored),
+        };
+        format!("{} = {} ;", quoted_name(&s.name), body)
+    }
+
+    /// The whole grammar as a file that loads again as the same grammar: the directives
+    /// (`%layout`, `%lexeme`, `%distinct`, `%hoist`, `%refer`), then every rule, with
+    /// contexts and exclusions expanded into plain rules ([`Grammar::to_text`] leaves the
+    /// directives out).
+    pub fn to_file_text(&self) -> String {
+        let names = |ids: &[SymbolId]| -> Vec<String> {
+            let mut out: Vec<String> = Vec::new();
+            for &id in ids {
+                let name = quoted_name(&super::base_name(&self.symbol(id).name));
+                if !out.contains(&name) {
+                    out.push(name);
+                }
+            }
+            out
+        };
+        let mut out = String::new();
+        let mut directive = |name: &str, args: Vec<String>| {
+            if !args.is_empty() {
+                let _ = writeln!(out, "%{name} {} ;", args.join(" "));
+            }
+        };
+        directive(
+            "layout",
+            self.layouts()
+                .iter()
+                .map(|&l| quoted_name(&self.symbol(l).name))
+                .collect(),
+        );
+        directive(
+            "lexeme",
+            self.lexemes()
+                .iter()
+                .map(|&l| quoted_name(&self.symbol(l).name))
+                .collect(),
+        );
+        for d in self.distinct() {
+            directive("distinct", [names(&d.names), names(&d.scopes)].concat());
+        }
+        for h in self.hoist() {
+            directive("hoist", [names(&h.names), names(&h.stops)].concat());
+        }
+        for r in self.refer() {
+            directive("refer", [names(&r.refs), names(&r.defs)].concat());
+        }
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&self.to_text());
+        out
+    }
+
     /// A libFuzzer/AFL dictionary of the grammar's literal terminals: one `"..."` entry per line,
     /// non-printable bytes as `\xHH`, in grammar order. Single characters are included: for
     /// a grammar they are the punctuation that matters.

@@ -1,8 +1,10 @@
 //! Mining: counts of every choice made in parsed samples, kept as a [`Model`]; probabilities from it.
 //!
-//! A choice point is a rule's alternatives, a `?` (absent/present), or a repetition (stop/one more
-//! iteration beyond the minimum). [`Model`] holds raw counts (so models merge by adding) and the
-//! grammar's fingerprint; `probs` turns counts into mined, inverted or uniform probabilities.
+//! A choice point is a rule's alternatives, a `?` (absent/present), a repetition (stop/one more
+//! iteration beyond the minimum), or a character class (which member: lexical choices, counted per
+//! character as the paper's lexical rules are). [`Model`] holds raw counts (so models merge by
+//! adding) and the grammar's fingerprint; `probs` turns counts into mined, inverted or uniform
+//! probabilities.
 
 mod probs;
 pub mod samples;
@@ -15,10 +17,45 @@ use serde::{Deserialize, Serialize};
 use crate::grammar::{Body, CharClass, Grammar, SymbolId, Terminal};
 use crate::tree::{NodeKind, Tree};
 
-pub use probs::{Probabilities, ProbabilityMode};
+pub use probs::{CharDist, Probabilities, ProbabilityMode};
 
-/// The format tag written into model files.
-pub const MODEL_FORMAT: &str = "hellfuzz-model/1";
+/// The format tag written into model files. Version 2 added the character counts
+/// ([`Model::chars`]); a version-1 file is refused with a message saying to mine again.
+pub const MODEL_FORMAT: &str = "hellfuzz-model/2";
+
+/// Distinct characters a [`CharCounts`] lists one by one; the samples' further characters of that
+/// class are counted together in [`CharCounts::other`]. Classes of names and strings in real
+/// samples use a few dozen characters; a sample of Chinese prose would otherwise list thousands.
+pub const MAX_LISTED_CHARS: usize = 256;
+
+/// How often the samples drew each member of one character class: the class's lexical choices.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct CharCounts {
+    /// Count per character, for at most [`MAX_LISTED_CHARS`] distinct characters.
+    pub chars: BTreeMap<char, u64>,
+    /// Characters beyond those, counted together.
+    #[serde(default)]
+    pub other: u64,
+}
+
+impl CharCounts {
+    /// Counts `n` more of `c`.
+    pub fn add(&mut self, c: char, n: u64) {
+        if let Some(k) = self.chars.get_mut(&c) {
+            *k += n;
+        } else if self.chars.len() < MAX_LISTED_CHARS {
+            self.chars.insert(c, n);
+        } else {
+            self.other += n;
+        }
+    }
+
+    /// All characters counted.
+    pub fn total(&self) -> u64 {
+        self.chars.values().sum::<u64>() + self.other
+    }
+}
 
 /// Counts of the choices made in a set of samples, per choice point.
 ///
@@ -37,6 +74,11 @@ pub struct Model {
     pub samples: u64,
     /// Counts per choice point, keyed by symbol name (synthetic symbols: `rule.N`).
     pub counts: BTreeMap<String, Vec<u64>>,
+    /// Counts per character class terminal, keyed by the class as the grammar writes it
+    /// (`[0-9]`; classes with the same members are one terminal): which characters the samples
+    /// drew from it.
+    #[serde(default)]
+    pub chars: BTreeMap<String, CharCounts>,
     /// One profile per mined sample, in mining order: "more of the same" makes each input like
     /// one of them. Models written before profiles were kept have none (and generate as
     /// before); a merge with such a model keeps the profiles that are known.
@@ -111,6 +153,7 @@ impl Model {
             fingerprint: grammar.fingerprint(),
             samples: 0,
             counts: BTreeMap::new(),
+            chars: BTreeMap::new(),
             profiles: Vec::new(),
         }
     }
@@ -126,9 +169,19 @@ impl Model {
             let kind = tree.kind(node);
             let Some(sym) = kind.symbol() else {
                 if let NodeKind::Leaf { terminal } = kind {
-                    if matches!(grammar.terminal(terminal), Terminal::Class { class, .. } if mixed(class)) {
-                        profile.class_chars += 1;
-                        profile.non_ascii += u64::from(tree.leaf_bytes(node).first().is_some_and(|&b| b >= 0x80));
+                    if let Some(Terminal::Class { class, text }) = grammar.terminals().get(terminal.index()) {
+                        let bytes = tree.leaf_bytes(node);
+                        if mixed(class) {
+                            profile.class_chars += 1;
+                            profile.non_ascii += u64::from(bytes.first().is_some_and(|&b| b >= 0x80));
+                        }
+                        if let Some(c) = crate::grammar::decode_utf8(bytes).and_then(|(c, _)| char::from_u32(c)) {
+                            // Mostly the same few classes: look up before allocating a key.
+                            match self.chars.get_mut(text.as_str()) {
+                                Some(counts) => counts.add(c, 1),
+                                None => self.chars.entry(text.clone()).or_default().add(c, 1),
+                            }
+                        }
                     }
                 }
                 return;
@@ -176,6 +229,13 @@ impl Model {
             });
         }
         add_counts(&mut self.counts, &other.counts)?;
+        for (class, counts) in &other.chars {
+            let mine = self.chars.entry(class.clone()).or_default();
+            for (&c, &n) in &counts.chars {
+                mine.add(c, n);
+            }
+            mine.other += counts.other;
+        }
         self.samples += other.samples;
         self.profiles.extend_from_slice(&other.profiles);
         Ok(())
@@ -201,7 +261,22 @@ impl Model {
                 )));
             }
         }
+        for class in self.chars.keys() {
+            if grammar.class_named(class).is_none() {
+                return Err(ModelError::Format(format!(
+                    "the model counts the characters of a class `{class}` that the grammar does not have"
+                )));
+            }
+        }
         Ok(())
+    }
+
+    /// The character counts of class terminal `t`, if the samples drew from it.
+    pub fn chars_of(&self, grammar: &Grammar, t: crate::grammar::TerminalId) -> Option<&CharCounts> {
+        match grammar.terminals().get(t.index()) {
+            Some(Terminal::Class { text, .. }) => self.chars.get(text.as_str()),
+            _ => None,
+        }
     }
 
     /// The counts of `sym`'s choice point, if it was ever reached.
@@ -213,6 +288,22 @@ impl Model {
     pub fn load(path: &Path, grammar: &Grammar) -> Result<Model, ModelError> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| ModelError::Io(format!("cannot read model {}: {e}", path.display())))?;
+        // The format tag first: an older model is refused for what it is, not for a field.
+        #[derive(Deserialize)]
+        struct Tag {
+            format: String,
+        }
+        if let Ok(Tag { format }) = serde_json::from_str::<Tag>(&text) {
+            if format == "hellfuzz-model/1" {
+                return Err(ModelError::Format(format!(
+                    "{}: a model of an older hellfuzz (format `hellfuzz-model/1`, without the characters \
+                     the samples drew from each character class); mine the samples again: \
+                     `hellfuzz mine GRAMMAR --samples PATH... -o {}`",
+                    path.display(),
+                    path.display()
+                )));
+            }
+        }
         let model: Model = serde_json::from_str(&text)
             .map_err(|e| ModelError::Format(format!("{}: not a hellfuzz model: {e}", path.display())))?;
         if model.format != MODEL_FORMAT {

@@ -2,10 +2,13 @@
 //!
 //! A choice point never reached by the samples keeps the grammar's own weights (Eq. 3: uniform
 //! unless hand-written), in every mode. [`Probabilities`] also prints a grammar annotated with them.
+//! Character classes are choice points too ([`CharDist`]); layout is not inverted unless asked.
 
-use super::{arity, Model, SampleProfile};
+use std::sync::Arc;
+
+use super::{arity, CharCounts, Model, SampleProfile};
 use crate::grammar::print::{format_weight, Annotations};
-use crate::grammar::{Body, Grammar, SymbolId};
+use crate::grammar::{Body, CharClass, Grammar, SymbolId, Terminal};
 
 /// How counts become probabilities.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,12 +30,127 @@ pub struct Probabilities {
     /// Per symbol: one probability per alternative (choices) or `[absent/stop, present/continue]`
     /// (optionals, repetitions); empty for symbols that are not choice points. Each sums to 1.
     pub by_symbol: Vec<Vec<f64>>,
+    /// Per terminal: how to draw a member of a character class the samples drew from (`None`
+    /// for literals and for classes the samples never reached, drawn uniformly).
+    pub chars: Arc<Vec<Option<CharDist>>>,
+}
+
+/// The probabilities of a character class's members: the characters listed with their own
+/// probabilities, and the rest of the class sharing `rest` uniformly.
+///
+/// Invariant: `chars` is sorted and its characters are members of the class; `cumulative` has
+/// one entry per character, ascending; `cumulative.last() + rest` is 1 (up to rounding).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CharDist {
+    /// The characters with a probability of their own, ascending.
+    pub chars: Vec<char>,
+    /// Their cumulative probabilities, in the same order.
+    pub cumulative: Vec<f64>,
+    /// The probability of a member not in `chars`, all such members alike.
+    pub rest: f64,
+}
+
+impl CharDist {
+    /// Eq. 4 per character: each one the share of the samples' draws it had. The characters
+    /// counted together ([`CharCounts::other`]) become the rest.
+    pub fn mined(counts: &CharCounts, class: &CharClass) -> Option<CharDist> {
+        let listed: Vec<(char, f64)> = counts
+            .chars
+            .iter()
+            .filter(|&(&c, &n)| n > 0 && class.contains(c as u32))
+            .map(|(&c, &n)| (c, n as f64))
+            .collect();
+        let total = listed.iter().map(|&(_, n)| n).sum::<f64>() + counts.other as f64;
+        (total > 0.0).then(|| CharDist::from_weights(listed, counts.other as f64, total))
+    }
+
+    /// Eq. 6–7 per character: members the samples never drew share everything (drawn
+    /// uniformly among them); if they drew every member, reciprocal counts.
+    pub fn inverted(counts: &CharCounts, class: &CharClass) -> Option<CharDist> {
+        let listed: Vec<(char, u64)> = counts
+            .chars
+            .iter()
+            .filter(|&(&c, &n)| n > 0 && class.contains(c as u32))
+            .map(|(&c, &n)| (c, n))
+            .collect();
+        if listed.is_empty() && counts.other == 0 {
+            return None;
+        }
+        if class.len() > listed.len() as u64 + u64::from(counts.other > 0) {
+            let zero = listed.into_iter().map(|(c, _)| (c, 0.0)).collect();
+            return Some(CharDist::from_weights(zero, 1.0, 1.0));
+        }
+        let weights: Vec<(char, f64)> = listed.iter().map(|&(c, n)| (c, 1.0 / n as f64)).collect();
+        let rest = if counts.other > 0 {
+            1.0 / counts.other as f64
+        } else {
+            0.0
+        };
+        let total = weights.iter().map(|&(_, w)| w).sum::<f64>() + rest;
+        Some(CharDist::from_weights(weights, rest, total))
+    }
+
+    fn from_weights(listed: Vec<(char, f64)>, rest: f64, total: f64) -> CharDist {
+        let mut sum = 0.0;
+        let (chars, cumulative) = listed
+            .into_iter()
+            .map(|(c, w)| {
+                sum += w / total;
+                (c, sum)
+            })
+            .unzip();
+        CharDist {
+            chars,
+            cumulative,
+            rest: rest / total,
+        }
+    }
+
+    /// The probability of drawing `c` from `class` (a member, or 0).
+    pub fn probability(&self, c: char, class: &CharClass) -> f64 {
+        match self.chars.binary_search(&c) {
+            Ok(i) => self.cumulative[i] - if i == 0 { 0.0 } else { self.cumulative[i - 1] },
+            Err(_) if class.contains(c as u32) => {
+                let others = class.len().saturating_sub(self.chars.len() as u64);
+                if others == 0 {
+                    0.0
+                } else {
+                    self.rest / others as f64
+                }
+            }
+            Err(_) => 0.0,
+        }
+    }
+
+    /// Whether `c` is one of the listed characters.
+    pub fn lists(&self, c: char) -> bool {
+        self.chars.binary_search(&c).is_ok()
+    }
 }
 
 impl Probabilities {
     /// Probabilities for `grammar` from `model` (or from the grammar's own weights if `None`).
+    /// Inverted probabilities leave layout (what a `%layout` rule reaches: whitespace and
+    /// comments) as the samples have it: inverting it only makes layout, which no parser
+    /// cares about ([`Probabilities::new_with`] inverts it too, on request).
     pub fn new(grammar: &Grammar, model: Option<&Model>, mode: ProbabilityMode) -> Probabilities {
+        Probabilities::new_with(grammar, model, mode, false)
+    }
+
+    /// [`Probabilities::new`], with layout inverted as well where `invert_layout` (the paper's
+    /// inversion applied to every choice point).
+    pub fn new_with(
+        grammar: &Grammar,
+        model: Option<&Model>,
+        mode: ProbabilityMode,
+        invert_layout: bool,
+    ) -> Probabilities {
         let siblings = model.map(|_| Siblings::new(grammar));
+        let (layout, layout_terminals) = if mode == ProbabilityMode::Inverted && !invert_layout {
+            grammar.layout_parts()
+        } else {
+            (Vec::new(), Vec::new())
+        };
         let by_symbol = (0..grammar.symbols().len())
             .map(|i| {
                 let sym = SymbolId(i as u32);
@@ -50,15 +168,40 @@ impl Probabilities {
                                 .and_then(|s| s.pooled(grammar, &|o| m.counts_of(grammar, o), sym))
                         })
                 });
+                let layout = layout.get(i).copied().unwrap_or(false);
                 match (mode, counts) {
                     (ProbabilityMode::Uniform, _) => vec![1.0 / n as f64; n],
                     (_, None) => unspecified(grammar, sym, n),
                     (ProbabilityMode::Mined, Some(c)) => mined(&c),
+                    (ProbabilityMode::Inverted, Some(c)) if layout => mined(&c),
                     (ProbabilityMode::Inverted, Some(c)) => inverted(&c),
                 }
             })
             .collect();
-        Probabilities { mode, by_symbol }
+        let chars = grammar
+            .terminals()
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let (Terminal::Class { class, text }, Some(m)) = (t, model) else {
+                    return None;
+                };
+                let counts = m.chars.get(text.as_str())?;
+                match mode {
+                    ProbabilityMode::Uniform => None,
+                    ProbabilityMode::Mined => CharDist::mined(counts, class),
+                    ProbabilityMode::Inverted if layout_terminals.get(i).copied().unwrap_or(false) => {
+                        CharDist::mined(counts, class)
+                    }
+                    ProbabilityMode::Inverted => CharDist::inverted(counts, class),
+                }
+            })
+            .collect();
+        Probabilities {
+            mode,
+            by_symbol,
+            chars: Arc::new(chars),
+        }
     }
 
     /// "More of the same" like one sample: its own counts mined (Eq. 4), each choice point
@@ -94,7 +237,15 @@ impl Probabilities {
         Probabilities {
             mode: ProbabilityMode::Mined,
             by_symbol,
+            chars: Arc::clone(&self.chars),
         }
+    }
+
+    /// How to draw a member of class terminal `t` (`None`: uniformly, as the generator does for
+    /// classes the samples never reached).
+    #[inline]
+    pub fn chars_of(&self, t: crate::grammar::TerminalId) -> Option<&CharDist> {
+        self.chars.get(t.index()).and_then(Option::as_ref)
     }
 
     /// The probabilities of `sym`'s choice point (empty if it is not one).
@@ -106,9 +257,62 @@ impl Probabilities {
     /// Fig. 3: `expr = 66.7% term | 33.3% expr "+" term | 0% expr "-" term ;`. The text loads as a
     /// grammar again; `?` and repetition probabilities go into comments.
     pub fn annotate(&self, grammar: &Grammar) -> String {
-        grammar.to_text_with(&Annotated { probs: self, grammar })
+        let mut text = grammar.to_text_with(&Annotated { probs: self, grammar });
+        text.push_str(&self.char_table(grammar));
+        text
+    }
+
+    /// The character distributions as comments, one line per class the samples drew from:
+    /// `# [0-9]: "1" 40%, "2" 35%, "7" 25%; the 7 others 0%`. Characters listed beyond
+    /// [`SHOWN_CHARS`] are summed into one figure.
+    pub fn char_table(&self, grammar: &Grammar) -> String {
+        let mut out = String::new();
+        for (i, t) in grammar.terminals().iter().enumerate() {
+            let (Terminal::Class { class, text }, Some(Some(dist))) = (t, self.chars.get(i)) else {
+                continue;
+            };
+            if out.is_empty() {
+                out.push_str("\n# Characters per class (lexical choices: the share of draws each character gets):\n");
+            }
+            let mut shown: Vec<(char, f64)> = dist.chars.iter().map(|&c| (c, dist.probability(c, class))).collect();
+            // Inverted, the characters the samples drew get nothing where others were never drawn.
+            let zero = shown.iter().filter(|&&(_, p)| p <= 0.0).count();
+            shown.retain(|&(_, p)| p > 0.0);
+            shown.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            let mut parts: Vec<String> = shown
+                .iter()
+                .take(SHOWN_CHARS)
+                .map(|&(c, p)| format!("{:?} {}", c, format_weight(p * 100.0)))
+                .collect();
+            if shown.len() > SHOWN_CHARS {
+                let more: f64 = shown[SHOWN_CHARS..].iter().map(|&(_, p)| p).sum();
+                parts.push(format!(
+                    "{} more {}",
+                    shown.len() - SHOWN_CHARS,
+                    format_weight(more * 100.0)
+                ));
+            }
+            if zero > 0 {
+                parts.push(format!("{zero} drawn by the samples 0%"));
+            }
+            let others = class.len().saturating_sub(dist.chars.len() as u64);
+            let rest = if others > 0 {
+                format!(
+                    "{}the {others} other member(s) {} together",
+                    if parts.is_empty() { "" } else { "; " },
+                    format_weight(dist.rest * 100.0)
+                )
+            } else {
+                String::new()
+            };
+            out.push_str(&format!("# {text}: {}{rest}\n", parts.join(", ")));
+        }
+        out
     }
 }
+
+/// Characters [`Probabilities::char_table`] names one by one per class.
+pub const SHOWN_CHARS: usize = 24;
 
 /// Context instances of the same rule (`statement`, `statement[return]`, ...), for a back-off:
 /// an instance the samples never reached takes the counts of its rule's other instances, so

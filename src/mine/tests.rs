@@ -293,3 +293,112 @@ fn like_sample_smooths_one_samples_counts_by_the_model() {
     assert_eq!(like.of(digits), mined.of(digits));
     assert_eq!(like.of(value).len(), 7);
 }
+
+/// The paper's grammar with `Digit` as a character class: the digit choice is lexical, and
+/// mining must count it per character as Fig. 3 counts the alternatives of `Digit`.
+const LEXICAL_GRAMMAR: &str = r#"
+expr   = term | expr _ "+" _ term | expr _ "-" _ term ;
+term   = factor | term _ "*" _ factor | term _ "/" _ factor ;
+factor = int | "+" factor | "-" factor | "(" _ expr _ ")" ;
+int    = [0-9]+ ;
+_      = " "* ;
+%layout _ ;
+"#;
+
+#[test]
+fn characters_of_a_class_are_mined_per_character_as_fig_3_and_5() {
+    let g = Grammar::from_text(LEXICAL_GRAMMAR, "lexical.grammar").unwrap();
+    let tree = Parser::new(&g).parse(b"1 + (2 * 3)").unwrap();
+    let model = samples::model_of(&g, &[tree]);
+    let digits = &model.chars["[0-9]"];
+    assert_eq!(digits.chars, BTreeMap::from([('1', 1), ('2', 1), ('3', 1)]));
+    let t = g.class_named("[0-9]").unwrap();
+    let Terminal::Class { class, .. } = g.terminal(t) else {
+        unreachable!()
+    };
+    // Fig. 3: the digits seen, a third each; the others never.
+    let mined = Probabilities::new(&g, Some(&model), ProbabilityMode::Mined);
+    let dist = mined.chars_of(t).unwrap();
+    for c in '0'..='9' {
+        let expected = if ('1'..='3').contains(&c) { 1.0 / 3.0 } else { 0.0 };
+        assert!((dist.probability(c, class) - expected).abs() < 1e-9, "mined {c}");
+    }
+    // Fig. 5: the seven digits never seen share everything, 1/7 = 14.3 % each.
+    let inverted = Probabilities::new(&g, Some(&model), ProbabilityMode::Inverted);
+    let dist = inverted.chars_of(t).unwrap();
+    for c in '0'..='9' {
+        let expected = if ('1'..='3').contains(&c) { 0.0 } else { 1.0 / 7.0 };
+        assert!((dist.probability(c, class) - expected).abs() < 1e-9, "inverted {c}");
+    }
+    // Generation follows them: "more of the same" writes only 1, 2 and 3; inverted output
+    // only the seven others (and the operators the grammar has).
+    for (mode, allowed) in [(ProbabilityMode::Mined, "123"), (ProbabilityMode::Inverted, "0456789")] {
+        let probs = Probabilities::new(&g, Some(&model), mode);
+        let mut gen = crate::generate::Generator::new(&g, &probs, crate::generate::Limits::up_to(200), 1);
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..50 {
+            let input = gen.input();
+            seen.extend(input.iter().filter(|b| b.is_ascii_digit()).map(|&b| b as char));
+        }
+        let seen: String = seen.into_iter().collect();
+        assert!(!seen.is_empty(), "{mode:?}: no digits at all");
+        assert!(
+            seen.chars().all(|c| allowed.contains(c)),
+            "{mode:?}: digits {seen}, allowed {allowed}"
+        );
+        assert_eq!(
+            seen.len(),
+            allowed.len(),
+            "{mode:?}: every allowed digit shows up in 50 inputs"
+        );
+    }
+}
+
+#[test]
+fn layout_is_not_inverted_unless_asked() {
+    let g = Grammar::from_text(LEXICAL_GRAMMAR, "lexical.grammar").unwrap();
+    let tree = Parser::new(&g).parse(b"1 + (2 * 3)").unwrap();
+    let model = samples::model_of(&g, &[tree]);
+    let layout = g.symbol_by_name("_").unwrap();
+    let mined = Probabilities::new(&g, Some(&model), ProbabilityMode::Mined);
+    let inverted = Probabilities::new(&g, Some(&model), ProbabilityMode::Inverted);
+    assert_eq!(
+        inverted.of(layout),
+        mined.of(layout),
+        "layout keeps the samples' distribution"
+    );
+    // Content is inverted: `factor`'s unary alternatives, never seen, get everything.
+    let factor = g.symbol_by_name("factor").unwrap();
+    assert_eq!(inverted.of(factor)[1] + inverted.of(factor)[2], 1.0);
+    let asked = Probabilities::new_with(&g, Some(&model), ProbabilityMode::Inverted, true);
+    assert_ne!(asked.of(layout), mined.of(layout), "--invert-layout inverts it");
+}
+
+#[test]
+fn char_counts_merge_and_old_models_are_refused_with_a_reason() {
+    let g = Grammar::from_text(LEXICAL_GRAMMAR, "lexical.grammar").unwrap();
+    let p = Parser::new(&g);
+    let mut a = samples::model_of(&g, &[p.parse(b"12").unwrap()]);
+    let b = samples::model_of(&g, &[p.parse(b"2 + 9").unwrap()]);
+    a.merge(&b).unwrap();
+    assert_eq!(a.chars["[0-9]"].chars, BTreeMap::from([('1', 1), ('2', 2), ('9', 1)]));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.json");
+    a.save(&path).unwrap();
+    assert_eq!(Model::load(&path, &g).unwrap(), a);
+    let old = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace(MODEL_FORMAT, "hellfuzz-model/1");
+    std::fs::write(&path, old).unwrap();
+    let err = Model::load(&path, &g).unwrap_err().to_string();
+    assert!(err.contains("older hellfuzz") && err.contains("hellfuzz mine"), "{err}");
+    // Beyond MAX_LISTED_CHARS distinct characters, the rest is counted together.
+    let mut many = CharCounts::default();
+    for c in (0..MAX_LISTED_CHARS as u32 + 10).filter_map(|i| char::from_u32(0x4E00 + i)) {
+        many.add(c, 1);
+    }
+    assert_eq!(
+        (many.chars.len(), many.other, many.total()),
+        (MAX_LISTED_CHARS, 10, MAX_LISTED_CHARS as u64 + 10)
+    );
+}
