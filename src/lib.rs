@@ -106,6 +106,7 @@ pub mod oracle;
 pub mod parse;
 mod pool;
 pub mod reduce;
+pub mod refine;
 pub mod tree;
 pub mod triage;
 

@@ -34,6 +34,7 @@ pub mod import;
 pub mod mine;
 pub mod parse;
 pub mod reduce;
+pub mod refine;
 pub mod repair;
 pub mod triage;
 
@@ -47,6 +48,7 @@ pub enum Subcommand {
     Mine(mine::MineArgs),
     Gen(gen::GenArgs),
     Reduce(reduce::ReduceArgs),
+    Refine(refine::RefineArgs),
     Repair(repair::RepairArgs),
     Triage(triage::TriageArgs),
     Import(import::ImportArgs),
@@ -62,6 +64,7 @@ impl Subcommand {
             Subcommand::Mine(args) => args.run(),
             Subcommand::Gen(args) => args.run(),
             Subcommand::Reduce(args) => args.run(),
+            Subcommand::Refine(args) => args.run(),
             Subcommand::Repair(args) => args.run(),
             Subcommand::Triage(args) => args.run(),
             Subcommand::Import(args) => args.run(),

@@ -106,6 +106,32 @@ impl CharClass {
         u64::from(self.ascii.count_ones())
     }
 
+    /// The class as the grammar format writes it: `[a-z_]`, or `[^"\\]` where the complement
+    /// takes fewer ranges; `.` for every scalar value. Loads back as the same class.
+    pub fn to_text(&self) -> String {
+        if *self == CharClass::any() {
+            return ".".into();
+        }
+        let complement = subtract(&complement(&self.ranges), (0xD800, 0xDFFF));
+        let (ranges, negated) = if complement.len() < self.ranges.len() {
+            (complement, true)
+        } else {
+            (self.ranges.clone(), false)
+        };
+        let mut out = String::from(if negated { "[^" } else { "[" });
+        for (lo, hi) in ranges {
+            push_class_char(&mut out, lo);
+            if hi > lo {
+                if hi > lo + 1 {
+                    out.push('-');
+                }
+                push_class_char(&mut out, hi);
+            }
+        }
+        out.push(']');
+        out
+    }
+
     /// The `n`-th member in ascending order (`n < len()`), for uniform sampling.
     pub fn nth(&self, mut n: u64) -> Option<char> {
         for &(lo, hi) in &self.ranges {
@@ -116,6 +142,24 @@ impl CharClass {
             n -= size;
         }
         None
+    }
+}
+
+/// Writes code point `c` as a class member: escaped where the format needs it.
+fn push_class_char(out: &mut String, c: u32) {
+    match char::from_u32(c) {
+        Some(ch @ ('\\' | ']' | '[' | '-' | '^')) => {
+            out.push('\\');
+            out.push(ch);
+        }
+        Some('\n') => out.push_str("\\n"),
+        Some('\r') => out.push_str("\\r"),
+        Some('\t') => out.push_str("\\t"),
+        Some(ch) if c < 0x20 || c == 0x7F => out.push_str(&format!("\\x{:02X}", ch as u32)),
+        Some(ch) if !ch.is_control() && !ch.is_whitespace() && c < 0xE000 || (0xF900..0xFFF0).contains(&c) => {
+            out.push(ch)
+        }
+        _ => out.push_str(&format!("\\u{{{c:X}}}")),
     }
 }
 

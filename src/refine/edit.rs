@@ -1,0 +1,335 @@
+//! Grammar edits that exclude a culprit: the smallest change to the rules that rules it out.
+//!
+//! Each [`Change`] works on a copy of the grammar's IR and names the place it changes by
+//! symbol and item position; [`apply`] makes the edited grammar, which the caller checks against
+//! the samples before keeping it.
+
+use crate::grammar::{Alternative, Body, CharClass, Grammar, GrammarError, Item, Symbol, SymbolId, Terminal};
+
+/// Where an item sits: in alternative `alt` of `parent` (`None` for the body of a `?` or a
+/// repetition) at position `item`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Place {
+    /// The symbol whose body holds the item.
+    pub parent: SymbolId,
+    /// The alternative, for a choice.
+    pub alt: Option<usize>,
+    /// The item's position in the alternative (0 for a body).
+    pub item: usize,
+}
+
+/// One edit of a grammar.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Change {
+    /// Drop alternative `alt` of `sym` everywhere.
+    DropAlternative {
+        /// The choice symbol.
+        sym: SymbolId,
+        /// The alternative.
+        alt: usize,
+    },
+    /// Drop alternative `alt` of `sym` where `place` uses it: `place` gets a copy of `sym`
+    /// without it (named `sym[parent]`, an instance of the same rule for mining).
+    DropAlternativeAt {
+        /// The choice symbol.
+        sym: SymbolId,
+        /// The alternative.
+        alt: usize,
+        /// The reference to specialize.
+        place: Place,
+    },
+    /// The class at `place` becomes `class` (fewer members).
+    NarrowClass {
+        /// Where the class terminal is used.
+        place: Place,
+        /// What it matches from now on.
+        class: CharClass,
+    },
+    /// The repetition or optional part `sym` takes `min` to `max` iterations (an optional
+    /// part: 0 or 1), where `place` uses it or, without a place, everywhere.
+    Bound {
+        /// The repetition or optional symbol.
+        sym: SymbolId,
+        /// The reference to specialize (`None`: the symbol itself).
+        place: Option<Place>,
+        /// Fewest iterations.
+        min: u32,
+        /// Most iterations (`None`: unbounded).
+        max: Option<u32>,
+    },
+}
+
+impl Change {
+    /// A key that is the same for the same edit (edits found for several inputs are made once).
+    pub fn key(&self, grammar: &Grammar) -> String {
+        self.describe(grammar)
+    }
+
+    /// What the edit does, for people: `drop alternative 3 of `escape` ("\\" "k")`.
+    pub fn describe(&self, g: &Grammar) -> String {
+        let name = |s: SymbolId| owner_name(g, s);
+        match self {
+            Change::DropAlternative { sym, alt } => format!(
+                "dropped alternative {} of `{}` ({}) everywhere",
+                alt + 1,
+                name(*sym),
+                alternative_text(g, *sym, *alt)
+            ),
+            Change::DropAlternativeAt { sym, alt, place } => format!(
+                "dropped alternative {} of `{}` ({}) where `{}` uses it (item {} of its alternative {})",
+                alt + 1,
+                name(*sym),
+                alternative_text(g, *sym, *alt),
+                name(place.parent),
+                place.item + 1,
+                place.alt.map_or(1, |a| a + 1)
+            ),
+            Change::NarrowClass { place, class } => format!(
+                "narrowed class {} in `{}` to {}",
+                item_text(g, *place),
+                name(place.parent),
+                class.to_text()
+            ),
+            Change::Bound { sym, place, min, max } => {
+                let how = match (min, max) {
+                    (_, Some(0)) => "never there".to_string(),
+                    (1, Some(1)) => "always there, once".to_string(),
+                    (m, None) => format!("at least {m} time(s)"),
+                    (m, Some(n)) => format!("{m} to {n} time(s)"),
+                };
+                let at = place.map_or_else(
+                    || " everywhere".to_string(),
+                    |p| format!(" where `{}` uses it", name(p.parent)),
+                );
+                format!("`{}` ({}): {how}{at}", name(*sym), g.item_text(Item::Symbol(*sym)))
+            }
+        }
+    }
+}
+
+/// The text of alternative `alt` of `sym`.
+fn alternative_text(g: &Grammar, sym: SymbolId, alt: usize) -> String {
+    let alts = g.symbol(sym).alternatives();
+    alts.get(alt).map_or_else(String::new, |a| {
+        if a.items.is_empty() {
+            "\"\"".into()
+        } else {
+            a.items.iter().map(|&i| g.item_text(i)).collect::<Vec<_>>().join(" ")
+        }
+    })
+}
+
+fn item_text(g: &Grammar, place: Place) -> String {
+    place_item(g.symbols(), place).map_or_else(String::new, |i| g.item_text(i))
+}
+
+/// The named rule that a symbol is, or whose group or repetition it is.
+pub fn owner_name(g: &Grammar, sym: SymbolId) -> String {
+    let name = &g.symbol(sym).name;
+    if g.symbol(sym).synthetic {
+        // Synthetic symbols are named `rule.N`.
+        name.rsplit_once('.')
+            .map_or(name.as_str(), |(rule, _)| rule)
+            .to_string()
+    } else {
+        name.clone()
+    }
+}
+
+/// The item at `place`.
+fn place_item(symbols: &[Symbol], place: Place) -> Option<Item> {
+    match (&symbols.get(place.parent.index())?.body, place.alt) {
+        (Body::Choice(alts), Some(a)) => alts.get(a)?.items.get(place.item).copied(),
+        (Body::Repeat { item, .. } | Body::Optional(item), None) => Some(*item),
+        _ => None,
+    }
+}
+
+/// Sets the item at `place`; false if there is no such place.
+fn set_item(symbols: &mut [Symbol], place: Place, to: Item) -> bool {
+    let Some(s) = symbols.get_mut(place.parent.index()) else {
+        return false;
+    };
+    match (&mut s.body, place.alt) {
+        (Body::Choice(alts), Some(a)) => match alts.get_mut(a).and_then(|alt| alt.items.get_mut(place.item)) {
+            Some(slot) => {
+                *slot = to;
+                true
+            }
+            None => false,
+        },
+        (Body::Repeat { item, .. } | Body::Optional(item), None) => {
+            *item = to;
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Why an edit cannot be made.
+#[derive(Debug)]
+pub enum EditError {
+    /// The edit names a place or alternative the grammar does not have, or would leave a
+    /// rule with no alternative.
+    Impossible(String),
+    /// The edited rules are not a valid grammar (e.g. a rule became unproductive).
+    Invalid(GrammarError),
+}
+
+/// A grammar with edits made.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Applied {
+    /// The edited grammar, loaded anew.
+    pub grammar: Grammar,
+    /// Its text (a complete grammar file).
+    pub text: String,
+    /// Per change, the named rules it changed or added.
+    pub rules: Vec<Vec<String>>,
+}
+
+/// `grammar` with `changes` made, loaded anew.
+pub fn apply(grammar: &Grammar, changes: &[Change], origin: &str) -> Result<Applied, EditError> {
+    let mut symbols = grammar.symbols().to_vec();
+    let mut terminals = grammar.terminals().to_vec();
+    let mut rules = Vec::new();
+    for change in changes {
+        rules.push(make(grammar, &mut symbols, &mut terminals, change)?);
+    }
+    let (grammar, text) = grammar
+        .rebuilt(symbols, terminals, origin)
+        .map_err(EditError::Invalid)?;
+    Ok(Applied { grammar, text, rules })
+}
+
+/// Makes one change; the named rules it changed or added.
+fn make(
+    g: &Grammar,
+    symbols: &mut Vec<Symbol>,
+    terminals: &mut Vec<Terminal>,
+    change: &Change,
+) -> Result<Vec<String>, EditError> {
+    let impossible = |what: &str| Err(EditError::Impossible(format!("{what}: {}", change.describe(g))));
+    match change {
+        Change::DropAlternative { sym, alt } => {
+            let Body::Choice(alts) = &mut symbols[sym.index()].body else {
+                return impossible("not a choice");
+            };
+            if alts.len() < 2 || *alt >= alts.len() {
+                return impossible("no other alternative would be left");
+            }
+            alts.remove(*alt);
+            Ok(vec![owner_name(g, *sym)])
+        }
+        Change::DropAlternativeAt { sym, alt, place } => {
+            let original = &symbols[sym.index()];
+            let Body::Choice(alts) = &original.body else {
+                return impossible("not a choice");
+            };
+            if alts.len() < 2 || *alt >= alts.len() {
+                return impossible("no other alternative would be left");
+            }
+            if place_item(symbols, *place) != Some(Item::Symbol(*sym)) {
+                return impossible("the place does not use the rule");
+            }
+            let mut alts: Vec<Alternative> = alts.clone();
+            alts.remove(*alt);
+            let copy = Symbol {
+                name: specialized_name(symbols, &original.name, &owner_name(g, place.parent)),
+                body: Body::Choice(alts),
+                // The same place in the file: mining pools it with the rule's other instances.
+                span: original.span,
+                synthetic: original.synthetic,
+            };
+            let parent = owner_name(g, place.parent);
+            if original.synthetic {
+                // A group is used in one place only: edit it there.
+                symbols[sym.index()].body = copy.body;
+                return Ok(vec![parent]);
+            }
+            let name = copy.name.clone();
+            let id = SymbolId(symbols.len() as u32);
+            symbols.push(copy);
+            set_item(symbols, *place, Item::Symbol(id));
+            Ok(vec![name, parent])
+        }
+        Change::NarrowClass { place, class } => {
+            if class.is_empty() {
+                return impossible("the class would match nothing");
+            }
+            let Some(Item::Terminal(_)) = place_item(symbols, *place) else {
+                return impossible("no class there");
+            };
+            let id = match terminals
+                .iter()
+                .position(|t| matches!(t, Terminal::Class { class: c, .. } if c == class))
+            {
+                Some(i) => i,
+                None => {
+                    terminals.push(Terminal::Class {
+                        class: class.clone(),
+                        text: class.to_text(),
+                    });
+                    terminals.len() - 1
+                }
+            };
+            set_item(symbols, *place, Item::Terminal(crate::grammar::TerminalId(id as u32)));
+            Ok(vec![owner_name(g, place.parent)])
+        }
+        Change::Bound { sym, place, min, max } => {
+            let original = &symbols[sym.index()];
+            let item = match original.body {
+                Body::Repeat { item, .. } | Body::Optional(item) => item,
+                Body::Choice(_) => return impossible("not a repetition or optional part"),
+            };
+            let span = original.span;
+            let body = match (*min, *max) {
+                (_, Some(0)) => Body::Choice(vec![Alternative {
+                    items: Vec::new(),
+                    weight: None,
+                    span,
+                }]),
+                (1, Some(1)) => Body::Choice(vec![Alternative {
+                    items: vec![item],
+                    weight: None,
+                    span,
+                }]),
+                (lo, hi) if hi.is_none_or(|h| h >= lo.max(1)) => Body::Repeat { item, min: lo, max: hi },
+                _ => return impossible("the bounds are empty"),
+            };
+            let Some(place) = place.filter(|_| !original.synthetic) else {
+                // Everywhere, or a group (used in one place only): the symbol itself.
+                symbols[sym.index()].body = body;
+                return Ok(vec![owner_name(g, *sym)]);
+            };
+            if place_item(symbols, place) != Some(Item::Symbol(*sym)) {
+                return impossible("the place does not use the rule");
+            }
+            let copy = Symbol {
+                name: specialized_name(symbols, &original.name, &owner_name(g, place.parent)),
+                body,
+                span,
+                synthetic: false,
+            };
+            let name = copy.name.clone();
+            let id = SymbolId(symbols.len() as u32);
+            symbols.push(copy);
+            set_item(symbols, place, Item::Symbol(id));
+            Ok(vec![name, owner_name(g, place.parent)])
+        }
+    }
+}
+
+/// A new rule name `name[in parent]` (with a number if taken): an instance of `name` for the
+/// grammar's contexts, so that mining pools its counts with the rule's.
+fn specialized_name(symbols: &[Symbol], name: &str, parent: &str) -> String {
+    let base = format!("{name}[in {parent}]");
+    let taken = |n: &str| symbols.iter().any(|s| s.name == n);
+    if !taken(&base) {
+        return base;
+    }
+    (2..)
+        .map(|k| format!("{name}[in {parent} {k}]"))
+        .find(|n| !taken(n))
+        .expect("some number is free")
+}

@@ -1,0 +1,909 @@
+//! Refinement: learning where a language ends from its samples and the user's own parser.
+//!
+//! Editor grammars (tree-sitter's) accept more than the language they describe, and inversion
+//! seeks out exactly that surplus. [`refine`] generates "more of the same" and inverted inputs,
+//! asks the user's acceptance command about each, isolates the culprit of each rejected input in
+//! its derivation tree (`isolate`: the smallest subtree whose replacement by a part the samples
+//! have makes the input accepted), and tightens the grammar there by the smallest edit that
+//! excludes it ([`edit::Change`]): a character class narrowed to the members the parser accepts
+//! in that place (probed one by one, in the rejected input and in the samples), an alternative
+//! dropped everywhere or, where the samples' contexts accept it, only where it was rejected,
+//! an optional part fixed, a repetition bounded. No edit is kept that stops a sample from
+//! parsing. Rounds repeat until the acceptance targets are met, nothing more is learned, or the
+//! time is up; after every round the caller gets the grammar so far.
+
+pub mod edit;
+mod isolate;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::generate::{targets_with_trees, Generator, Limits};
+use crate::grammar::{Body, CharClass, Grammar, SymbolId, Terminal};
+use crate::mine::{samples, Probabilities, ProbabilityMode};
+use crate::parse::{ParseError, Parser};
+use crate::tree::{NodeId, NodeKind, Tree};
+pub use edit::{Change, Place};
+use isolate::{replaced, Culprit, Good, Replacement};
+
+/// What the acceptance command said of one input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Exit status 0.
+    Accepted,
+    /// Any other status or a signal.
+    Rejected,
+    /// Killed after the timeout (counts as rejected).
+    TimedOut,
+    /// The command could not run at all; the reason.
+    NotRun(String),
+}
+
+/// What a refinement aims at and may spend.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct Options {
+    /// Inputs generated per mode ("more of the same", inverted) per round.
+    pub per_round: usize,
+    /// Rejected inputs whose culprit is isolated per round.
+    pub culprits: usize,
+    /// Stop after this long (the round under way ends first).
+    pub max_time: Duration,
+    /// Stop after this many rounds.
+    pub max_rounds: usize,
+    /// Acceptance command runs at once.
+    pub jobs: usize,
+    /// Seed of the generation.
+    pub seed: u64,
+    /// Largest inverted input (as `gen --invert --max-size`).
+    pub max_size: usize,
+    /// Stop when "more of the same" is accepted at least this often (0 to 1) ...
+    pub target_default: f64,
+    /// ... and inverted inputs at least this often.
+    pub target_inverted: f64,
+    /// Set to stop at the next check (a Ctrl-C handler): the grammar so far is returned.
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            per_round: 200,
+            culprits: 24,
+            max_time: Duration::from_secs(600),
+            max_rounds: 100,
+            jobs: 1,
+            seed: 0,
+            max_size: 1000,
+            target_default: 0.95,
+            target_inverted: 0.90,
+            cancel: None,
+        }
+    }
+}
+
+/// One sample: a name for messages and its bytes.
+#[derive(Clone, Debug)]
+pub struct Sample {
+    /// Its path, for messages.
+    pub name: String,
+    /// Its content.
+    pub bytes: Vec<u8>,
+}
+
+/// The figures of one round.
+#[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
+pub struct Round {
+    /// 1, 2, ...
+    pub number: usize,
+    /// "More of the same" inputs judged, and accepted.
+    pub default_tried: usize,
+    /// Of those, accepted.
+    pub default_accepted: usize,
+    /// Inverted inputs judged.
+    pub inverted_tried: usize,
+    /// Of those, accepted.
+    pub inverted_accepted: usize,
+    /// Edits made in this round.
+    pub edits: usize,
+    /// Edits made so far.
+    pub edits_total: usize,
+    /// Rejected inputs whose culprit was found, and edits that a sample refused.
+    pub culprits: usize,
+    /// Edits not made because a sample would no longer parse.
+    pub refused: usize,
+    /// Acceptance command runs so far.
+    pub runs: usize,
+    /// Time since the start.
+    pub elapsed: Duration,
+}
+
+impl Round {
+    /// "More of the same" acceptance in percent.
+    pub fn default_percent(&self) -> f64 {
+        percent(self.default_accepted, self.default_tried)
+    }
+
+    /// Inverted acceptance in percent.
+    pub fn inverted_percent(&self) -> f64 {
+        percent(self.inverted_accepted, self.inverted_tried)
+    }
+}
+
+fn percent(a: usize, n: usize) -> f64 {
+    if n == 0 {
+        0.0
+    } else {
+        100.0 * a as f64 / n as f64
+    }
+}
+
+/// An edit made, with what caused it.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct Edit {
+    /// The round it was made in.
+    pub round: usize,
+    /// The named rules it changed or added.
+    pub rules: Vec<String>,
+    /// What it did.
+    pub what: String,
+    /// The rejected input that caused it, made small around the culprit.
+    pub input: Vec<u8>,
+    /// The culprit's text.
+    pub culprit: Vec<u8>,
+}
+
+/// Why the refinement stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// Both acceptance targets were met.
+    Targets,
+    /// A round found nothing more to edit.
+    Stuck,
+    /// `max_time` or `max_rounds` was reached.
+    Budget,
+    /// The cancel flag was set.
+    Interrupted,
+}
+
+/// The refined grammar so far.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct Refined {
+    /// The grammar.
+    pub grammar: Grammar,
+    /// Its text (a complete grammar file: directives and rules, contexts expanded).
+    pub text: String,
+    /// The edits made, in order.
+    pub edits: Vec<Edit>,
+    /// Every round's figures.
+    pub rounds: Vec<Round>,
+    /// Why it stopped (`None` while it runs).
+    pub stop: Option<Stop>,
+}
+
+impl Refined {
+    /// The edits as an overrides-style file: per rule the edits that made it, each with the
+    /// (minimized) rejected input that caused it, then the rule as it is now.
+    pub fn edits_text(&self, original: &str) -> String {
+        let mut out = format!(
+            "# Edits `hellfuzz refine` made to {original}, found by generating inputs and asking the\n\
+             # acceptance command. Each rule replaces the rule of the same name; a rule named\n\
+             # `x[in y]` is a copy of `x` for its use in `y`.\n"
+        );
+        let mut done: HashSet<&str> = HashSet::new();
+        for edit in &self.edits {
+            for rule in &edit.rules {
+                if !done.insert(rule.as_str()) {
+                    continue;
+                }
+                out.push('\n');
+                for e in self.edits.iter().filter(|e| e.rules.contains(rule)) {
+                    out.push_str(&format!("# round {}: {}\n", e.round, e.what));
+                    out.push_str(&format!("#   rejected: {}\n", shown(&e.input)));
+                    out.push_str(&format!("#   culprit:  {}\n", shown(&e.culprit)));
+                }
+                match self.grammar.symbol_by_name(rule) {
+                    Some(sym) => out.push_str(&self.grammar.rule_text(sym)),
+                    None => out.push_str(&format!("# (`{rule}` is no longer in the grammar)")),
+                }
+                out.push('\n');
+            }
+        }
+        out
+    }
+}
+
+/// Bytes for a comment line: quoted, escaped, at most 160 characters.
+fn shown(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let mut s: String = format!("{:?}", text);
+    if s.chars().count() > 160 {
+        s = s.chars().take(157).collect::<String>() + "...";
+    }
+    s
+}
+
+/// Why a refinement cannot start.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum RefineError {
+    /// No samples were given.
+    NoSamples,
+    /// Samples the grammar does not parse.
+    SamplesDoNotParse(Vec<(String, ParseError)>),
+    /// The acceptance command rejects every sample: it accepts nothing, or is the wrong
+    /// command. The first sample's name and how its run ended.
+    AllSamplesRejected {
+        /// The first sample.
+        sample: String,
+        /// Its verdict.
+        verdict: Verdict,
+    },
+    /// The acceptance command could not run.
+    CommandFailed(String),
+    /// The grammar could not be printed and loaded again (a bug, reported as one).
+    Grammar(String),
+}
+
+impl std::fmt::Display for RefineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RefineError::NoSamples => write!(
+                f,
+                "no samples: refine learns from samples the grammar parses and the command accepts; give --samples"
+            ),
+            RefineError::SamplesDoNotParse(bad) => {
+                write!(f, "{} sample(s) do not parse with the grammar (check them with `hellfuzz check GRAMMAR --samples ...`):", bad.len())?;
+                for (name, e) in bad.iter().take(10) {
+                    write!(f, "\n  {name}:{}:{}: {e}", e.line, e.col)?;
+                }
+                Ok(())
+            }
+            RefineError::AllSamplesRejected { sample, verdict } => write!(
+                f,
+                "the acceptance command rejects every sample (the first, {sample}: {}); it must exit with status 0 \
+                 on a valid input: check the command on a sample by hand",
+                match verdict {
+                    Verdict::TimedOut => "timed out".to_string(),
+                    Verdict::NotRun(why) => format!("did not run: {why}"),
+                    _ => "a non-zero exit status".to_string(),
+                }
+            ),
+            RefineError::CommandFailed(why) => write!(f, "the acceptance command cannot run: {why}"),
+            RefineError::Grammar(why) => write!(f, "the grammar cannot be printed and loaded again: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for RefineError {}
+
+/// The acceptance command with a cache (inputs repeat: a culprit's neighbours are probed from
+/// several rejected inputs) and a run counter.
+pub(crate) struct Judge<'a> {
+    accept: &'a (dyn Fn(&[u8]) -> Verdict + Sync),
+    cache: Mutex<HashMap<u64, Verdict>>,
+    runs: AtomicUsize,
+    not_run: Mutex<Option<String>>,
+}
+
+impl Judge<'_> {
+    /// The verdict on `input`.
+    pub(crate) fn verdict(&self, input: &[u8]) -> Verdict {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        input.hash(&mut h);
+        let key = h.finish();
+        if let Some(v) = self.cache.lock().expect("not poisoned").get(&key) {
+            return v.clone();
+        }
+        self.runs.fetch_add(1, Ordering::Relaxed);
+        let v = (self.accept)(input);
+        if let Verdict::NotRun(why) = &v {
+            self.not_run
+                .lock()
+                .expect("not poisoned")
+                .get_or_insert_with(|| why.clone());
+        }
+        self.cache.lock().expect("not poisoned").insert(key, v.clone());
+        v
+    }
+
+    fn failure(&self) -> Option<String> {
+        self.not_run.lock().expect("not poisoned").clone()
+    }
+}
+
+/// Refines `grammar` against `accept` (exit status 0: the input is in the language), learning
+/// from `samples` (which it parses and `accept` accepts). `round_done` gets every round's
+/// result as it ends (write it out: it is the best grammar so far). Errors only where it
+/// cannot start; an interrupted or timed-out refinement returns the grammar so far.
+pub fn refine(
+    grammar: &Grammar,
+    samples: &[Sample],
+    accept: &(dyn Fn(&[u8]) -> Verdict + Sync),
+    options: &Options,
+    round_done: &mut dyn FnMut(&Refined),
+) -> Result<Refined, RefineError> {
+    let start = Instant::now();
+    if samples.is_empty() {
+        return Err(RefineError::NoSamples);
+    }
+    let judge = Judge {
+        accept,
+        cache: Mutex::new(HashMap::new()),
+        runs: AtomicUsize::new(0),
+        not_run: Mutex::new(None),
+    };
+    // The grammar as a file: contexts expanded, so every edit is an edit of plain rules.
+    let origin = grammar.origin().to_string();
+    let text = grammar.to_file_text();
+    let g = Grammar::from_text(&text, &origin).map_err(|e| RefineError::Grammar(e.to_string()))?;
+    let parse_all = |g: &Grammar, samples: &[Sample]| -> Result<Vec<Tree>, Vec<(String, ParseError)>> {
+        let parser = Parser::new(g);
+        let mut trees = Vec::new();
+        let mut bad = Vec::new();
+        for s in samples {
+            match parser.parse(&s.bytes) {
+                Ok(t) => trees.push(t),
+                Err(e) => bad.push((s.name.clone(), e)),
+            }
+        }
+        if bad.is_empty() {
+            Ok(trees)
+        } else {
+            Err(bad)
+        }
+    };
+    parse_all(&g, samples).map_err(RefineError::SamplesDoNotParse)?;
+    // The samples must be in the language, or nothing can be learned from them.
+    let verdicts = crate::pool::map(samples, options.jobs, |_, s| judge.verdict(&s.bytes));
+    if let Some(why) = judge.failure() {
+        return Err(RefineError::CommandFailed(why));
+    }
+    if verdicts.iter().all(|v| *v != Verdict::Accepted) {
+        return Err(RefineError::AllSamplesRejected {
+            sample: samples[0].name.clone(),
+            verdict: verdicts[0].clone(),
+        });
+    }
+    // Samples the command rejects are no guide to the language: leave them out.
+    let samples: Vec<Sample> = samples
+        .iter()
+        .zip(&verdicts)
+        .filter(|(_, v)| **v == Verdict::Accepted)
+        .map(|(s, _)| s.clone())
+        .collect();
+    let mut state = Refined {
+        grammar: g,
+        text,
+        edits: Vec::new(),
+        rounds: Vec::new(),
+        stop: None,
+    };
+    let mut refused: HashSet<String> = HashSet::new();
+    let cancelled = || options.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
+    // Past the time, a round's search stops; its edits so far are made and measured once more.
+    let stop_search = || cancelled() || start.elapsed() >= options.max_time;
+    for number in 1..=options.max_rounds {
+        if cancelled() {
+            state.stop = Some(Stop::Interrupted);
+            break;
+        }
+        let trees = match parse_all(&state.grammar, &samples) {
+            Ok(t) => t,
+            Err(_) => return Err(RefineError::Grammar("a sample stopped parsing after an edit".into())),
+        };
+        let mut round = Round {
+            number,
+            ..Round::default()
+        };
+        let rejected = generate_and_judge(&state.grammar, &trees, &judge, options, number, &mut round);
+        if let Some(why) = judge.failure() {
+            return Err(RefineError::CommandFailed(why));
+        }
+        let met = round.default_percent() >= options.target_default * 100.0
+            && round.inverted_percent() >= options.target_inverted * 100.0;
+        let out_of_time = start.elapsed() >= options.max_time;
+        if met || out_of_time || cancelled() {
+            round.edits_total = state.edits.len();
+            round.runs = judge.runs.load(Ordering::Relaxed);
+            round.elapsed = start.elapsed();
+            state.rounds.push(round);
+            state.stop = Some(if met {
+                Stop::Targets
+            } else if cancelled() {
+                Stop::Interrupted
+            } else {
+                Stop::Budget
+            });
+            round_done(&state);
+            break;
+        }
+        // Culprits of the smallest rejected inputs of both modes.
+        let good = Good::new(&state.grammar, &trees);
+        let g = &state.grammar;
+        let found: Vec<Option<Culprit>> = crate::pool::map(&rejected, options.jobs, |_, t| {
+            if stop_search() {
+                return None;
+            }
+            isolate::isolate(g, t.clone(), &good, &judge)
+        });
+        let culprits: Vec<Culprit> = found.into_iter().flatten().collect();
+        round.culprits = culprits.len();
+        let facts = Facts::new(g, &trees);
+        let mut proposals: Vec<(Vec<Change>, Vec<u8>, Vec<u8>)> = Vec::new();
+        let mut keys = HashSet::new();
+        for c in &culprits {
+            if stop_search() {
+                break;
+            }
+            let mut changes = propose(g, c, &trees, &facts, &judge, options.jobs);
+            changes.retain(|change| !refused.contains(&change.key(g)));
+            let Some(first) = changes.first() else {
+                continue;
+            };
+            if !keys.insert(first.key(g)) {
+                continue;
+            }
+            proposals.push((changes, c.input.clone(), c.tree.unparse_node(c.node)));
+        }
+        // Made one at a time, each kept only if every sample still parses (else the culprit's
+        // next, weaker edit is tried).
+        let mut kept: Vec<(Change, Vec<u8>, Vec<u8>)> = Vec::new();
+        let mut current: Option<edit::Applied> = None;
+        for (changes, input, culprit) in proposals {
+            for change in changes {
+                let mut all: Vec<Change> = kept.iter().map(|k| k.0.clone()).collect();
+                all.push(change.clone());
+                match edit::apply(g, &all, &origin) {
+                    Ok(applied) if parse_all(&applied.grammar, &samples).is_ok() => {
+                        current = Some(applied);
+                        kept.push((change, input, culprit));
+                        break;
+                    }
+                    _ => {
+                        refused.insert(change.key(g));
+                        round.refused += 1;
+                    }
+                }
+            }
+        }
+        round.edits = kept.len();
+        let stuck = kept.is_empty();
+        if let Some(applied) = &current {
+            for ((change, input, culprit), rules) in kept.iter().zip(&applied.rules) {
+                state.edits.push(Edit {
+                    round: number,
+                    rules: rules.clone(),
+                    what: change.describe(g),
+                    input: input.clone(),
+                    culprit: culprit.clone(),
+                });
+            }
+        }
+        if let Some(applied) = current {
+            state.grammar = applied.grammar;
+            state.text = applied.text;
+        }
+        round.edits_total = state.edits.len();
+        round.runs = judge.runs.load(Ordering::Relaxed);
+        round.elapsed = start.elapsed();
+        state.rounds.push(round);
+        if stuck {
+            state.stop = Some(Stop::Stuck);
+            round_done(&state);
+            break;
+        }
+        round_done(&state);
+    }
+    if state.stop.is_none() {
+        state.stop = Some(Stop::Budget);
+    }
+    Ok(state)
+}
+
+/// Generates a round's inputs of both modes, judges them, fills in `round`'s acceptance, and
+/// returns the rejected inputs to isolate (the smallest, both modes alike).
+fn generate_and_judge(
+    g: &Grammar,
+    trees: &[Tree],
+    judge: &Judge<'_>,
+    options: &Options,
+    number: usize,
+    round: &mut Round,
+) -> Vec<Tree> {
+    let model = samples::model_of(g, trees);
+    let mined = Probabilities::new(g, Some(&model), ProbabilityMode::Mined);
+    let inverted = Probabilities::new(g, Some(&model), ProbabilityMode::Inverted);
+    let targets = targets_with_trees(g, &model, trees.to_vec());
+    let largest = trees
+        .iter()
+        .map(Tree::len)
+        .max()
+        .unwrap_or(0)
+        .max(g.cheapest_len(g.start()) as usize);
+    let seed = options
+        .seed
+        .wrapping_add((number as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let mut inputs: Vec<(bool, Tree)> = Vec::with_capacity(2 * options.per_round);
+    let mut same = Generator::new(g, &mined, Limits::up_to(largest), seed).with_targets(&targets);
+    inputs.extend((0..options.per_round).map(|_| (false, same.tree())));
+    let max_size = options.max_size.max(g.cheapest_len(g.start()) as usize);
+    let mut hell = Generator::new(g, &inverted, Limits::up_to(max_size), seed ^ 1);
+    inputs.extend((0..options.per_round).map(|_| (true, hell.tree())));
+    let bytes: Vec<Vec<u8>> = inputs.iter().map(|(_, t)| t.unparse()).collect();
+    let verdicts = crate::pool::map(&bytes, options.jobs, |_, b| judge.verdict(b));
+    let mut rejected: [Vec<Tree>; 2] = [Vec::new(), Vec::new()];
+    for ((inverted, tree), v) in inputs.into_iter().zip(verdicts) {
+        let ok = v == Verdict::Accepted;
+        if inverted {
+            round.inverted_tried += 1;
+            round.inverted_accepted += usize::from(ok);
+        } else {
+            round.default_tried += 1;
+            round.default_accepted += usize::from(ok);
+        }
+        if !ok {
+            rejected[usize::from(inverted)].push(tree);
+        }
+    }
+    for r in &mut rejected {
+        r.sort_by_key(Tree::len);
+    }
+    // Alternately from each mode, smallest first.
+    let [mut d, mut i] = rejected;
+    let (mut d, mut i) = (d.drain(..), i.drain(..));
+    let mut out = Vec::new();
+    while out.len() < options.culprits {
+        let (a, b) = (d.next(), i.next());
+        if a.is_none() && b.is_none() {
+            break;
+        }
+        out.extend(a);
+        out.extend(b);
+    }
+    out.truncate(options.culprits);
+    out
+}
+
+/// What the samples do, for deciding an edit: per symbol the alternatives they use, and the
+/// iteration counts and presence they show.
+struct Facts {
+    /// Per choice symbol, per place it is used at (or `None`: anywhere), the alternatives seen.
+    alts: HashMap<(SymbolId, Option<Place>), HashSet<u32>>,
+    /// Per repetition or optional part, per place (or `None`: anywhere): fewest and most
+    /// iterations seen (an optional part: 0 absent, 1 present).
+    iterations: HashMap<(SymbolId, Option<Place>), (usize, usize)>,
+}
+
+impl Facts {
+    fn new(g: &Grammar, trees: &[Tree]) -> Facts {
+        let mut facts = Facts {
+            alts: HashMap::new(),
+            iterations: HashMap::new(),
+        };
+        for tree in trees {
+            tree.pre_order(tree.root(), |n| match tree.kind(n) {
+                NodeKind::Rule { symbol, alt } => {
+                    facts.alts.entry((symbol, None)).or_default().insert(alt);
+                    if let Some(place) = place_of(g, tree, n) {
+                        facts.alts.entry((symbol, Some(place))).or_default().insert(alt);
+                    }
+                }
+                NodeKind::Repeat { symbol } | NodeKind::Optional { symbol } => {
+                    let k = tree.child_count(n);
+                    for at in [None, place_of(g, tree, n)] {
+                        let e = facts.iterations.entry((symbol, at)).or_insert((k, k));
+                        *e = (e.0.min(k), e.1.max(k));
+                        if at.is_none() && place_of(g, tree, n).is_none() {
+                            break;
+                        }
+                    }
+                }
+                NodeKind::Leaf { .. } => {}
+            });
+        }
+        facts
+    }
+}
+
+/// Where `node` sits in its parent's body.
+fn place_of(g: &Grammar, tree: &Tree, node: NodeId) -> Option<Place> {
+    let parent = tree.parent(node)?;
+    let kind = tree.kind(parent);
+    let sym = kind.symbol()?;
+    match (kind, &g.symbol(sym).body) {
+        (NodeKind::Rule { alt, .. }, Body::Choice(_)) => Some(Place {
+            parent: sym,
+            alt: Some(alt as usize),
+            item: tree.children(parent).position(|c| c == node)?,
+        }),
+        (_, Body::Repeat { .. } | Body::Optional(_)) => Some(Place {
+            parent: sym,
+            alt: None,
+            item: 0,
+        }),
+        _ => None,
+    }
+}
+
+/// Sample nodes (tree, node) at which a node of `sym` (or a leaf of `terminal`) could be put
+/// instead of what the sample has there: the same symbol, at most `n` of them.
+fn sample_spots<'t>(trees: &'t [Tree], matches: impl Fn(NodeKind) -> bool, n: usize) -> Vec<(&'t Tree, NodeId)> {
+    let mut out = Vec::new();
+    for tree in trees {
+        tree.pre_order(tree.root(), |node| {
+            if out.len() < n && matches(tree.kind(node)) {
+                out.push((tree, node));
+            }
+        });
+        if out.len() >= n {
+            break;
+        }
+    }
+    out
+}
+
+/// Sample contexts tried per probe.
+const SAMPLE_CONTEXTS: usize = 2;
+
+/// Edits that would exclude `culprit`, strongest first (the first that every sample
+/// survives is made); none if no edit is found.
+fn propose(
+    g: &Grammar,
+    culprit: &Culprit,
+    trees: &[Tree],
+    facts: &Facts,
+    judge: &Judge<'_>,
+    jobs: usize,
+) -> Vec<Change> {
+    let tree = &culprit.tree;
+    let mut node = culprit.node;
+    if let NodeKind::Leaf { terminal } = tree.kind(node) {
+        let Some(place) = place_of(g, tree, node) else {
+            return Vec::new();
+        };
+        if let Terminal::Class { class, .. } = g.terminal(terminal) {
+            if let Some(class) = narrowed_class(g, tree, node, terminal, class, trees, judge, jobs) {
+                return vec![Change::NarrowClass { place, class }];
+            }
+        }
+        // A character the parser takes where the samples have the class: what is wrong is
+        // around it.
+        let Some(parent) = tree.parent(node) else {
+            return Vec::new();
+        };
+        node = parent;
+    }
+    // The nearest choice, up to WALK_UP levels, that the samples never make this way here.
+    for _ in 0..WALK_UP {
+        let Some(place) = place_of(g, tree, node) else {
+            break;
+        };
+        let changes = unseen_choice(g, tree, node, place, trees, facts, judge);
+        if !changes.is_empty() {
+            return changes;
+        }
+        let Some(parent) = tree.parent(node) else {
+            break;
+        };
+        node = parent;
+    }
+    Vec::new()
+}
+
+/// Levels above a culprit [`propose`] looks for a choice the samples never make.
+const WALK_UP: usize = 4;
+
+/// Edits that rule out what `node` (at `place`) chose, strongest first, if the samples never
+/// choose that at this place: an alternative they do not use here (dropped everywhere if the
+/// parser rejects it where the samples use the rule too), a repetition or optional part used
+/// where they never use it (or always use it).
+fn unseen_choice(
+    g: &Grammar,
+    tree: &Tree,
+    node: NodeId,
+    place: Place,
+    trees: &[Tree],
+    facts: &Facts,
+    judge: &Judge<'_>,
+) -> Vec<Change> {
+    match tree.kind(node) {
+        NodeKind::Rule { symbol, alt } => {
+            if g.symbol(symbol).alternatives().len() < 2 {
+                return Vec::new();
+            }
+            let seen = |at: Option<Place>| facts.alts.get(&(symbol, at)).is_some_and(|s| s.contains(&alt));
+            if seen(Some(place)) {
+                return Vec::new();
+            }
+            // Is the alternative, as it is here, accepted where the samples use the rule?
+            // Then it is wrong only here.
+            let spots = sample_spots(trees, |k| k.symbol() == Some(symbol), SAMPLE_CONTEXTS);
+            let elsewhere = spots.iter().any(|&(t, n)| {
+                let mut copy = t.clone();
+                let new = copy.graft(tree, node);
+                copy.replace(n, new);
+                crate::tree::fix_boundaries(g, &mut copy);
+                judge.verdict(&copy.unparse()) == Verdict::Accepted
+            });
+            let here = Change::DropAlternativeAt {
+                sym: symbol,
+                alt: alt as usize,
+                place,
+            };
+            if !elsewhere && !seen(None) {
+                let everywhere = Change::DropAlternative {
+                    sym: symbol,
+                    alt: alt as usize,
+                };
+                vec![everywhere, here]
+            } else {
+                vec![here]
+            }
+        }
+        NodeKind::Repeat { symbol } | NodeKind::Optional { symbol } => {
+            let Some(&(fewest, most)) = facts.iterations.get(&(symbol, Some(place))) else {
+                return Vec::new();
+            };
+            let k = tree.child_count(node);
+            let (min, max) = match &g.symbol(symbol).body {
+                Body::Repeat { min, max, .. } => (*min, *max),
+                _ => (0, Some(1)),
+            };
+            let bound = |lo: u32, hi: Option<u32>| Change::Bound {
+                sym: symbol,
+                place: Some(place),
+                min: lo,
+                max: hi,
+            };
+            let mut out = Vec::new();
+            if k > 0 && min == 0 && most <= 1 {
+                // Never there first: where the samples have it once, an ambiguous grammar may
+                // have read their text into it (layout inside a string); if a sample needs
+                // it, they refuse the edit and the next is tried.
+                out.push(bound(0, Some(0)));
+            }
+            if k == 0 && fewest >= 1 && min == 0 {
+                out.push(bound(1, max));
+            }
+            if k > 1 && most <= 1 && min <= 1 {
+                out.push(bound(min, Some(1)));
+            }
+            out
+        }
+        NodeKind::Leaf { .. } => Vec::new(),
+    }
+}
+
+/// Representatives probed per block of non-ASCII code points.
+const BLOCK_PROBES: usize = 3;
+
+/// Blocks of non-ASCII code points whose members a parser treats alike as a rule: C1 controls,
+/// Latin-1, the rest of the two-byte range, the rest of the BMP, beyond the BMP.
+const BLOCKS: [(u32, u32); 5] = [
+    (0x80, 0x9F),
+    (0xA0, 0xFF),
+    (0x100, 0x7FF),
+    (0x800, 0xFFFF),
+    (0x10000, 0x10FFFF),
+];
+
+/// The members of `class` the parser accepts at the culprit leaf: every ASCII member probed
+/// in the rejected input, and a few of each non-ASCII block; a member rejected there is tried
+/// in up to two samples at a leaf of the same class, and dropped only if they reject it too.
+/// `None` if nothing would be dropped.
+#[allow(clippy::too_many_arguments)]
+fn narrowed_class(
+    g: &Grammar,
+    tree: &Tree,
+    node: NodeId,
+    terminal: crate::grammar::TerminalId,
+    class: &CharClass,
+    trees: &[Tree],
+    judge: &Judge<'_>,
+    jobs: usize,
+) -> Option<CharClass> {
+    let parent_sym = tree.parent(node).and_then(|p| tree.kind(p).symbol());
+    let spots: Vec<(&Tree, NodeId)> = sample_spots(
+        trees,
+        |k| matches!(k, NodeKind::Leaf { terminal: t } if t == terminal),
+        SAMPLE_CONTEXTS * 4,
+    )
+    .into_iter()
+    .filter(|&(t, n)| t.parent(n).and_then(|p| t.kind(p).symbol()) == parent_sym)
+    .take(SAMPLE_CONTEXTS)
+    .collect();
+    // Every ASCII member, and a few of each non-ASCII block (first, middle, last of its parts).
+    let mut chars: Vec<char> = (0..128u32)
+        .filter(|&c| class.contains(c))
+        .filter_map(char::from_u32)
+        .collect();
+    for &(lo, hi) in &BLOCKS {
+        let members: Vec<char> = class
+            .ranges()
+            .iter()
+            .filter(|&&(a, b)| a.max(lo) <= b.min(hi))
+            .flat_map(|&(a, b)| {
+                let (a, b) = (a.max(lo), b.min(hi));
+                [a, a + (b - a) / 2, b]
+            })
+            .filter_map(char::from_u32)
+            .collect();
+        let step = members.len().div_ceil(BLOCK_PROBES).max(1);
+        chars.extend(members.into_iter().step_by(step));
+    }
+    chars.dedup();
+    let probe = |c: char| -> bool {
+        let here = replaced(g, tree, node, &Replacement::Char(terminal, c));
+        if here.is_some_and(|b| judge.verdict(&b) == Verdict::Accepted) {
+            return true;
+        }
+        // Rejected here: accepted where the samples have this class? (No sample context: no.)
+        spots.iter().any(|&(t, n)| {
+            replaced(g, t, n, &Replacement::Char(terminal, c)).is_some_and(|b| judge.verdict(&b) == Verdict::Accepted)
+        })
+    };
+    let ok = crate::pool::map(&chars, jobs, |_, &c| probe(c));
+    let accepted: HashSet<char> = chars.iter().zip(&ok).filter(|(_, &a)| a).map(|(&c, _)| c).collect();
+    let mut drop: Vec<(u32, u32)> = Vec::new();
+    for (&c, &a) in chars.iter().zip(&ok) {
+        if !a && (c as u32) < 128 {
+            drop.push((c as u32, c as u32));
+        }
+    }
+    for &(lo, hi) in BLOCKS.iter() {
+        let reps: Vec<char> = chars
+            .iter()
+            .copied()
+            .filter(|&c| (lo..=hi).contains(&(c as u32)))
+            .collect();
+        if !reps.is_empty() && reps.iter().all(|c| !accepted.contains(c)) {
+            drop.push((lo, hi));
+        }
+    }
+    if drop.is_empty() {
+        return None;
+    }
+    let dropped = CharClass::new(&drop, false);
+    let keep: Vec<(u32, u32)> = class
+        .ranges()
+        .iter()
+        .flat_map(|&(lo, hi)| subtract_all((lo, hi), dropped.ranges()))
+        .collect();
+    if keep.is_empty() {
+        return None;
+    }
+    let narrowed = CharClass::new(&keep, false);
+    (narrowed != *class).then_some(narrowed)
+}
+
+/// `range` minus the sorted disjoint `cuts`.
+fn subtract_all((lo, hi): (u32, u32), cuts: &[(u32, u32)]) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    let mut from = lo;
+    for &(a, b) in cuts {
+        if b < from || a > hi {
+            continue;
+        }
+        if a > from {
+            out.push((from, a - 1));
+        }
+        from = b.saturating_add(1);
+        if from > hi {
+            return out;
+        }
+    }
+    if from <= hi {
+        out.push((from, hi));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,200 @@
+//! Tests of refinement against acceptance checks whose boundary is known.
+
+use super::*;
+use crate::grammar::Grammar;
+use proptest::prelude::*;
+
+/// A JSON-like grammar that is a superset of JSON in two known places: a number may end in
+/// its dot (`1.`), and a string may hold control characters.
+const LOOSE_JSON: &str = r#"
+value  = number | string | "[" ( value ( "," value )* )? "]" ;
+number = "-"? digits ( "." [0-9]* )? ;
+digits = "0" | [1-9] [0-9]* ;
+string = "\"" [^"\\]* "\"" ;
+"#;
+
+const SAMPLES: &[&str] = &[
+    r#"[1,2.5,"ab",["x y",-3.25]]"#,
+    r#""plain text""#,
+    r#"[0.75,[],"a,b",[[12]]]"#,
+    r#"-40.125"#,
+    r#"["é","",7]"#,
+];
+
+fn samples() -> Vec<Sample> {
+    SAMPLES
+        .iter()
+        .enumerate()
+        .map(|(i, s)| Sample {
+            name: format!("sample-{i}"),
+            bytes: s.as_bytes().to_vec(),
+        })
+        .collect()
+}
+
+/// serde_json is the parser whose language the grammar should learn.
+fn json_accepts(input: &[u8]) -> Verdict {
+    match serde_json::from_slice::<serde_json::Value>(input) {
+        Ok(_) => Verdict::Accepted,
+        Err(_) => Verdict::Rejected,
+    }
+}
+
+fn options(seed: u64) -> Options {
+    Options {
+        per_round: 60,
+        culprits: 12,
+        max_time: Duration::from_secs(120),
+        max_rounds: 8,
+        jobs: 1,
+        seed,
+        max_size: 200,
+        target_default: 1.0,
+        target_inverted: 1.0,
+        cancel: None,
+    }
+}
+
+fn parses(g: &Grammar, input: &[u8]) -> bool {
+    Parser::new(g).parse(input).is_ok()
+}
+
+#[test]
+fn refine_learns_json_numbers_and_strings_from_serde_json() {
+    let g = Grammar::from_text(LOOSE_JSON, "loose.grammar").unwrap();
+    // The superset as given: a trailing dot and a control character both parse.
+    assert!(parses(&g, b"1.") && parses(&g, b"\"\x01\""));
+    let refined = refine(&g, &samples(), &json_accepts, &options(0), &mut |_| {}).unwrap();
+    let r = &refined.grammar;
+    for s in SAMPLES {
+        assert!(parses(r, s.as_bytes()), "sample {s} no longer parses");
+    }
+    // The boundary is where serde_json draws it.
+    assert!(!parses(r, b"1."), "a number ending in its dot still parses");
+    assert!(!parses(r, b"[2.]"), "a number ending in its dot still parses");
+    for c in [0x00u8, 0x01, 0x0A, 0x1F] {
+        assert!(
+            !parses(r, &[b'"', c, b'"']),
+            "control character {c:#x} in a string still parses"
+        );
+    }
+    // ... and no further: what JSON allows and the samples never had still parses.
+    for ok in [
+        &b"\"\x7F\""[..],
+        b"\"~#\"",
+        "\"\u{4E2D}\u{1F600}\"".as_bytes(),
+        b"3.14159",
+        b"[-0.5,[[]]]",
+    ] {
+        assert!(parses(r, ok), "{} no longer parses", String::from_utf8_lossy(ok));
+    }
+    // The edits name what they did and why.
+    let text = refined.edits_text("loose.grammar");
+    assert!(text.contains("narrowed class [^\"\\\\]"), "{text}");
+    assert!(text.contains("at least 1 time(s)"), "{text}");
+    assert!(text.contains("#   rejected: "), "{text}");
+    // The refined text loads as the same grammar, and its output is all JSON.
+    let reloaded = Grammar::from_text(&refined.text, "refined.grammar").unwrap();
+    assert_eq!(reloaded.fingerprint(), r.fingerprint());
+    let trees: Vec<Tree> = SAMPLES
+        .iter()
+        .map(|s| Parser::new(r).parse(s.as_bytes()).unwrap())
+        .collect();
+    let model = samples::model_of(r, &trees);
+    for mode in [ProbabilityMode::Mined, ProbabilityMode::Inverted] {
+        let probs = Probabilities::new(r, Some(&model), mode);
+        let mut gen = Generator::new(r, &probs, Limits::up_to(300), 9);
+        for _ in 0..300 {
+            let input = gen.input();
+            assert_eq!(
+                json_accepts(&input),
+                Verdict::Accepted,
+                "{mode:?}: {}",
+                String::from_utf8_lossy(&input)
+            );
+        }
+    }
+    assert_eq!(refined.stop, Some(Stop::Targets));
+}
+
+#[test]
+fn a_command_that_accepts_nothing_and_samples_that_do_not_parse_are_refused() {
+    let g = Grammar::from_text(LOOSE_JSON, "loose.grammar").unwrap();
+    let err = refine(&g, &samples(), &|_: &[u8]| Verdict::Rejected, &options(0), &mut |_| {}).unwrap_err();
+    assert!(matches!(err, RefineError::AllSamplesRejected { .. }), "{err}");
+    assert!(err.to_string().contains("rejects every sample"), "{err}");
+    let mut bad = samples();
+    bad.push(Sample {
+        name: "broken.json".into(),
+        bytes: b"[1,2,,3]".to_vec(),
+    });
+    let err = refine(&g, &bad, &json_accepts, &options(0), &mut |_| {}).unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("broken.json:1:6"), "{text}");
+    let err = refine(&g, &[], &json_accepts, &options(0), &mut |_| {}).unwrap_err();
+    assert!(matches!(err, RefineError::NoSamples));
+    let err = refine(
+        &g,
+        &samples(),
+        &|_: &[u8]| Verdict::NotRun("no such program".into()),
+        &options(0),
+        &mut |_| {},
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("no such program"), "{err}");
+}
+
+#[test]
+fn an_interrupted_refinement_returns_the_grammar_so_far() {
+    let g = Grammar::from_text(LOOSE_JSON, "loose.grammar").unwrap();
+    let cancel = Arc::new(AtomicBool::new(false));
+    let mut o = options(0);
+    o.cancel = Some(cancel.clone());
+    let mut rounds = 0;
+    let refined = refine(&g, &samples(), &json_accepts, &o, &mut |r| {
+        rounds += 1;
+        assert!(Grammar::from_text(&r.text, "so-far.grammar").is_ok());
+        cancel.store(true, Ordering::Relaxed);
+    })
+    .unwrap();
+    assert_eq!(refined.stop, Some(Stop::Interrupted));
+    assert_eq!(rounds, 1);
+    for s in SAMPLES {
+        assert!(parses(&refined.grammar, s.as_bytes()));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 6, ..ProptestConfig::default() })]
+
+    /// Whatever the seed and whichever samples: every sample the command accepts still
+    /// parses with the refined grammar, and the refined grammar's text loads.
+    #[test]
+    fn refinement_keeps_every_sample_parsing(seed in 0u64..1000, keep in proptest::collection::vec(any::<bool>(), SAMPLES.len())) {
+        let g = Grammar::from_text(LOOSE_JSON, "loose.grammar").unwrap();
+        let chosen: Vec<Sample> = samples().into_iter().zip(&keep).filter(|(_, &k)| k).map(|(s, _)| s).collect();
+        prop_assume!(!chosen.is_empty());
+        let mut o = options(seed);
+        o.max_rounds = 3;
+        let refined = refine(&g, &chosen, &json_accepts, &o, &mut |_| {}).unwrap();
+        for s in &chosen {
+            prop_assert!(parses(&refined.grammar, &s.bytes), "{} no longer parses", s.name);
+        }
+        prop_assert!(Grammar::from_text(&refined.text, "refined.grammar").is_ok());
+    }
+
+    /// A class prints as text that loads as the same class.
+    #[test]
+    fn classes_print_and_load_as_the_same_class(ranges in proptest::collection::vec((0u32..0x11_0000, 0u32..300), 1..6), negate: bool) {
+        let ranges: Vec<(u32, u32)> = ranges.into_iter().map(|(lo, n)| (lo, (lo + n).min(0x10FFFF))).collect();
+        let class = CharClass::new(&ranges, negate);
+        prop_assume!(!class.is_empty());
+        let text = format!("x = {} ;", class.to_text());
+        let g = Grammar::from_text(&text, "class.grammar").unwrap();
+        let loaded = g.terminals().iter().find_map(|t| match t {
+            Terminal::Class { class, .. } => Some(class.clone()),
+            _ => None,
+        });
+        prop_assert_eq!(loaded, Some(class), "{}", text);
+    }
+}
