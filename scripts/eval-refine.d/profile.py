@@ -8,7 +8,7 @@ Prints, as `name: value unit` lines:
 - the feature profile: every sample and the first N inputs (sorted by name) are parsed with
   `HF parse G FILE --json`; a feature is a named rule of G (a `name = …` line of the grammar
   file, so not the synthetic symbols of groups and repetitions), and, finer, a rule with the
-  alternative taken. It prints how many rules (alternatives) the samples use, how many the
+  alternative taken, and a terminal (a literal or character class of the grammar). It prints how many rules (alternatives) the samples use, how many the
   inputs use, how many of those no sample uses (and their share of the inputs' rules), and the
   mean share, per input, of its distinct rules that no sample uses. An input or sample that
   does not parse (it should not happen: the grammar generated it) is counted and left out.
@@ -22,6 +22,7 @@ import statistics
 import subprocess
 
 NODE = re.compile(rb'\{"symbol":"((?:[^"\\]|\\.)*)","kind":"rule","alt":(\d+)')
+LEAF = re.compile(rb'\{"terminal":("(?:[^"\\]|\\.)*")')
 RULE = re.compile(r'^([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[[^\]]*\])?\s*=', re.M)
 
 
@@ -38,7 +39,8 @@ def features(hf, grammar, path, names):
         if name in names:
             rules.add(name)
             alts.add((name, int(m.group(2))))
-    return rules, alts
+    terminals = set(m.group(1) for m in LEAF.finditer(out.stdout))
+    return rules, alts, terminals
 
 
 def files(d):
@@ -66,7 +68,7 @@ def main():
         print(f'size {L} inverted: mean {statistics.mean(isize):.1f} bytes, median {statistics.median(isize):.0f} bytes ({len(isize)} files)')
     print(f'size {L} samples: mean {statistics.mean(ssize):.1f} bytes, median {statistics.median(ssize):.0f} bytes ({len(ssize)} files)')
 
-    s_rules, s_alts, s_bad = set(), set(), 0
+    s_rules, s_alts, s_terms, s_bad = set(), set(), set(), 0
     for f in samples:
         r = features(a.hellfuzz, a.grammar, f, names)
         if r is None:
@@ -74,7 +76,8 @@ def main():
             continue
         s_rules |= r[0]
         s_alts |= r[1]
-    i_rules, i_alts, i_bad, shares = set(), set(), 0, []
+        s_terms |= r[2]
+    i_rules, i_alts, i_terms, i_bad, shares = set(), set(), set(), 0, []
     for f in inputs[:a.count]:
         r = features(a.hellfuzz, a.grammar, f, names)
         if r is None:
@@ -82,6 +85,7 @@ def main():
             continue
         i_rules |= r[0]
         i_alts |= r[1]
+        i_terms |= r[2]
         if r[0]:
             shares.append(len(r[0] - s_rules) / len(r[0]))
     n = min(a.count, len(inputs))
@@ -93,6 +97,8 @@ def main():
     print(f'profile {L} inverted ({n - i_bad} of {n} inputs parsed): use {len(i_rules)} rules, {len(i_alts)} alternatives')
     print(f'novel rules {L}: {len(new_rules)} rules ({pct(len(new_rules), len(i_rules)):.1f} % of those the inverted inputs use) no sample uses')
     print(f'novel alternatives {L}: {len(new_alts)} ({pct(len(new_alts), len(i_alts)):.1f} % of those the inverted inputs use)')
+    new_terms = i_terms - s_terms
+    print(f'novel terminals {L}: {len(new_terms)} of {len(i_terms)} ({pct(len(new_terms), len(i_terms)):.1f} %) terminals (literals, classes) of the inverted inputs no sample has')
     if shares:
         print(f'novel share per input {L}: {100 * statistics.mean(shares):.1f} % (mean share of an inverted input\'s rules that no sample uses)')
     os.makedirs(a.work, exist_ok=True)
