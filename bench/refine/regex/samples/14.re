@@ -1,0 +1,1 @@
+TODO|FIXME|XXX

@@ -1,0 +1,1 @@
+^(GET|POST|PUT|DELETE|PATCH) (/\S*) HTTP/1\.[01]$
