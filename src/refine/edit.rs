@@ -242,7 +242,8 @@ fn make(
                 synthetic: original.synthetic,
             };
             let parent = owner_name(g, place.parent);
-            if original.synthetic {
+            // A group, or a copy already made for this place, is used there only: edit it.
+            if original.synthetic || is_copy_for(&original.name, &parent) {
                 // A group is used in one place only: edit it there.
                 symbols[sym.index()].body = copy.body;
                 return Ok(vec![parent]);
@@ -297,7 +298,9 @@ fn make(
                 (lo, hi) if hi.is_none_or(|h| h >= lo.max(1)) => Body::Repeat { item, min: lo, max: hi },
                 _ => return impossible("the bounds are empty"),
             };
-            let Some(place) = place.filter(|_| !original.synthetic) else {
+            let Some(place) =
+                place.filter(|p| !original.synthetic && !is_copy_for(&original.name, &owner_name(g, p.parent)))
+            else {
                 // Everywhere, or a group (used in one place only): the symbol itself.
                 symbols[sym.index()].body = body;
                 return Ok(vec![owner_name(g, *sym)]);
@@ -318,6 +321,14 @@ fn make(
             Ok(vec![name, owner_name(g, place.parent)])
         }
     }
+}
+
+/// Whether `name` is a copy [`specialized_name`] made for a place in `parent`.
+fn is_copy_for(name: &str, parent: &str) -> bool {
+    name.ends_with(&format!("[in {parent}]"))
+        || name
+            .rsplit_once(&format!("[in {parent} "))
+            .is_some_and(|(_, k)| k.strip_suffix(']').is_some_and(|k| k.parse::<u32>().is_ok()))
 }
 
 /// A new rule name `name[in parent]` (with a number if taken): an instance of `name` for the

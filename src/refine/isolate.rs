@@ -18,19 +18,22 @@ const MAX_CALLS: usize = 400;
 pub(crate) struct Good<'s> {
     trees: &'s [Tree],
     smallest: HashMap<SymbolId, (usize, NodeId)>,
-    chars: HashMap<TerminalId, char>,
+    /// Per class terminal under a parent symbol (or under any: `None`), the most drawn character.
+    chars: HashMap<(Option<SymbolId>, TerminalId), char>,
 }
 
 impl<'s> Good<'s> {
     /// Indexes the samples' trees (derivations of `grammar`).
     pub(crate) fn new(grammar: &Grammar, trees: &'s [Tree]) -> Good<'s> {
         let mut smallest: HashMap<SymbolId, (usize, NodeId)> = HashMap::new();
-        let mut counts: HashMap<(TerminalId, char), u64> = HashMap::new();
+        let mut counts: HashMap<(Option<SymbolId>, TerminalId, char), u64> = HashMap::new();
         for (i, tree) in trees.iter().enumerate() {
             tree.pre_order(tree.root(), |n| match tree.kind(n) {
                 NodeKind::Leaf { terminal } => {
                     if let Some(c) = leaf_char(grammar, tree, n, terminal) {
-                        *counts.entry((terminal, c)).or_default() += 1;
+                        let parent = tree.parent(n).and_then(|p| tree.kind(p).symbol());
+                        *counts.entry((parent, terminal, c)).or_default() += 1;
+                        *counts.entry((None, terminal, c)).or_default() += 1;
                     }
                 }
                 kind => {
@@ -43,9 +46,9 @@ impl<'s> Good<'s> {
                 }
             });
         }
-        let mut chars: HashMap<TerminalId, (char, u64)> = HashMap::new();
-        for ((t, c), n) in counts {
-            let best = chars.entry(t).or_insert((c, n));
+        let mut chars: HashMap<(Option<SymbolId>, TerminalId), (char, u64)> = HashMap::new();
+        for ((p, t, c), n) in counts {
+            let best = chars.entry((p, t)).or_insert((c, n));
             if n > best.1 || (n == best.1 && c < best.0) {
                 *best = (c, n);
             }
@@ -53,7 +56,7 @@ impl<'s> Good<'s> {
         Good {
             trees,
             smallest,
-            chars: chars.into_iter().map(|(t, (c, _))| (t, c)).collect(),
+            chars: chars.into_iter().map(|(k, (c, _))| (k, c)).collect(),
         }
     }
 
@@ -86,87 +89,143 @@ pub(crate) enum Replacement<'a> {
 /// `tree` with `node` replaced, token boundaries fixed, as bytes.
 pub(crate) fn replaced(grammar: &Grammar, tree: &Tree, node: NodeId, with: &Replacement<'_>) -> Option<Vec<u8>> {
     let mut t = tree.clone();
-    let new = match *with {
-        Replacement::Subtree(src, n) => t.graft(src, n),
-        Replacement::Char(term, c) => t.new_leaf(term, c.encode_utf8(&mut [0; 4]).as_bytes()),
-        Replacement::Cheapest(item) => t.add_cheapest(grammar, item)?,
-    };
+    let new = graft(grammar, &mut t, with)?;
     t.replace(node, new);
     fix_boundaries(grammar, &mut t);
     Some(t.unparse())
 }
 
-/// A rejected input's culprit: the node whose replacement by a known-good part makes the input
-/// accepted while replacing any one of its children does not.
+/// A rejected input's culprit: a node whose own choice (its alternative, its iterations, its
+/// character) is to blame, in a context where everything else was made acceptable.
 pub(crate) struct Culprit {
-    /// The rejected input's tree.
+    /// The rejected input's tree, with the parts after the culprit replaced by known-good ones
+    /// where that was needed to isolate it: replacing the culprit as well makes it accepted.
     pub tree: Tree,
     /// The culprit node in it (never the root).
     pub node: NodeId,
     /// The input made smaller around the culprit (everything off the path from the root to it
-    /// replaced by cheapest derivations), if that is still rejected; else the input itself.
+    /// replaced by cheapest derivations), if that is still rejected; else the tree's input.
     pub input: Vec<u8>,
 }
 
-/// Finds the culprit of `tree` (an input `judge` rejected), or `None` if no single subtree is
-/// to blame (replacing the root's parts one at a time never makes it accepted).
+/// Finds the culprit of `tree` (an input `judge` rejected), or `None` if replacing the whole
+/// input by a sample is not accepted either or the search runs out of calls.
+///
+/// Inverted inputs break the language in many places at once, so replacing one part at a
+/// time never makes them accepted. The search therefore works on a prefix: at each node it
+/// looks (by bisection) for the child `c_j` such that the input is accepted with `c_j` and
+/// everything after it replaced by known-good parts, and rejected with only what comes after
+/// `c_j` replaced. That child holds a culprit in a context that is otherwise accepted; the
+/// parts after it stay replaced and the search goes on inside it. A node whose children, all
+/// replaced, still leave the input rejected is the culprit itself.
 pub(crate) fn isolate(grammar: &Grammar, tree: Tree, good: &Good<'_>, judge: &Judge<'_>) -> Option<Culprit> {
     let mut calls = 0;
-    let mut node = tree.root();
-    loop {
-        let mut children: Vec<NodeId> = tree.children(node).collect();
-        children.sort_by_key(|&c| std::cmp::Reverse(tree.len_of(c)));
-        let mut next = None;
-        for c in children {
-            let Some(bytes) = replacement_of(grammar, &tree, c, good) else {
-                continue;
-            };
-            if calls >= MAX_CALLS {
-                return None;
-            }
-            calls += 1;
-            if judge.verdict(&bytes) == Verdict::Accepted {
-                next = Some(c);
-                break;
-            }
-        }
-        match next {
-            Some(c) => node = c,
-            None => break,
-        }
-    }
-    if node == tree.root() {
+    let mut accepted = |bytes: &[u8]| {
+        calls += 1;
+        (calls <= MAX_CALLS).then(|| judge.verdict(bytes) == Verdict::Accepted)
+    };
+    let mut work = tree;
+    let root = work.root();
+    if !accepted(&replacement_of(grammar, &work, root, good)?)? {
         return None;
     }
-    let input = minimized(grammar, &tree, node)
+    let mut node = root;
+    loop {
+        // Children that a known-good part would change, in order.
+        let children: Vec<NodeId> = work
+            .children(node)
+            .filter(|&c| good_part(grammar, &work, c, good).is_some())
+            .collect();
+        // prefix(k): the input with the children after the first k replaced.
+        let with_suffix_replaced = |w: &Tree, k: usize| -> Option<Vec<u8>> {
+            let mut t = w.clone();
+            for &c in &children[k..] {
+                let with = good_part(grammar, &t, c, good)?;
+                let new = graft(grammar, &mut t, &with)?;
+                t.replace(c, new);
+            }
+            fix_boundaries(grammar, &mut t);
+            Some(t.unparse())
+        };
+        if children.is_empty() || !accepted(&with_suffix_replaced(&work, 0)?)? {
+            break;
+        }
+        // accepted at 0 replaced... rejected with none replaced (all k kept): bisect.
+        let (mut lo, mut hi) = (0, children.len());
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2;
+            if accepted(&with_suffix_replaced(&work, mid)?)? {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        // Child `hi - 1` (kept) with the ones after it replaced is rejected; replaced, accepted.
+        let culprit_child = children[hi - 1];
+        for &c in &children[hi..] {
+            let with = good_part(grammar, &work, c, good)?;
+            let new = graft(grammar, &mut work, &with)?;
+            work.replace(c, new);
+        }
+        node = culprit_child;
+        if matches!(work.kind(node), NodeKind::Leaf { .. }) {
+            break;
+        }
+    }
+    if node == work.root() {
+        return None;
+    }
+    fix_boundaries(grammar, &mut work);
+    let input = minimized(grammar, &work, node)
         .filter(|small| judge.verdict(small) == Verdict::Rejected)
-        .unwrap_or_else(|| tree.unparse());
-    Some(Culprit { tree, node, input })
+        .unwrap_or_else(|| work.unparse());
+    Some(Culprit {
+        tree: work,
+        node,
+        input,
+    })
 }
 
-/// The input with `node` replaced by its known-good part: a sample's smallest subtree of its
-/// symbol, or its cheapest derivation, or for a class leaf the samples' most drawn character;
-/// `None` where that changes nothing.
-pub(crate) fn replacement_of(grammar: &Grammar, tree: &Tree, node: NodeId, good: &Good<'_>) -> Option<Vec<u8>> {
-    let with = match tree.kind(node) {
+/// The known-good part for `node`: a sample's smallest subtree of its symbol (or the cheapest
+/// derivation where the samples have none), the character the samples draw most from a class
+/// leaf's class under the same parent; `None` where that is what the node already is.
+fn good_part<'g>(grammar: &Grammar, tree: &Tree, node: NodeId, good: &Good<'g>) -> Option<Replacement<'g>> {
+    match tree.kind(node) {
         NodeKind::Leaf { terminal } => {
-            // Literals, and classes the samples never drew from, have nothing to offer.
-            let c = *good.chars.get(&terminal)?;
-            if leaf_char(grammar, tree, node, terminal) == Some(c) {
-                return None;
-            }
-            Replacement::Char(terminal, c)
+            let parent = tree.parent(node).and_then(|p| tree.kind(p).symbol());
+            let c = *good
+                .chars
+                .get(&(parent, terminal))
+                .or_else(|| good.chars.get(&(None, terminal)))?;
+            (leaf_char(grammar, tree, node, terminal) != Some(c)).then_some(Replacement::Char(terminal, c))
         }
         kind => {
             let sym = kind.symbol().expect("inner nodes have symbols");
             match good.subtree(sym) {
-                Some((t, n)) if t.unparse_node(n) != tree.unparse_node(node) => Replacement::Subtree(t, n),
-                Some(_) => return None,
-                None => Replacement::Cheapest(Item::Symbol(sym)),
+                Some((t, n)) if t.unparse_node(n) != tree.unparse_node(node) => Some(Replacement::Subtree(t, n)),
+                Some(_) => None,
+                None => {
+                    let cheapest = Tree::cheapest(grammar, sym)?;
+                    (cheapest.unparse() != tree.unparse_node(node)).then_some(Replacement::Cheapest(Item::Symbol(sym)))
+                }
             }
         }
-    };
-    replaced(grammar, tree, node, &with).filter(|b| *b != tree.unparse())
+    }
+}
+
+/// Adds a replacement's nodes to `tree`, detached.
+fn graft(grammar: &Grammar, tree: &mut Tree, with: &Replacement<'_>) -> Option<NodeId> {
+    Some(match *with {
+        Replacement::Subtree(src, n) => tree.graft(src, n),
+        Replacement::Char(term, c) => tree.new_leaf(term, c.encode_utf8(&mut [0; 4]).as_bytes()),
+        Replacement::Cheapest(item) => tree.add_cheapest(grammar, item)?,
+    })
+}
+
+/// The input with `node` replaced by its known-good part (see [`good_part`]), as bytes.
+fn replacement_of(grammar: &Grammar, tree: &Tree, node: NodeId, good: &Good<'_>) -> Option<Vec<u8>> {
+    let with = good_part(grammar, tree, node, good)?;
+    replaced(grammar, tree, node, &with)
 }
 
 /// `tree` with every subtree off the path from the root to `node` replaced by its cheapest

@@ -443,6 +443,15 @@ pub fn refine(
                 break;
             }
             let mut changes = propose(g, c, &trees, &facts, &judge, options.jobs);
+            if std::env::var_os("HF_DEBUG").is_some() {
+                eprintln!(
+                    "DEBUG culprit {:?} kind {:?} in {:?}: {:?}",
+                    String::from_utf8_lossy(&c.tree.unparse_node(c.node)),
+                    c.tree.label(g, c.node),
+                    String::from_utf8_lossy(&c.input),
+                    changes.iter().map(|x| x.describe(g)).collect::<Vec<_>>()
+                );
+            }
             changes.retain(|change| !refused.contains(&change.key(g)));
             let Some(first) = changes.first() else {
                 continue;
@@ -771,6 +780,32 @@ fn unseen_choice(
             }
             if k == 0 && fewest >= 1 && min == 0 {
                 out.push(bound(1, max));
+            }
+            if k > most.max(1) && matches!(g.symbol(symbol).body, Body::Repeat { .. }) {
+                // Too many: the most the parser takes here, found by keeping fewer (between
+                // what the samples have and what was rejected), is the bound; not the samples'
+                // own most, which would collapse `{10}` onto their `{2}`.
+                let keep = |n: usize| -> bool {
+                    let mut t = tree.clone();
+                    let extra: Vec<NodeId> = t.children(node).skip(n).collect();
+                    for c in extra {
+                        t.remove(c);
+                    }
+                    crate::tree::fix_boundaries(g, &mut t);
+                    judge.verdict(&t.unparse()) == Verdict::Accepted
+                };
+                let (mut lo, mut hi) = (most.max(min as usize).max(1), k);
+                if keep(lo) {
+                    while hi - lo > 1 {
+                        let mid = lo + (hi - lo) / 2;
+                        if keep(mid) {
+                            lo = mid;
+                        } else {
+                            hi = mid;
+                        }
+                    }
+                    out.push(bound(min, Some(u32::try_from(lo).unwrap_or(u32::MAX))));
+                }
             }
             if k > 1 && most <= 1 && min <= 1 {
                 out.push(bound(min, Some(1)));
