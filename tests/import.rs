@@ -543,3 +543,174 @@ fn the_mutator_keeps_imported_inputs_well_formed() {
         assert!(parsed * 100 >= made * 90, "{name}: {parsed} of {made} mutants parse");
     }
 }
+
+/// Issue 41, item 8.1: `_ = "" ;` in an overrides file replaces the layout rule (no layout at
+/// all), and `%layout` there is an error saying to define `_` instead.
+#[test]
+fn a_layout_override_replaces_the_layout_rule() {
+    let json = r#"{"name": "x", "rules": {"a": {"type": "REPEAT1", "content": {"type": "SYMBOL", "name": "b"}},
+      "b": {"type": "PATTERN", "value": "[a-z]"}}}"#;
+    let imported = import::import(
+        &source(json),
+        Some(Overrides::new("# no layout\n_ = \"\" ;\n", "x.overrides")),
+    )
+    .unwrap();
+    assert!(imported.text.contains("# no layout\n_ = \"\" ;"), "{}", imported.text);
+    assert!(!imported.text.contains("_ = _extra*"), "{}", imported.text);
+    assert!(!imported.text.contains("_extra ="), "{}", imported.text);
+    let g = Grammar::from_text(&imported.text, "x.grammar").unwrap();
+    let p = Parser::new(&g);
+    assert!(p.parse(b"abc").is_ok());
+    assert!(p.parse(b"a b").is_err(), "no layout left");
+    // `_extra` still replaces one layout item.
+    let extra = import::import(&source(json), Some(Overrides::new("_extra = \" \" ;\n", "x.overrides"))).unwrap();
+    let g = Grammar::from_text(&extra.text, "x.grammar").unwrap();
+    assert!(Parser::new(&g).parse(b"a b").is_ok() && Parser::new(&g).parse(b"a\nb").is_err());
+    let e = import::import(&source(json), Some(Overrides::new("%layout _ ;\n", "x.overrides")))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("x.overrides:1:1") && e.contains("define `_`"), "{e}");
+}
+
+/// Issue 41, item 8.2: `%distinct`, `%hoist` and `%refer` lines of an overrides file are
+/// carried into the imported grammar (as `%lexeme` lines are), and generation follows them.
+#[test]
+fn symbol_table_directives_of_the_overrides_survive_the_import() {
+    let json = r#"{"name": "x", "rules": {
+      "block": {"type": "SEQ", "members": [{"type": "STRING", "value": "{"},
+        {"type": "REPEAT", "content": {"type": "SYMBOL", "name": "decl"}}, {"type": "STRING", "value": "}"}]},
+      "decl": {"type": "SEQ", "members": [{"type": "STRING", "value": "let"}, {"type": "SYMBOL", "name": "name"},
+        {"type": "STRING", "value": ";"}]},
+      "name": {"type": "PATTERN", "value": "[a-b]"}}}"#;
+    let ov = "%distinct name block ;\n%hoist decl block ;\nname = [a-e] ;\n";
+    let imported = import::import(&source(json), Some(Overrides::new(ov, "x.overrides"))).unwrap();
+    assert!(imported.text.contains("%distinct name block ;"), "{}", imported.text);
+    assert!(imported.text.contains("%hoist decl block ;"), "{}", imported.text);
+    let g = Grammar::from_text(&imported.text, "x.grammar").unwrap();
+    assert_eq!(g.distinct().len(), 1);
+    // Five names, at most four declarations: with the directive a block never declares one
+    // twice; without it, some do.
+    let repeats = |g: &Grammar| {
+        let probs = Probabilities::new(g, None, ProbabilityMode::Uniform);
+        let mut generator = Generator::new(g, &probs, Limits::up_to(30), 3);
+        (0..200)
+            .filter(|_| {
+                let text = String::from_utf8(generator.input()).unwrap();
+                let names: Vec<char> = text
+                    .split("let")
+                    .skip(1)
+                    .filter_map(|d| d.trim_start().chars().next())
+                    .collect();
+                let mut unique = names.clone();
+                unique.sort();
+                unique.dedup();
+                unique.len() < names.len()
+            })
+            .count()
+    };
+    assert_eq!(repeats(&g), 0);
+    let without = import::import(&source(json), Some(Overrides::new("name = [a-e] ;\n", "x.overrides"))).unwrap();
+    assert!(repeats(&Grammar::from_text(&without.text, "x.grammar").unwrap()) > 0);
+    // `%refer` too; a line naming a rule the import left out is left out with it.
+    let ov = "%refer name decl ;\n";
+    let imported = import::import(&source(json), Some(Overrides::new(ov, "x.overrides"))).unwrap();
+    assert!(imported.text.contains("%refer name decl ;"), "{}", imported.text);
+}
+
+/// A crate laid out like tree-sitter-xml 0.7.0: no `src/grammar.json`, but `xml/src/` and
+/// `dtd/src/`, with the Cargo.toml at the top.
+fn xml_like_crate(home: &Path, name: &str, subs: &[&str]) -> PathBuf {
+    let dir = home.join(format!("registry/src/index.example/{name}-0.7.0"));
+    for sub in subs {
+        std::fs::create_dir_all(dir.join(sub).join("src")).unwrap();
+        std::fs::write(
+            dir.join(sub).join("src/grammar.json"),
+            format!(r#"{{"name": "{sub}", "rules": {{"doc": {{"type": "STRING", "value": "<{sub}/>"}}}}}}"#),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        format!("[package]\nname = \"{name}\"\nversion = \"0.7.0\"\nlicense = \"MIT\"\n"),
+    )
+    .unwrap();
+    dir
+}
+
+/// Issue 41, item 8.3: grammars in subfolders of the crate are found: the one named like the
+/// crate, or `NAME/SUB`; with several and none named like the crate, the error lists them.
+#[test]
+fn a_crate_with_its_grammars_in_subfolders_is_imported() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = xml_like_crate(home.path(), "tree-sitter-xml", &["xml", "dtd"]);
+    let found = import::find_in("tree-sitter-xml", Some(home.path())).unwrap();
+    assert!(
+        found.path.ends_with("tree-sitter-xml-0.7.0/xml/src/grammar.json"),
+        "{}",
+        found.path.display()
+    );
+    assert_eq!(found.subfolder.as_deref(), Some("xml"));
+    assert_eq!(found.subfolders, ["dtd", "xml"]);
+    let k = found.krate.clone().unwrap();
+    assert_eq!((k.name.as_str(), k.version.as_str()), ("tree-sitter-xml", "0.7.0"));
+    let imported = import::import(&found, None).unwrap();
+    assert!(
+        imported
+            .text
+            .contains("from tree-sitter-xml 0.7.0 (xml/src/grammar.json, licence MIT)"),
+        "{}",
+        imported.text
+    );
+    assert!(
+        imported.text.contains("hellfuzz import tree-sitter-xml/xml -o"),
+        "{}",
+        imported.text
+    );
+    let dtd = import::find_in("tree-sitter-xml/dtd", Some(home.path())).unwrap();
+    assert!(dtd.path.ends_with("dtd/src/grammar.json") && dtd.json.contains("<dtd/>"));
+    // The crate folder given as a path finds them too.
+    let by_path = import::find_in(dir.to_str().unwrap(), None).unwrap();
+    assert_eq!(by_path.subfolder.as_deref(), Some("xml"));
+    let e = import::find_in("tree-sitter-xml/html", Some(home.path()))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("`tree-sitter-xml/dtd`, `tree-sitter-xml/xml`"), "{e}");
+    // Several grammars, none named like the crate: the error lists them and how to pick one.
+    xml_like_crate(home.path(), "tree-sitter-markup", &["html", "svg"]);
+    let e = import::find_in("tree-sitter-markup", Some(home.path()))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("html/src/grammar.json, svg/src/grammar.json")
+            && e.contains("hellfuzz import tree-sitter-markup/html"),
+        "{e}"
+    );
+}
+
+/// Issue 41, item 8.5: referencing a helper the import made from a rule the overrides file
+/// replaces is an error saying so, where in the overrides file, and what to write.
+#[test]
+fn a_helper_of_a_replaced_rule_is_named_as_such() {
+    let json = r#"{"name": "x", "rules": {
+      "start": {"type": "SEQ", "members": [{"type": "SYMBOL", "name": "item"},
+        {"type": "ALIAS", "named": true, "value": "item", "content": {"type": "PATTERN", "value": "[0-9]"}}]},
+      "item": {"type": "PATTERN", "value": "[a-z]"}}}"#;
+    let plain = import_json(json).unwrap();
+    assert!(plain.text.contains("item_2 = [0-9] ;"), "{}", plain.text);
+    let ov = "# the imported rule, edited\nstart = _ item _ item_2 _ item ;\n";
+    let e = import::import(&source(json), Some(Overrides::new(ov, "x.overrides")))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("x.overrides:2:"), "{e}");
+    assert!(
+        e.contains("`item_2` is a helper rule the import makes from the imported rule `start`")
+            && e.contains("define it in x.overrides")
+            && e.contains("`item_2 = [0-9] ;`"),
+        "{e}"
+    );
+    // Defined in the overrides file, it works.
+    let ov = "start = _ item _ item_2 _ item ;\nitem_2 = [0-9] ;\n";
+    let fixed = import::import(&source(json), Some(Overrides::new(ov, "x.overrides"))).unwrap();
+    let g = Grammar::from_text(&fixed.text, "x").unwrap();
+    assert!(Parser::new(&g).parse(b"a 1 b").is_ok());
+}
