@@ -714,3 +714,126 @@ fn a_helper_of_a_replaced_rule_is_named_as_such() {
     let g = Grammar::from_text(&fixed.text, "x").unwrap();
     assert!(Parser::new(&g).parse(b"a 1 b").is_ok());
 }
+
+/// `%layout` trees of `grammar` with every layout emptied, then fixed: the text.
+fn emptied_and_fixed(g: &Grammar, input: &[u8]) -> String {
+    let mut tree = Parser::new(g).parse(input).unwrap();
+    let mut layouts = Vec::new();
+    tree.pre_order(tree.root(), |n| {
+        if tree.kind(n).symbol() == g.layout() {
+            layouts.push(n);
+        }
+    });
+    for n in layouts {
+        let children: Vec<_> = tree.children(n).collect();
+        for c in children {
+            tree.remove(c);
+        }
+    }
+    hellfuzz::tree::fix_boundaries(g, &mut tree);
+    assert!(!hellfuzz::tree::has_run_on(g, &tree));
+    String::from_utf8(tree.unparse()).unwrap()
+}
+
+/// Issue 41, item 8.4: a token that is not the first item after the layout (`identifier` in
+/// `lifetime = _ "'" identifier ;`, `number` after `-`) keeps its boundary, and a word never
+/// follows what ends in a word character (`99if`).
+#[test]
+fn every_token_after_a_layout_keeps_its_boundary() {
+    let g = Grammar::from_text(
+        r#"%layout _ ;
+           %lexeme identifier ;
+           program = ( _ stmt )* _ ;
+           stmt = _ "&" lifetime _ identifier _ ";"
+                | _ "-" number _ "if" _ ";"
+                | _ number _ identifier _ ";" ;
+           lifetime = _ "'" identifier ;
+           identifier = [a-z]+ ;
+           number = [0-9]+ ;
+           _ = ( " " | "\n" )* ;"#,
+        "lifetimes.grammar",
+    )
+    .unwrap();
+    assert_eq!(emptied_and_fixed(&g, b"& 'static str ;"), "&'static str;");
+    assert_eq!(emptied_and_fixed(&g, b"-99 if ;"), "-99 if;");
+    assert_eq!(emptied_and_fixed(&g, b"99 if ;"), "99 if;");
+    // Generated inputs: every lifetime and number is apart from the word after it.
+    let probs = Probabilities::new(&g, None, ProbabilityMode::Uniform);
+    let mut generator = Generator::new(&g, &probs, Limits::up_to(200), 1);
+    let lifetime = regex_lite(r"&[ \n]*'[a-z]+[ \n]+[a-z]+");
+    let (mut lifetimes, mut numbers) = (0, 0);
+    for _ in 0..200 {
+        let text = String::from_utf8(generator.input()).unwrap();
+        for (i, _) in text.match_indices("&") {
+            lifetimes += 1;
+            assert!(lifetime(&text[i..]), "{text:?}");
+        }
+        let bytes = text.as_bytes();
+        for w in bytes.windows(2) {
+            if w[0].is_ascii_digit() && w[1].is_ascii_lowercase() {
+                panic!("a number glued to a word: {text:?}");
+            }
+            numbers += usize::from(w[0].is_ascii_digit() && !w[1].is_ascii_digit());
+        }
+    }
+    assert!(lifetimes > 20 && numbers > 20, "{lifetimes} {numbers}");
+}
+
+/// `&`, layout, `'name`, layout, then a name, at the start of `text` (what
+/// `&[ \n]*'[a-z]+[ \n]+[a-z]+` matches), without a regex crate.
+fn regex_lite(_: &str) -> impl Fn(&str) -> bool {
+    |text: &str| {
+        let rest = text.strip_prefix('&').unwrap_or("").trim_start_matches([' ', '\n']);
+        let rest = rest.strip_prefix('\'').unwrap_or("");
+        let name = rest.bytes().take_while(u8::is_ascii_lowercase).count();
+        let gap = rest[name..].bytes().take_while(|b| *b == b' ' || *b == b'\n').count();
+        name > 0 && gap > 0 && rest[name + gap..].starts_with(|c: char| c.is_ascii_lowercase())
+    }
+}
+
+/// Issue 41, item 8.7: a token that runs to the end of its line (a hash-bang `"#!" [^\n]*`)
+/// is ended by a line break, not a space, and a `#` layout comment never swallows code: what a
+/// real lexer reads (comments to the end of the line dropped) is the statements generated.
+#[test]
+fn line_comments_and_hash_bangs_never_swallow_code() {
+    let text = r##"%layout _ ;
+           %lexeme name ;
+           program = ( _ shebang )? ( _ stmt )+ _ ;
+           shebang = "#!" [^\n]* ;
+           stmt = _ name _ "=" _ name _ ";" ;
+           name = [a-z]+ ;
+           _ = _extra* ;
+           _extra = [ \t\n] | comment ;
+           comment = "#" [^\n]* ;"##;
+    let g = Grammar::from_text(text, "hash.grammar").unwrap();
+    // With `#` comments the hash-bang line may parse as one; with `--` comments it is the token.
+    let dashes = Grammar::from_text(
+        &text.replace(r##"comment = "#""##, r#"comment = "--""#),
+        "dashes.grammar",
+    )
+    .unwrap();
+    assert_eq!(emptied_and_fixed(&dashes, b"#!/bin/x\na = b;"), "#!/bin/x\na=b;");
+    let parser = Parser::new(&g);
+    let stmt = g.symbols().iter().position(|s| s.name == "stmt").unwrap();
+    let probs = Probabilities::new(&g, None, ProbabilityMode::Uniform);
+    let mut generator = Generator::new(&g, &probs, Limits::up_to(300), 0);
+    let mut shebangs = 0;
+    for _ in 0..300 {
+        let tree = generator.tree();
+        let text = tree.unparse();
+        assert!(parser.parse(&text).is_ok());
+        let mut stmts = 0;
+        tree.pre_order(tree.root(), |n| {
+            stmts += usize::from(tree.kind(n).symbol().is_some_and(|s| s.index() == stmt));
+        });
+        shebangs += usize::from(text.starts_with(b"#!"));
+        // A real lexer: `#` to the end of the line is a comment (the hash-bang too).
+        let code: Vec<u8> = text
+            .split(|&b| b == b'\n')
+            .flat_map(|line| line.split(|&b| b == b'#').next().unwrap().iter().copied())
+            .collect();
+        let statements = code.iter().filter(|&&b| b == b';').count();
+        assert_eq!(statements, stmts, "{:?}", String::from_utf8_lossy(&text));
+    }
+    assert!(shebangs > 20, "{shebangs}");
+}
