@@ -611,6 +611,12 @@ fn symbol_table_directives_of_the_overrides_survive_the_import() {
     assert_eq!(repeats(&g), 0);
     let without = import::import(&source(json), Some(Overrides::new("name = [a-e] ;\n", "x.overrides"))).unwrap();
     assert!(repeats(&Grammar::from_text(&without.text, "x.grammar").unwrap()) > 0);
+    // A line naming no rule of the grammar is an error at its place in the overrides file.
+    let bad = "name = [a-e] ;\n\n%distinct nosuch block ;\n";
+    let e = import::import(&source(json), Some(Overrides::new(bad, "x.overrides")))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("x.overrides:3:1") && e.contains("nosuch"), "{e}");
     // `%refer` too; a line naming a rule the import left out is left out with it.
     let ov = "%refer name decl ;\n";
     let imported = import::import(&source(json), Some(Overrides::new(ov, "x.overrides"))).unwrap();

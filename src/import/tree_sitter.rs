@@ -172,7 +172,7 @@ struct Prepared<'s> {
     override_rules: Vec<(String, String, usize)>,
     override_lexemes: Vec<String>,
     /// The overrides file's `%distinct`, `%hoist` and `%refer` lines: (directive, its names).
-    override_tables: Vec<(String, Vec<String>)>,
+    override_tables: Vec<(String, Vec<String>, usize)>,
 }
 
 impl<'s> Prepared<'s> {
@@ -239,7 +239,9 @@ impl<'s> Prepared<'s> {
                 let names = || d.args.iter().map(|(n, _)| n.clone());
                 match d.name.as_str() {
                     "lexeme" => override_lexemes.extend(names()),
-                    "distinct" | "hoist" | "refer" => override_tables.push((d.name.clone(), names().collect())),
+                    "distinct" | "hoist" | "refer" => {
+                        override_tables.push((d.name.clone(), names().collect(), d.span.offset))
+                    }
                     // The import writes these itself: a second one would be a duplicate or be
                     // ignored, so say what to write instead.
                     other => {
@@ -308,6 +310,7 @@ fn render(
     // Where each override's text went in the output: (output offset, length, offset in the
     // overrides file, rule name), so that errors in it point into the overrides file.
     let mut placed: Vec<(usize, usize, usize, String)> = Vec::new();
+    let mut directive_lines: Vec<(usize, usize, usize)> = Vec::new();
     let mut place = |text: &mut String, name: &str, (ov, from): (&str, usize)| {
         placed.push((text.len(), ov.len(), from, name.to_string()));
         text.push_str(ov);
@@ -572,7 +575,7 @@ fn render(
     if !p.override_tables.is_empty() {
         text.push('\n');
         let _ = writeln!(text, "# Symbol tables of {}.", overrides.map_or("", |o| o.name));
-        for (directive, names) in &p.override_tables {
+        for (directive, names, from) in &p.override_tables {
             let kept: Vec<String> = names
                 .iter()
                 .filter(|n| !skip.contains(*n))
@@ -589,7 +592,10 @@ fn render(
                 continue;
             }
             spans.push((text.len(), "the overrides file".into()));
-            let _ = writeln!(text, "%{directive} {} ;", kept.join(" "));
+            let line = format!("%{directive} {} ;\n", kept.join(" "));
+            // Errors in it point at the directive in the overrides file.
+            directive_lines.push((text.len(), line.len(), *from));
+            text.push_str(&line);
         }
     }
 
@@ -633,6 +639,23 @@ fn render(
                     items: Vec::new(),
                 };
                 sink.error(crate::grammar::Span::at(ov.text, from + (off - start)), message);
+                return Err(ImportError::Overrides {
+                    error: crate::grammar::GrammarError {
+                        diagnostics: sink.sorted(),
+                    },
+                });
+            }
+            if let (Some(ov), Some((_, _, from))) = (
+                overrides,
+                directive_lines
+                    .iter()
+                    .find(|(start, len, _)| *start <= off && off < start + len),
+            ) {
+                let mut sink = crate::grammar::Sink {
+                    file: ov.name.to_string(),
+                    items: Vec::new(),
+                };
+                sink.error(crate::grammar::Span::at(ov.text, *from), d.message.clone());
                 return Err(ImportError::Overrides {
                     error: crate::grammar::GrammarError {
                         diagnostics: sink.sorted(),
