@@ -249,8 +249,9 @@ pub fn fix_boundaries(grammar: &Grammar, tree: &mut Tree) -> usize {
         let stops = |sep: &[u8]| {
             let after: Vec<u8> = sep.iter().chain(tail).copied().collect();
             b.with_cache(|cache| {
-                !b.runs_on_parts(cache, &text[a.start..a.end], &after)
-                    && !(a.last_token > a.start && b.runs_on_parts(cache, &text[a.last_token..a.end], &after))
+                let whole = b.runs_on_parts(cache, &text[a.start..a.end], &after);
+                let last = a.last_token > a.start && b.runs_on_parts(cache, &text[a.last_token..a.end], &after);
+                !(whole || last)
             })
         };
         if let Some(sep) = separator(grammar, tree, *item, stops) {
