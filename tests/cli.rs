@@ -27,17 +27,24 @@ fn check_builtin_grammar_parses_its_samples() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert!(stdout.contains("<builtin:json>: ok, 16 rules"), "{stdout}");
-    assert!(
-        stdout
-            .lines()
-            .any(|l| l.starts_with("value ") && l.contains("object array string number")),
-        "{stdout}"
-    );
     let samples = hellfuzz::grammar::builtin::samples("json").len();
     assert!(
         stdout.contains(&format!("samples: {samples} of {samples} parse and unparse exactly")),
         "{stdout}"
     );
+    // The verdict first; the rule table only with --rules, after it (issue 41, item 8.10).
+    assert!(!stdout.lines().any(|l| l.starts_with("value ")), "{stdout}");
+    assert!(stdout.contains("`--rules` prints"), "{stdout}");
+    let out = hellfuzz(&["check", "json", "--rules"], None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    let verdict = lines.iter().position(|l| l.starts_with("samples: ")).unwrap();
+    let value = lines
+        .iter()
+        .position(|l| l.starts_with("value ") && l.contains("object array string number"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(lines[0].contains(": ok, ") && verdict < value, "{stdout}");
 }
 
 #[test]
@@ -796,4 +803,121 @@ fn reduce_mode_ignores_a_budget_of_no_tests() {
     assert!(!stderr.contains("does not fail"), "{stderr}");
     let minimized = std::fs::read(&minimized).unwrap();
     assert!(minimized.len() < 28, "{}", text(&minimized));
+}
+
+/// Issue 41, item 8.6: a sample the grammar rejects is a warning with the count at the end of
+/// `mine` and `gen --samples`, and an error (exit status 1) with the count in `check --samples`.
+#[test]
+fn samples_that_do_not_parse_are_counted_at_the_end() {
+    let dir = temp_dir("skipped");
+    let samples = dir.join("samples");
+    std::fs::create_dir_all(&samples).unwrap();
+    std::fs::write(samples.join("a.expr"), "1 + 2").unwrap();
+    std::fs::write(samples.join("b.expr"), "(3 * 4)").unwrap();
+    std::fs::write(samples.join("broken.expr"), "1 + (").unwrap();
+    let s = samples.to_str().unwrap();
+    let model = dir.join("model.json");
+    for args in [
+        vec!["mine", "expr", "--samples", s, "-o", model.to_str().unwrap()],
+        vec!["gen", "expr", "--samples", s, "--count", "5"],
+    ] {
+        let out = hellfuzz(&args, None);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let stderr = text(&out.stderr);
+        let last = stderr.lines().last().unwrap_or_default();
+        assert!(
+            last.starts_with("warning: 1 of 3 samples do not parse and were left out: ")
+                && last.contains("broken.expr:1:6"),
+            "{args:?}: {stderr}"
+        );
+    }
+    let out = hellfuzz(&["check", "expr", "--samples", s], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("error: 1 of 3 samples do not parse"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// Issue 41, item 8.8: when the grow phase runs and the inputs stay below --min-size on
+/// average, the end of the run says so, why and what to do; not when they reach it.
+#[test]
+fn gen_warns_when_inputs_stay_below_min_size() {
+    let dir = temp_dir("min-size");
+    let flat = dir.join("flat.grammar");
+    std::fs::write(&flat, "list = item* ;\nitem = \"ab\" ;\n").unwrap();
+    let out = hellfuzz(
+        &[
+            "gen",
+            flat.to_str().unwrap(),
+            "--uniform",
+            "--count",
+            "50",
+            "--min-size",
+            "500",
+        ],
+        None,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("warning: the inputs' mean size is")
+            && stderr.contains("below --min-size 500: the grammar has no recursive rule"),
+        "{stderr}"
+    );
+    let out = hellfuzz(&["gen", "json", "--invert", "--count", "30", "--min-size", "300"], None);
+    assert!(out.status.success());
+    assert!(!text(&out.stderr).contains("--min-size"), "{}", text(&out.stderr));
+}
+
+/// Issue 41, item 8.11: `--count N` writes N distinct inputs, drawing past duplicates; when the
+/// grammar has fewer (within 10 × N draws), the end of the run says how many and why. The same
+/// seed again writes nothing new.
+#[test]
+fn gen_count_is_the_number_of_distinct_inputs() {
+    let dir = temp_dir("count");
+    let small = dir.join("small.grammar");
+    std::fs::write(&small, "s = [a-z] [a-z]? ;\n").unwrap();
+    let corpus = dir.join("corpus");
+    let args = [
+        "gen",
+        small.to_str().unwrap(),
+        "--uniform",
+        "--count",
+        "200",
+        "--out",
+        corpus.to_str().unwrap(),
+    ];
+    let out = hellfuzz(&args, None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        std::fs::read_dir(&corpus).unwrap().count(),
+        200,
+        "{}",
+        text(&out.stderr)
+    );
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(": 200 distinct, ") && !stderr.contains("warning"),
+        "{stderr}"
+    );
+    let again = hellfuzz(&args, None);
+    assert!(
+        text(&again.stderr).contains(": 0 distinct, "),
+        "{}",
+        text(&again.stderr)
+    );
+    assert_eq!(std::fs::read_dir(&corpus).unwrap().count(), 200);
+    // Three inputs in all.
+    let three = dir.join("three.grammar");
+    std::fs::write(&three, "s = \"a\" | \"b\" | \"c\" ;\n").unwrap();
+    let out = hellfuzz(&["gen", three.to_str().unwrap(), "--uniform", "--count", "5"], None);
+    assert!(out.status.success());
+    assert_eq!(text(&out.stdout).lines().count(), 3);
+    assert!(
+        text(&out.stderr).contains("warning: only 3 distinct inputs of --count 5: 50 draws"),
+        "{}",
+        text(&out.stderr)
+    );
 }

@@ -543,3 +543,303 @@ fn the_mutator_keeps_imported_inputs_well_formed() {
         assert!(parsed * 100 >= made * 90, "{name}: {parsed} of {made} mutants parse");
     }
 }
+
+/// Issue 41, item 8.1: `_ = "" ;` in an overrides file replaces the layout rule (no layout at
+/// all), and `%layout` there is an error saying to define `_` instead.
+#[test]
+fn a_layout_override_replaces_the_layout_rule() {
+    let json = r#"{"name": "x", "rules": {"a": {"type": "REPEAT1", "content": {"type": "SYMBOL", "name": "b"}},
+      "b": {"type": "PATTERN", "value": "[a-z]"}}}"#;
+    let imported = import::import(
+        &source(json),
+        Some(Overrides::new("# no layout\n_ = \"\" ;\n", "x.overrides")),
+    )
+    .unwrap();
+    assert!(imported.text.contains("# no layout\n_ = \"\" ;"), "{}", imported.text);
+    assert!(!imported.text.contains("_ = _extra*"), "{}", imported.text);
+    assert!(!imported.text.contains("_extra ="), "{}", imported.text);
+    let g = Grammar::from_text(&imported.text, "x.grammar").unwrap();
+    let p = Parser::new(&g);
+    assert!(p.parse(b"abc").is_ok());
+    assert!(p.parse(b"a b").is_err(), "no layout left");
+    // `_extra` still replaces one layout item.
+    let extra = import::import(&source(json), Some(Overrides::new("_extra = \" \" ;\n", "x.overrides"))).unwrap();
+    let g = Grammar::from_text(&extra.text, "x.grammar").unwrap();
+    assert!(Parser::new(&g).parse(b"a b").is_ok() && Parser::new(&g).parse(b"a\nb").is_err());
+    let e = import::import(&source(json), Some(Overrides::new("%layout _ ;\n", "x.overrides")))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("x.overrides:1:1") && e.contains("define `_`"), "{e}");
+}
+
+/// Issue 41, item 8.2: `%distinct`, `%hoist` and `%refer` lines of an overrides file are
+/// carried into the imported grammar (as `%lexeme` lines are), and generation follows them.
+#[test]
+fn symbol_table_directives_of_the_overrides_survive_the_import() {
+    let json = r#"{"name": "x", "rules": {
+      "block": {"type": "SEQ", "members": [{"type": "STRING", "value": "{"},
+        {"type": "REPEAT", "content": {"type": "SYMBOL", "name": "decl"}}, {"type": "STRING", "value": "}"}]},
+      "decl": {"type": "SEQ", "members": [{"type": "STRING", "value": "let"}, {"type": "SYMBOL", "name": "name"},
+        {"type": "STRING", "value": ";"}]},
+      "name": {"type": "PATTERN", "value": "[a-b]"}}}"#;
+    let ov = "%distinct name block ;\n%hoist decl block ;\nname = [a-e] ;\n";
+    let imported = import::import(&source(json), Some(Overrides::new(ov, "x.overrides"))).unwrap();
+    assert!(imported.text.contains("%distinct name block ;"), "{}", imported.text);
+    assert!(imported.text.contains("%hoist decl block ;"), "{}", imported.text);
+    let g = Grammar::from_text(&imported.text, "x.grammar").unwrap();
+    assert_eq!(g.distinct().len(), 1);
+    // Five names, at most four declarations: with the directive a block never declares one
+    // twice; without it, some do.
+    let repeats = |g: &Grammar| {
+        let probs = Probabilities::new(g, None, ProbabilityMode::Uniform);
+        let mut generator = Generator::new(g, &probs, Limits::up_to(30), 3);
+        (0..200)
+            .filter(|_| {
+                let text = String::from_utf8(generator.input()).unwrap();
+                let names: Vec<char> = text
+                    .split("let")
+                    .skip(1)
+                    .filter_map(|d| d.trim_start().chars().next())
+                    .collect();
+                let mut unique = names.clone();
+                unique.sort();
+                unique.dedup();
+                unique.len() < names.len()
+            })
+            .count()
+    };
+    assert_eq!(repeats(&g), 0);
+    let without = import::import(&source(json), Some(Overrides::new("name = [a-e] ;\n", "x.overrides"))).unwrap();
+    assert!(repeats(&Grammar::from_text(&without.text, "x.grammar").unwrap()) > 0);
+    // A line naming no rule of the grammar is an error at its place in the overrides file.
+    let bad = "name = [a-e] ;\n\n%distinct nosuch block ;\n";
+    let e = import::import(&source(json), Some(Overrides::new(bad, "x.overrides")))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("x.overrides:3:1") && e.contains("nosuch"), "{e}");
+    // `%refer` too; a line naming a rule the import left out is left out with it.
+    let ov = "%refer name decl ;\n";
+    let imported = import::import(&source(json), Some(Overrides::new(ov, "x.overrides"))).unwrap();
+    assert!(imported.text.contains("%refer name decl ;"), "{}", imported.text);
+}
+
+/// A crate laid out like tree-sitter-xml 0.7.0: no `src/grammar.json`, but `xml/src/` and
+/// `dtd/src/`, with the Cargo.toml at the top.
+fn xml_like_crate(home: &Path, name: &str, subs: &[&str]) -> PathBuf {
+    let dir = home.join(format!("registry/src/index.example/{name}-0.7.0"));
+    for sub in subs {
+        std::fs::create_dir_all(dir.join(sub).join("src")).unwrap();
+        std::fs::write(
+            dir.join(sub).join("src/grammar.json"),
+            format!(r#"{{"name": "{sub}", "rules": {{"doc": {{"type": "STRING", "value": "<{sub}/>"}}}}}}"#),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        format!("[package]\nname = \"{name}\"\nversion = \"0.7.0\"\nlicense = \"MIT\"\n"),
+    )
+    .unwrap();
+    dir
+}
+
+/// Issue 41, item 8.3: grammars in subfolders of the crate are found: the one named like the
+/// crate, or `NAME/SUB`; with several and none named like the crate, the error lists them.
+#[test]
+fn a_crate_with_its_grammars_in_subfolders_is_imported() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = xml_like_crate(home.path(), "tree-sitter-xml", &["xml", "dtd"]);
+    let found = import::find_in("tree-sitter-xml", Some(home.path())).unwrap();
+    assert!(
+        found.path.ends_with("tree-sitter-xml-0.7.0/xml/src/grammar.json"),
+        "{}",
+        found.path.display()
+    );
+    assert_eq!(found.subfolder.as_deref(), Some("xml"));
+    assert_eq!(found.subfolders, ["dtd", "xml"]);
+    let k = found.krate.clone().unwrap();
+    assert_eq!((k.name.as_str(), k.version.as_str()), ("tree-sitter-xml", "0.7.0"));
+    let imported = import::import(&found, None).unwrap();
+    assert!(
+        imported
+            .text
+            .contains("from tree-sitter-xml 0.7.0 (xml/src/grammar.json, licence MIT)"),
+        "{}",
+        imported.text
+    );
+    assert!(
+        imported.text.contains("hellfuzz import tree-sitter-xml/xml -o"),
+        "{}",
+        imported.text
+    );
+    let dtd = import::find_in("tree-sitter-xml/dtd", Some(home.path())).unwrap();
+    assert!(dtd.path.ends_with("dtd/src/grammar.json") && dtd.json.contains("<dtd/>"));
+    // The crate folder given as a path finds them too.
+    let by_path = import::find_in(dir.to_str().unwrap(), None).unwrap();
+    assert_eq!(by_path.subfolder.as_deref(), Some("xml"));
+    let e = import::find_in("tree-sitter-xml/html", Some(home.path()))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("`tree-sitter-xml/dtd`, `tree-sitter-xml/xml`"), "{e}");
+    // Several grammars, none named like the crate: the error lists them and how to pick one.
+    xml_like_crate(home.path(), "tree-sitter-markup", &["html", "svg"]);
+    let e = import::find_in("tree-sitter-markup", Some(home.path()))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("html/src/grammar.json, svg/src/grammar.json")
+            && e.contains("hellfuzz import tree-sitter-markup/html"),
+        "{e}"
+    );
+}
+
+/// Issue 41, item 8.5: referencing a helper the import made from a rule the overrides file
+/// replaces is an error saying so, where in the overrides file, and what to write.
+#[test]
+fn a_helper_of_a_replaced_rule_is_named_as_such() {
+    let json = r#"{"name": "x", "rules": {
+      "start": {"type": "SEQ", "members": [{"type": "SYMBOL", "name": "item"},
+        {"type": "ALIAS", "named": true, "value": "item", "content": {"type": "PATTERN", "value": "[0-9]"}}]},
+      "item": {"type": "PATTERN", "value": "[a-z]"}}}"#;
+    let plain = import_json(json).unwrap();
+    assert!(plain.text.contains("item_2 = [0-9] ;"), "{}", plain.text);
+    let ov = "# the imported rule, edited\nstart = _ item _ item_2 _ item ;\n";
+    let e = import::import(&source(json), Some(Overrides::new(ov, "x.overrides")))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("x.overrides:2:"), "{e}");
+    assert!(
+        e.contains("`item_2` is a helper rule the import makes from the imported rule `start`")
+            && e.contains("define it in x.overrides")
+            && e.contains("`item_2 = [0-9] ;`"),
+        "{e}"
+    );
+    // Defined in the overrides file, it works.
+    let ov = "start = _ item _ item_2 _ item ;\nitem_2 = [0-9] ;\n";
+    let fixed = import::import(&source(json), Some(Overrides::new(ov, "x.overrides"))).unwrap();
+    let g = Grammar::from_text(&fixed.text, "x").unwrap();
+    assert!(Parser::new(&g).parse(b"a 1 b").is_ok());
+}
+
+/// `%layout` trees of `grammar` with every layout emptied, then fixed: the text.
+fn emptied_and_fixed(g: &Grammar, input: &[u8]) -> String {
+    let mut tree = Parser::new(g).parse(input).unwrap();
+    let mut layouts = Vec::new();
+    tree.pre_order(tree.root(), |n| {
+        if tree.kind(n).symbol() == g.layout() {
+            layouts.push(n);
+        }
+    });
+    for n in layouts {
+        let children: Vec<_> = tree.children(n).collect();
+        for c in children {
+            tree.remove(c);
+        }
+    }
+    hellfuzz::tree::fix_boundaries(g, &mut tree);
+    assert!(!hellfuzz::tree::has_run_on(g, &tree));
+    String::from_utf8(tree.unparse()).unwrap()
+}
+
+/// Issue 41, item 8.4: a token that is not the first item after the layout (`identifier` in
+/// `lifetime = _ "'" identifier ;`, `number` after `-`) keeps its boundary, and a word never
+/// follows what ends in a word character (`99if`).
+#[test]
+fn every_token_after_a_layout_keeps_its_boundary() {
+    let g = Grammar::from_text(
+        r#"%layout _ ;
+           %lexeme identifier ;
+           program = ( _ stmt )* _ ;
+           stmt = _ "&" lifetime _ identifier _ ";"
+                | _ "-" number _ "if" _ ";"
+                | _ number _ identifier _ ";" ;
+           lifetime = _ "'" identifier ;
+           identifier = [a-z]+ ;
+           number = [0-9]+ ;
+           _ = ( " " | "\n" )* ;"#,
+        "lifetimes.grammar",
+    )
+    .unwrap();
+    assert_eq!(emptied_and_fixed(&g, b"& 'static str ;"), "&'static str;");
+    assert_eq!(emptied_and_fixed(&g, b"-99 if ;"), "-99 if;");
+    assert_eq!(emptied_and_fixed(&g, b"99 if ;"), "99 if;");
+    // Generated inputs: every lifetime and number is apart from the word after it.
+    let probs = Probabilities::new(&g, None, ProbabilityMode::Uniform);
+    let mut generator = Generator::new(&g, &probs, Limits::up_to(200), 1);
+    let lifetime = regex_lite(r"&[ \n]*'[a-z]+[ \n]+[a-z]+");
+    let (mut lifetimes, mut numbers) = (0, 0);
+    for _ in 0..200 {
+        let text = String::from_utf8(generator.input()).unwrap();
+        for (i, _) in text.match_indices("&") {
+            lifetimes += 1;
+            assert!(lifetime(&text[i..]), "{text:?}");
+        }
+        let bytes = text.as_bytes();
+        for w in bytes.windows(2) {
+            if w[0].is_ascii_digit() && w[1].is_ascii_lowercase() {
+                panic!("a number glued to a word: {text:?}");
+            }
+            numbers += usize::from(w[0].is_ascii_digit() && !w[1].is_ascii_digit());
+        }
+    }
+    assert!(lifetimes > 20 && numbers > 20, "{lifetimes} {numbers}");
+}
+
+/// `&`, layout, `'name`, layout, then a name, at the start of `text` (what
+/// `&[ \n]*'[a-z]+[ \n]+[a-z]+` matches), without a regex crate.
+fn regex_lite(_: &str) -> impl Fn(&str) -> bool {
+    |text: &str| {
+        let rest = text.strip_prefix('&').unwrap_or("").trim_start_matches([' ', '\n']);
+        let rest = rest.strip_prefix('\'').unwrap_or("");
+        let name = rest.bytes().take_while(u8::is_ascii_lowercase).count();
+        let gap = rest[name..].bytes().take_while(|b| *b == b' ' || *b == b'\n').count();
+        name > 0 && gap > 0 && rest[name + gap..].starts_with(|c: char| c.is_ascii_lowercase())
+    }
+}
+
+/// Issue 41, item 8.7: a token that runs to the end of its line (a hash-bang `"#!" [^\n]*`)
+/// is ended by a line break, not a space, and a `#` layout comment never swallows code: what a
+/// real lexer reads (comments to the end of the line dropped) is the statements generated.
+#[test]
+fn line_comments_and_hash_bangs_never_swallow_code() {
+    let text = r##"%layout _ ;
+           %lexeme name ;
+           program = ( _ shebang )? ( _ stmt )+ _ ;
+           shebang = "#!" [^\n]* ;
+           stmt = _ name _ "=" _ name _ ";" ;
+           name = [a-z]+ ;
+           _ = _extra* ;
+           _extra = [ \t\n] | comment ;
+           comment = "#" [^\n]* ;"##;
+    let g = Grammar::from_text(text, "hash.grammar").unwrap();
+    // With `#` comments the hash-bang line may parse as one; with `--` comments it is the token.
+    let dashes = Grammar::from_text(
+        &text.replace(r##"comment = "#""##, r#"comment = "--""#),
+        "dashes.grammar",
+    )
+    .unwrap();
+    assert_eq!(emptied_and_fixed(&dashes, b"#!/bin/x\na = b;"), "#!/bin/x\na=b;");
+    let parser = Parser::new(&g);
+    let stmt = g.symbols().iter().position(|s| s.name == "stmt").unwrap();
+    let probs = Probabilities::new(&g, None, ProbabilityMode::Uniform);
+    let mut generator = Generator::new(&g, &probs, Limits::up_to(300), 0);
+    let mut shebangs = 0;
+    for _ in 0..300 {
+        let tree = generator.tree();
+        let text = tree.unparse();
+        assert!(parser.parse(&text).is_ok());
+        let mut stmts = 0;
+        tree.pre_order(tree.root(), |n| {
+            stmts += usize::from(tree.kind(n).symbol().is_some_and(|s| s.index() == stmt));
+        });
+        shebangs += usize::from(text.starts_with(b"#!"));
+        // A real lexer: `#` to the end of the line is a comment (the hash-bang too).
+        let code: Vec<u8> = text
+            .split(|&b| b == b'\n')
+            .flat_map(|line| line.split(|&b| b == b'#').next().unwrap().iter().copied())
+            .collect();
+        let statements = code.iter().filter(|&&b| b == b';').count();
+        assert_eq!(statements, stmts, "{:?}", String::from_utf8_lossy(&text));
+    }
+    assert!(shebangs > 20, "{shebangs}");
+}

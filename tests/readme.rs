@@ -178,3 +178,30 @@ fn dots_match_any_run_of_lines() {
     assert!(!matches(&lines(&["a", "...", "d"]), &lines(&["a", "b", "c"])));
     assert!(!matches(&lines(&["a", "b"]), &lines(&["a", "b", "c"])));
 }
+
+/// Issue 41, item 8.9: hellfuzz is not on crates.io, so every dependency line the README shows
+/// names a path or a git repository, never a bare version; and the README says what
+/// `grammar_file` is relative to, as the macro does (`CARGO_MANIFEST_DIR`).
+#[test]
+fn dependency_lines_resolve_and_grammar_file_is_explained() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let deps: Vec<&str> = readme
+        .lines()
+        .filter(|l| l.trim_start().starts_with("hellfuzz = {"))
+        .collect();
+    assert!(deps.len() >= 3, "{deps:?}");
+    for d in &deps {
+        assert!(
+            (d.contains("path = ") || d.contains("git = ")) && !d.contains("version = "),
+            "README.md shows a dependency that does not resolve: {d}"
+        );
+        assert!(d.contains("default-features = false, features = ["), "{d}");
+    }
+    assert!(
+        readme.contains("`grammar_file = \"path\"` is relative to the fuzz crate's `Cargo.toml`"),
+        "the README must say what grammar_file is relative to"
+    );
+    let macros = std::fs::read_to_string(root.join("src/harness/macros.rs")).unwrap();
+    assert!(macros.contains(r#"include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/", $path))"#));
+}

@@ -23,12 +23,16 @@ pub struct CheckArgs {
     /// parser, miner and generator use) instead of the summary.
     #[arg(long)]
     pub expand: bool,
+    /// Also print a table of every rule (after the verdict): its alternatives, whether it is
+    /// nullable, its cheapest derivation and the rules it reaches through unit chains.
+    #[arg(long)]
+    pub rules: bool,
 }
 
 impl CheckArgs {
     /// Runs `hellfuzz check`.
     pub fn run(self) -> Result<ExitCode, String> {
-        let (name, samples, expand) = (self.grammar.as_str(), self.samples.as_slice(), self.expand);
+        let (name, samples, expand, rules) = (self.grammar.as_str(), self.samples.as_slice(), self.expand, self.rules);
         let g = load_grammar(name)?;
         if expand {
             // The grammar the parser, miner, generator and reducers see: contexts and exclusions
@@ -67,40 +71,6 @@ impl CheckArgs {
         if !g.contexts().is_empty() || !g.exclusions().is_empty() {
             outln!("(`hellfuzz check --expand` prints the expanded grammar)");
         }
-        outln!(
-            "{:<16} {:>5} {:>8} {:>9}  {:<24} unit chains (⇒+)",
-            "rule",
-            "alts",
-            "nullable",
-            "cheapest",
-            "cheapest derivation"
-        );
-        for (i, s) in g.symbols().iter().enumerate().filter(|(_, s)| !s.synthetic) {
-            let sym = hellfuzz::grammar::SymbolId(i as u32);
-            let alts = match &s.body {
-                Body::Choice(a) => a.len(),
-                _ => 1,
-            };
-            let cheapest = Tree::cheapest(&g, sym).map(|t| t.unparse()).unwrap_or_default();
-            let shown: String = format!("{:?}", String::from_utf8_lossy(&cheapest))
-                .chars()
-                .take(24)
-                .collect();
-            let units: Vec<&str> = g.analysis().unit_reach[i]
-                .iter()
-                .filter(|u| !g.symbol(**u).synthetic)
-                .map(|u| g.symbol(*u).name.as_str())
-                .collect();
-            outln!(
-                "{:<16} {:>5} {:>8} {:>9}  {:<24} {}",
-                s.name,
-                alts,
-                if g.is_nullable(sym) { "yes" } else { "no" },
-                g.cheapest_len(sym),
-                shown,
-                units.join(" ")
-            );
-        }
         let files: Vec<(String, hellfuzz::files::Contents)> = if samples.is_empty() {
             builtin::samples(name)
                 .iter()
@@ -114,6 +84,7 @@ impl CheckArgs {
                 .collect::<Result<_, _>>()?
         };
         if files.is_empty() {
+            rule_table(&g, rules);
             return Ok(ExitCode::SUCCESS);
         }
         let parser = Parser::new(&g);
@@ -144,10 +115,59 @@ impl CheckArgs {
             bytes,
             secs * 1e3
         );
+        if failed > 0 {
+            eprintln!(
+                "error: {failed} of {} samples do not parse (or do not unparse exactly): see the lines above",
+                files.len()
+            );
+        }
+        rule_table(&g, rules);
         Ok(if failed == 0 {
             ExitCode::SUCCESS
         } else {
             ExitCode::FAILURE
         })
+    }
+}
+
+/// With `rules`, the table of every rule; without, a line saying how to get it.
+fn rule_table(g: &hellfuzz::grammar::Grammar, rules: bool) {
+    if !rules {
+        outln!("(`--rules` prints each rule's alternatives, nullability, cheapest derivation and unit chains)");
+        return;
+    }
+    outln!(
+        "{:<16} {:>5} {:>8} {:>9}  {:<24} unit chains (⇒+)",
+        "rule",
+        "alts",
+        "nullable",
+        "cheapest",
+        "cheapest derivation"
+    );
+    for (i, s) in g.symbols().iter().enumerate().filter(|(_, s)| !s.synthetic) {
+        let sym = hellfuzz::grammar::SymbolId(i as u32);
+        let alts = match &s.body {
+            Body::Choice(a) => a.len(),
+            _ => 1,
+        };
+        let cheapest = Tree::cheapest(g, sym).map(|t| t.unparse()).unwrap_or_default();
+        let shown: String = format!("{:?}", String::from_utf8_lossy(&cheapest))
+            .chars()
+            .take(24)
+            .collect();
+        let units: Vec<&str> = g.analysis().unit_reach[i]
+            .iter()
+            .filter(|u| !g.symbol(**u).synthetic)
+            .map(|u| g.symbol(*u).name.as_str())
+            .collect();
+        outln!(
+            "{:<16} {:>5} {:>8} {:>9}  {:<24} {}",
+            s.name,
+            alts,
+            if g.is_nullable(sym) { "yes" } else { "no" },
+            g.cheapest_len(sym),
+            shown,
+            units.join(" ")
+        );
     }
 }

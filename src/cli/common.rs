@@ -96,6 +96,48 @@ pub fn report_skipped(skipped: &[samples::Skipped]) {
     }
 }
 
+/// The warning `mine` and `gen` print at the end of their run when some of the `total` samples
+/// could not be used (each was reported on its own line when it was read): how many, which, and
+/// what to do. `None` when every sample was used.
+pub fn skipped_warning(skipped: &[samples::Skipped], total: usize) -> Option<String> {
+    if skipped.is_empty() {
+        return None;
+    }
+    let unparsed: Vec<&samples::Skipped> = skipped.iter().filter(|s| s.parse_error.is_some()).collect();
+    let names = |list: &[&samples::Skipped]| {
+        let mut shown: Vec<String> = list
+            .iter()
+            .take(5)
+            .map(|s| match &s.parse_error {
+                Some(e) => format!("{}:{}:{}", s.name, e.line, e.col),
+                None => s.name.clone(),
+            })
+            .collect();
+        if list.len() > 5 {
+            shown.push(format!("and {} more", list.len() - 5));
+        }
+        shown.join(", ")
+    };
+    let mut parts = Vec::new();
+    if !unparsed.is_empty() {
+        parts.push(format!(
+            "{} of {total} samples do not parse and were left out: {} (the grammar, or an override in it, \
+             rejects them: `hellfuzz check GRAMMAR --samples …` shows each error)",
+            unparsed.len(),
+            names(&unparsed)
+        ));
+    }
+    let other: Vec<&samples::Skipped> = skipped.iter().filter(|s| s.parse_error.is_none()).collect();
+    if !other.is_empty() {
+        parts.push(format!(
+            "{} of {total} samples could not be used: {} (the reasons are above)",
+            other.len(),
+            names(&other)
+        ));
+    }
+    Some(format!("warning: {}", parts.join("; ")))
+}
+
 /// Splits a `--cmd` string into words, as a shell would (quotes, escapes).
 pub fn split_command(cmd: &str) -> Result<Vec<String>, String> {
     shlex::split(cmd)

@@ -13,20 +13,18 @@ use hellfuzz::oracle::{KeepIfError, KeepIfOptions, Subprocess};
 use hellfuzz::tree::Tree;
 
 use super::args::{at_least_one, max_size, positive_seconds, seed, size};
-use super::common::{cancel_on_ctrl_c, load_grammar, report_skipped, split_command};
+use super::common::{cancel_on_ctrl_c, load_grammar, report_skipped, skipped_warning, split_command};
 
 /// `gen --max-size` when not given (and not following the samples' sizes).
 const DEFAULT_MAX_SIZE: usize = 1000;
 
 /// The model `gen` uses: the given models merged, else the given samples mined, else the
 /// built-in samples of a built-in grammar; `None` if there is nothing to mine. With it, the
-/// samples' trees when they were mined here (none for models read from files).
-fn gen_model(
-    g: &Grammar,
-    name: &str,
-    models: &[PathBuf],
-    sample_args: &[String],
-) -> Result<(Option<Model>, Vec<Tree>), String> {
+/// samples' trees when they were mined here (none for models read from files), and the warning
+/// to print at the end when some samples could not be mined.
+type GenModel = (Option<Model>, Vec<Tree>, Option<String>);
+
+fn gen_model(g: &Grammar, name: &str, models: &[PathBuf], sample_args: &[String]) -> Result<GenModel, String> {
     if let Some((first, rest)) = models.split_first() {
         let mut model = Model::load(first, g).map_err(|e| e.to_string())?;
         for path in rest {
@@ -34,18 +32,19 @@ fn gen_model(
                 .merge(&Model::load(path, g).map_err(|e| e.to_string())?)
                 .map_err(|e| e.to_string())?;
         }
-        return Ok((Some(model), Vec::new()));
+        return Ok((Some(model), Vec::new(), None));
     }
     let (trees, skipped) = if !sample_args.is_empty() {
         samples::parse_files(g, &samples::collect(sample_args).map_err(|e| e.to_string())?)
     } else if builtin::grammar_text(name).is_some() {
         samples::parse_builtin(g, name)
     } else {
-        return Ok((None, Vec::new()));
+        return Ok((None, Vec::new(), None));
     };
     report_skipped(&skipped);
+    let warning = skipped_warning(&skipped, trees.len() + skipped.len());
     let model = samples::model_of(g, &trees);
-    Ok(((model.samples > 0).then_some(model), trees))
+    Ok(((model.samples > 0).then_some(model), trees, warning))
 }
 
 /// Where `gen` puts its inputs: a corpus folder, or standard output; duplicates are skipped
@@ -178,8 +177,9 @@ pub struct GenArgs {
     /// Ignore models and weights: every choice equally likely.
     #[arg(long)]
     pub uniform: bool,
-    /// How many inputs to generate (duplicates are skipped and counted); with --keep-if, how
-    /// many inputs the command must keep.
+    /// How many distinct inputs to generate: duplicates are skipped, counted and drawn again, up
+    /// to 10 × N draws (a warning says when fewer were found); with --keep-if, how many inputs
+    /// the command must keep.
     #[arg(long, short = 'n', default_value_t = 100, value_parser = at_least_one, allow_negative_numbers = true)]
     pub count: usize,
     /// Seed of the random choices; the same seed gives the same inputs.
@@ -265,7 +265,7 @@ impl GenArgs {
         if !sample_max_size {
             limits.check(&g).map_err(|e| gen_limits_error(&e, false))?;
         }
-        let (model, trees) = gen_model(&g, name, models, sample_args)?;
+        let (model, trees, skipped_note) = gen_model(&g, name, models, sample_args)?;
         if model.is_none() && mode != ProbabilityMode::Uniform {
             eprintln!(
                 "note: no samples or model for {}: using the grammar's own weights (give --samples or --model)",
@@ -297,13 +297,28 @@ impl GenArgs {
                 limits.max_size
             );
         }
+        let (min_len, max_len) = (limits.min_size, limits.max_size);
         // Refused before anything is generated or written (not even the corpus folder is made).
         let generator =
             Generator::checked(&g, &probs, limits, seed).map_err(|e| gen_limits_error(&e, sample_max_size))?;
         let mut generator = generator.with_targets(&targets);
         let mut output = Output::new(out.as_ref(), nul)?;
+        // Printed after the summary, where they are seen: samples left out of the model, and
+        // inputs smaller than the grow phase's --min-size.
+        let grow_phase = targets.is_empty() && min_len <= max_len;
+        let end_warnings = |output: &Output| {
+            if let Some(w) = &skipped_note {
+                eprintln!("{w}");
+            }
+            let recursive = g.analysis().reaches_recursion[g.start().index()];
+            if let Some(w) = size_warning(output, (min_len, max_len), grow_phase, min_size.is_some(), recursive) {
+                eprintln!("{w}");
+            }
+        };
         if let Some(keep_if) = keep_if {
-            return gen_kept(&mut || generator.input(), &mut output, count, seed, mode, &keep_if);
+            let result = gen_kept(&mut || generator.input(), &mut output, count, seed, mode, &keep_if);
+            end_warnings(&output);
+            return result;
         }
         let bar = indicatif::ProgressBar::new(count as u64);
         bar.set_style(
@@ -315,16 +330,24 @@ impl GenArgs {
         }
         // A signal stops between two inputs: every file written is complete, no temporary is left.
         let cancel = cancel_on_ctrl_c();
-        let mut done = 0;
-        let written = (0..count)
-            .take_while(|_| !cancel.load(std::sync::atomic::Ordering::Relaxed))
-            .try_for_each(|_| {
+        // --count distinct inputs: draws go on past duplicates (of this run: an input already in
+        // the folder counts, it is there) up to MAX_DRAWS_PER_INPUT × --count draws.
+        let (mut done, mut distinct) = (0usize, 0usize);
+        let mut this_run: std::collections::HashSet<[u8; 20]> = std::collections::HashSet::new();
+        let max_draws = count.saturating_mul(MAX_DRAWS_PER_INPUT);
+        let mut draw = || -> std::io::Result<()> {
+            while distinct < count && done < max_draws && !cancel.load(std::sync::atomic::Ordering::Relaxed) {
                 let input = generator.input();
-                bar.inc(1);
                 done += 1;
-                output.add(&input)
-            })
-            .and_then(|()| output.finish());
+                if this_run.insert(sha1_smol::Sha1::from(&input).digest().bytes()) {
+                    distinct += 1;
+                    bar.inc(1);
+                }
+                output.add(&input)?;
+            }
+            output.finish()
+        };
+        let written = draw();
         bar.finish_and_clear();
         if let Err(e) = written {
             return match output.error(e) {
@@ -341,12 +364,67 @@ impl GenArgs {
             return Ok(ExitCode::from(130));
         }
         eprintln!(
-            "generated {count} inputs ({}, seed {seed}): {}",
+            "generated {done} inputs ({}, seed {seed}): {}",
             mode_name(mode),
             output.summary()
         );
+        if distinct < count {
+            eprintln!(
+                "warning: only {distinct} distinct inputs of --count {count}: {done} draws ({MAX_DRAWS_PER_INPUT} × \
+                 --count) repeated the others; this grammar and model have few inputs within --max-size {} \
+                 (raise --max-size, use --invert or --uniform, or give more varied samples)",
+                max_len
+            );
+        }
+        end_warnings(&output);
         Ok(ExitCode::SUCCESS)
     }
+}
+
+/// `gen` draws at most this many times --count inputs to find --count distinct ones.
+const MAX_DRAWS_PER_INPUT: usize = 10;
+
+/// The warning when the grow phase ran (`grow_phase`) and the inputs' mean size is below its
+/// `min_size`: what happened, why, and what to do.
+/// `recursive`: whether the start rule reaches a recursive rule (something the grow phase can grow).
+fn size_warning(
+    output: &Output,
+    (min_size, max_size): (usize, usize),
+    grow_phase: bool,
+    given: bool,
+    recursive: bool,
+) -> Option<String> {
+    // A grammar with nothing to grow and a --min-size no one asked for: nothing to say.
+    if !grow_phase || output.written == 0 || (!given && !recursive) {
+        return None;
+    }
+    let mean = output.bytes as f64 / output.written as f64;
+    if mean >= min_size as f64 {
+        return None;
+    }
+    let why = if recursive {
+        format!(
+            "the grow phase keeps only the last open node of a recursive rule open, so it stops short \
+             where the grammar's growth is capped: repetitions end by their (mined or inverted) \
+             probabilities, and items that derive nothing (an empty layout such as `_extra = \"\" ;`) fill \
+             the bound of {} tree nodes (16 per byte of --max-size, plus 256) without adding bytes",
+            max_size.saturating_mul(16).saturating_add(256)
+        )
+    } else {
+        "the grammar has no recursive rule, so the grow phase has nothing to grow: inputs are as long \
+         as its repetitions' probabilities make them"
+            .to_string()
+    };
+    Some(format!(
+        "warning: the inputs' mean size is {mean:.1} bytes, below --min-size {min_size}{}: {why}; to get \
+         larger inputs, make items that derive nothing non-empty or remove them (`_ = \"\" ;`), raise \
+         --max-size, or generate more of the same from larger samples (without --min-size and --invert)",
+        if given {
+            ""
+        } else {
+            " (the default: half of --max-size)"
+        },
+    ))
 }
 
 /// A [`GenerateError`] in terms of `gen`'s options; `default` if --max-size was not given.

@@ -9,7 +9,8 @@ use std::process::ExitCode;
 #[derive(clap::Args)]
 pub struct ImportArgs {
     /// A path to a grammar.json (or a crate folder), or a crate name such as
-    /// tree-sitter-toml-ng (looked up under $CARGO_HOME/registry/src; newest version).
+    /// tree-sitter-toml-ng (looked up under $CARGO_HOME/registry/src; newest version); NAME/SUB
+    /// picks the grammar in subfolder SUB of a crate that ships several (tree-sitter-xml/dtd).
     pub source: String,
     /// Write the grammar here (atomically) instead of to standard output.
     #[arg(long, short)]
@@ -61,6 +62,21 @@ impl ImportArgs {
                     }
                 }
             }
+        }
+        if let (Some(sub), true) = (&src.subfolder, src.subfolders.len() > 1) {
+            let base = source.split_once('/').map_or(source, |(b, _)| b);
+            let others: Vec<String> = src
+                .subfolders
+                .iter()
+                .filter(|s| *s != sub)
+                .map(|s| format!("`hellfuzz import {base}/{s}`"))
+                .collect();
+            eprintln!(
+                "note: {base} ships {} grammars ({}); this is `{sub}`; for another: {}",
+                src.subfolders.len(),
+                src.subfolders.join(", "),
+                others.join(", ")
+            );
         }
         if !imported.undefined_externals.is_empty() {
             eprintln!(

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use hellfuzz::mine::{samples, Model, Probabilities, ProbabilityMode};
 
-use super::common::{load_grammar, report_skipped};
+use super::common::{load_grammar, report_skipped, skipped_warning};
 
 /// Mine samples: count every choice their derivations make, into a model (JSON).
 #[derive(clap::Args)]
@@ -90,6 +90,10 @@ impl MineArgs {
                 "{}",
                 Probabilities::new_with(&g, Some(&model), mode, invert_layout).annotate(&g)
             );
+        }
+        // Last, where it is seen: the model lacks these samples.
+        if let Some(warning) = skipped_warning(&skipped, files.len()) {
+            eprintln!("{warning}");
         }
         Ok(ExitCode::SUCCESS)
     }

@@ -30,6 +30,11 @@ pub struct Boundaries {
     layout_repeats: Vec<LayoutRepeat>,
     /// How many distinct tokens the matcher knows (for `check`'s summary).
     tokens: usize,
+    /// Per symbol and per terminal: whether it follows a layout somewhere (a token), so that
+    /// where it starts inside the text between two layouts (`'` `identifier` in
+    /// `lifetime = _ "'" identifier ;`) a token starts too.
+    token_symbols: Vec<bool>,
+    token_terminals: Vec<bool>,
     /// Caches given back by earlier users ([`Boundaries::with_cache`], a parse's lexer): a lazy
     /// DFA's cache holds the states determinized so far, and a fresh one per use (every
     /// generated tree is fixed, every parse checks keywords) determinized the same states again
@@ -78,6 +83,8 @@ impl Boundaries {
             keywords: vec![false; grammar.terminals().len()],
             layout_repeats: Vec::new(),
             tokens: 0,
+            token_symbols: Vec::new(),
+            token_terminals: Vec::new(),
             spare: CachePool::default(),
         };
         if grammar.layouts().is_empty() {
@@ -99,6 +106,14 @@ impl Boundaries {
                         items.push(pair[1]);
                     }
                 }
+            }
+        }
+        let mut token_symbols = vec![false; grammar.symbols().len()];
+        let mut token_terminals = vec![false; grammar.terminals().len()];
+        for item in &items {
+            match *item {
+                Item::Symbol(s) => token_symbols[s.index()] = true,
+                Item::Terminal(t) => token_terminals[t.index()] = true,
             }
         }
         let extras: Vec<Item> = layout_repeats
@@ -123,7 +138,10 @@ impl Boundaries {
         };
         // Tokens that may contain whitespace (string contents, a preprocessor line) only ever
         // appear in their own context, between delimiters; matched everywhere, they would make
-        // every lexeme "run on". Layout lexemes (comments) are kept: they may appear anywhere.
+        // every lexeme "run on". Layout lexemes (comments) are kept: they may appear anywhere;
+        // so are tokens that start with a fixed mark and run to the end of their line (a
+        // hash-bang `"#!" [^\n]*`, a comment written as a token): what follows on their line
+        // is theirs, so a separator after them must be a line break.
         let hirs: Vec<Hir> = items
             .iter()
             .filter_map(|&item| {
@@ -132,7 +150,7 @@ impl Boundaries {
                 let extra = extras.contains(&item);
                 conv.skip_layout = extra;
                 let hir = conv.item(item)?;
-                (extra || !may_contain_space(&hir)).then_some(hir)
+                (extra || !may_contain_space(&hir) || runs_to_line_end(&hir)).then_some(hir)
             })
             .collect();
         // `%lexeme` rules: words of the real lexer, kept whatever they contain (layout in them is
@@ -169,8 +187,37 @@ impl Boundaries {
             keywords,
             layout_repeats,
             tokens,
+            token_symbols,
+            token_terminals,
             spare: CachePool::default(),
         }
+    }
+
+    /// Whether `item` follows a layout somewhere in the grammar: a token wherever it starts.
+    pub fn is_token(&self, item: Item) -> bool {
+        match item {
+            Item::Symbol(s) => self.token_symbols.get(s.index()).copied().unwrap_or(false),
+            Item::Terminal(t) => self.token_terminals.get(t.index()).copied().unwrap_or(false),
+        }
+    }
+
+    /// Whether `head` (ending in a letter, digit or `_`) and `tail` (starting with a word of the
+    /// `%lexeme` rules) would lex as one: a lexer reads `99if` as one token (a number with a
+    /// suffix, or an error), not `99` `if`, whatever the grammar's own number token says.
+    pub fn glues_words(&self, cache: &mut BoundaryCache, head: &[u8], tail: &[u8]) -> bool {
+        let (Some(words), Some(cache)) = (self.words.as_ref(), cache.1.as_mut()) else {
+            return false;
+        };
+        let word_char = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_';
+        if !head.last().is_some_and(word_char) || !tail.first().is_some_and(word_char) {
+            return false;
+        }
+        let mut word = false;
+        match_ends(words, cache, tail.iter().copied(), |e| {
+            word |= e > 0;
+            !word
+        });
+        word
     }
 
     /// Fresh scratch space for [`Boundaries::runs_on_parts`] and [`Boundaries::word_cut`]; users
@@ -296,6 +343,43 @@ fn may_contain_space(hir: &Hir) -> bool {
             HirKind::Capture(c) => stack.push(&c.sub),
             HirKind::Concat(subs) | HirKind::Alternation(subs) => stack.extend(subs.iter()),
             HirKind::Empty | HirKind::Look(_) => {}
+        }
+    }
+    false
+}
+
+/// Whether `hir` starts with a fixed mark without whitespace (`#!`, `//`) and ends with an
+/// unbounded run of characters that are not a line break (`[^\n]*`): a token that takes the rest
+/// of its line, such as a hash-bang line or a line comment.
+fn runs_to_line_end(hir: &Hir) -> bool {
+    use regex_syntax::hir::HirKind;
+    let HirKind::Concat(subs) = hir.kind() else {
+        return false;
+    };
+    let starts_with_mark = matches!(
+        subs.first().map(Hir::kind),
+        Some(HirKind::Literal(lit)) if !lit.0.is_empty() && !lit.0.iter().any(u8::is_ascii_whitespace)
+    );
+    let mut last = subs.last();
+    // Through `( … )?` and captures to the run at the end.
+    while let Some(h) = last {
+        match h.kind() {
+            HirKind::Capture(c) => last = Some(&c.sub),
+            HirKind::Repetition(r) if r.max == Some(1) => last = Some(&r.sub),
+            HirKind::Concat(inner) => last = inner.last(),
+            HirKind::Repetition(r) if r.max.is_none() => {
+                let no_line_break = match r.sub.kind() {
+                    HirKind::Class(Class::Unicode(c)) => {
+                        !c.ranges().iter().any(|r| r.start() <= '\n' && '\n' <= r.end())
+                    }
+                    HirKind::Class(Class::Bytes(c)) => {
+                        !c.ranges().iter().any(|r| r.start() <= b'\n' && b'\n' <= r.end())
+                    }
+                    _ => false,
+                };
+                return starts_with_mark && no_line_break && may_contain_space(&r.sub);
+            }
+            _ => return false,
         }
     }
     false

@@ -15,8 +15,14 @@ pub struct Source {
     pub path: PathBuf,
     /// Its text.
     pub json: String,
-    /// The crate's name, version and licence (from the Cargo.toml beside `src/`), if found.
+    /// The crate's name, version and licence (from the Cargo.toml beside `src/`, or above the
+    /// grammar's folder), if found.
     pub krate: Option<CrateInfo>,
+    /// For a crate that ships its grammars in subfolders (`xml/src/grammar.json`): the one taken
+    /// (`xml`), and every one it ships, in order.
+    pub subfolder: Option<String>,
+    /// The crate's grammar subfolders (empty when it ships `src/grammar.json`).
+    pub subfolders: Vec<String>,
 }
 
 impl Source {
@@ -26,6 +32,8 @@ impl Source {
             path: path.into(),
             json: json.into(),
             krate: None,
+            subfolder: None,
+            subfolders: Vec::new(),
         }
     }
 }
@@ -43,8 +51,12 @@ pub struct CrateInfo {
 }
 
 /// Resolves `source`: an existing file is the grammar.json; an existing folder holds
-/// `src/grammar.json` (a crate) or `grammar.json`; anything else is a crate name looked up in
-/// `$CARGO_HOME/registry/src/*/<name>-<version>/` (the newest version).
+/// `src/grammar.json` (a crate) or `grammar.json`, or grammars in subfolders
+/// (`xml/src/grammar.json`, as tree-sitter-xml ships them); anything else is a crate name looked
+/// up in `$CARGO_HOME/registry/src/*/<name>-<version>/` (the newest version), optionally followed
+/// by `/SUBFOLDER` to pick one of its grammars (`tree-sitter-xml/dtd`). Of several grammars in
+/// subfolders, the one named like the crate (`xml` for tree-sitter-xml) is taken, or the only
+/// one; otherwise the error lists them and how to pick one.
 pub fn find(source: &str) -> Result<Source, ImportError> {
     find_in(source, cargo_home().as_deref())
 }
@@ -53,41 +65,157 @@ pub fn find(source: &str) -> Result<Source, ImportError> {
 /// `$CARGO_HOME` or `~/.cargo`.
 pub fn find_in(source: &str, cargo_home: Option<&Path>) -> Result<Source, ImportError> {
     let p = Path::new(source);
-    let path = if p.is_file() {
-        p.to_path_buf()
+    let (path, subfolder, subfolders) = if p.is_file() {
+        (p.to_path_buf(), None, Vec::new())
     } else if p.is_dir() {
-        let candidates = [p.join("src/grammar.json"), p.join("grammar.json")];
-        match candidates.iter().find(|c| c.is_file()) {
-            Some(c) => c.clone(),
-            None => {
-                return Err(ImportError::Io {
-                    path: candidates[0].clone(),
-                    source: std::io::Error::new(
-                        std::io::ErrorKind::NotFound,
-                        "the folder has neither src/grammar.json nor grammar.json",
-                    ),
-                })
-            }
-        }
-    } else if source.contains('/') || source.ends_with(".json") {
-        return Err(ImportError::Io {
-            path: p.to_path_buf(),
-            source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
-        });
+        in_folder(p, source, None)?
     } else {
-        registry_grammar(source, cargo_home)?
+        // A crate name, or `name/SUBFOLDER`.
+        let (name, sub) = match source.split_once('/') {
+            Some((n, s)) if !n.is_empty() && !s.is_empty() && !s.contains(['/', '.']) && !n.contains('.') => {
+                (n, Some(s))
+            }
+            _ => (source, None),
+        };
+        if name.contains('/') || name.ends_with(".json") || (sub.is_none() && source.contains('/')) {
+            return Err(ImportError::Io {
+                path: p.to_path_buf(),
+                source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+            });
+        }
+        let dir = registry_crate(name, cargo_home)?;
+        in_folder(&dir, name, sub)?
     };
     let json = std::fs::read_to_string(&path).map_err(|e| ImportError::Io {
         path: path.clone(),
         source: e,
     })?;
-    let krate = path
+    // The Cargo.toml of the crate: beside `src/`, or up to two folders above it.
+    let grammar_dir = path
         .parent()
         .filter(|d| d.file_name().is_some_and(|n| n == "src"))
-        .and_then(Path::parent)
-        .and_then(|root| std::fs::read_to_string(root.join("Cargo.toml")).ok())
-        .and_then(|text| crate_info(&text));
-    Ok(Source { path, json, krate })
+        .and_then(Path::parent);
+    let manifest = grammar_dir.and_then(|root| {
+        root.ancestors()
+            .take(3)
+            .find_map(|dir| Some((dir, std::fs::read_to_string(dir.join("Cargo.toml")).ok()?)))
+    });
+    let krate = manifest.as_ref().and_then(|(_, text)| crate_info(text));
+    // A grammar in a subfolder of its crate, given by path: name the subfolder all the same.
+    let subfolder = match (subfolder, grammar_dir, &manifest) {
+        (None, Some(g), Some((root, _))) if g != *root => g.file_name().map(|n| n.to_string_lossy().into_owned()),
+        (s, _, _) => s,
+    };
+    Ok(Source {
+        path,
+        json,
+        krate,
+        subfolder,
+        subfolders,
+    })
+}
+
+/// The grammar.json of a crate folder: `src/grammar.json`, `grammar.json`, or one of the
+/// grammars in its subfolders (`SUB/src/grammar.json`, `grammars/SUB/src/grammar.json`): `pick`,
+/// else the only one, else the one named like the crate. `shown` names the folder in messages
+/// (the crate name, or the path given).
+fn in_folder(
+    dir: &Path,
+    shown: &str,
+    pick: Option<&str>,
+) -> Result<(PathBuf, Option<String>, Vec<String>), ImportError> {
+    let not_found = |path: PathBuf, message: String| ImportError::Io {
+        path,
+        source: std::io::Error::new(std::io::ErrorKind::NotFound, message),
+    };
+    if pick.is_none() {
+        for c in [dir.join("src/grammar.json"), dir.join("grammar.json")] {
+            if c.is_file() {
+                return Ok((c, None, Vec::new()));
+            }
+        }
+    }
+    let subs = grammar_subfolders(dir);
+    let label = |sub: &str| format!("{shown}/{sub}");
+    if let Some(want) = pick {
+        return match subs.iter().find(|(name, _)| name == want) {
+            Some((name, path)) => Ok((
+                path.clone(),
+                Some(name.clone()),
+                subs.iter().map(|s| s.0.clone()).collect(),
+            )),
+            None => Err(not_found(
+                dir.join(want).join("src/grammar.json"),
+                if subs.is_empty() {
+                    format!("`{shown}` has no grammar in a subfolder `{want}` (nor in any other)")
+                } else {
+                    format!(
+                        "`{shown}` has no grammar in a subfolder `{want}`; its grammars are {}",
+                        subs.iter()
+                            .map(|s| format!("`{}`", label(&s.0)))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                },
+            )),
+        };
+    }
+    let names: Vec<String> = subs.iter().map(|s| s.0.clone()).collect();
+    let crate_like = |sub: &str| {
+        let base = Path::new(shown)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        // `tree-sitter-xml-0.7.0` (a folder) or `tree-sitter-xml` (a crate name) → `xml`.
+        let base = base.strip_prefix("tree-sitter-").unwrap_or(&base).to_string();
+        let unversioned = match base.rsplit_once('-') {
+            Some((b, v)) if version_key(v).is_some() => b.to_string(),
+            _ => base,
+        };
+        sub.replace('_', "-") == unversioned.replace('_', "-")
+    };
+    match subs.as_slice() {
+        [] => Err(not_found(
+            dir.join("src/grammar.json"),
+            "no src/grammar.json here nor in a subfolder (SUB/src/grammar.json): is it a tree-sitter grammar crate?"
+                .to_string(),
+        )),
+        [(name, path)] => Ok((path.clone(), Some(name.clone()), names)),
+        _ => match subs.iter().find(|(name, _)| crate_like(name)) {
+            Some((name, path)) => Ok((path.clone(), Some(name.clone()), names)),
+            None => Err(not_found(
+                dir.join("src/grammar.json"),
+                format!(
+                    "no src/grammar.json, but {} grammars in subfolders: {}; pick one, e.g. `hellfuzz import {}`",
+                    subs.len(),
+                    subs.iter()
+                        .map(|(_, p)| p.strip_prefix(dir).unwrap_or(p).display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    label(&subs[0].0)
+                ),
+            )),
+        },
+    }
+}
+
+/// `SUB/src/grammar.json` and `grammars/SUB/src/grammar.json` below `dir`: (SUB, path), sorted.
+fn grammar_subfolders(dir: &Path) -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    for base in [dir.to_path_buf(), dir.join("grammars")] {
+        let Ok(entries) = std::fs::read_dir(&base) else {
+            continue;
+        };
+        for e in entries.filter_map(|e| e.ok()) {
+            let path = e.path().join("src/grammar.json");
+            if path.is_file() {
+                out.push((e.file_name().to_string_lossy().into_owned(), path));
+            }
+        }
+    }
+    out.sort();
+    out.dedup_by(|a, b| a.0 == b.0);
+    out
 }
 
 /// `$CARGO_HOME`, defaulting to `~/.cargo`.
@@ -114,7 +242,8 @@ fn registry_dirs(home: Option<&Path>) -> Vec<PathBuf> {
     dirs
 }
 
-fn registry_grammar(name: &str, home: Option<&Path>) -> Result<PathBuf, ImportError> {
+/// The folder of the newest version of crate `name` in the registry sources.
+fn registry_crate(name: &str, home: Option<&Path>) -> Result<PathBuf, ImportError> {
     let dirs = registry_dirs(home);
     let mut best: Option<(Vec<u64>, bool, PathBuf)> = None;
     for dir in &dirs {
@@ -131,20 +260,7 @@ fn registry_grammar(name: &str, home: Option<&Path>) -> Result<PathBuf, ImportEr
         }
     }
     match best {
-        Some((_, _, dir)) => {
-            let path = dir.join("src/grammar.json");
-            if path.is_file() {
-                Ok(path)
-            } else {
-                Err(ImportError::Io {
-                    path,
-                    source: std::io::Error::new(
-                        std::io::ErrorKind::NotFound,
-                        "the crate ships no src/grammar.json: is it a tree-sitter grammar crate?",
-                    ),
-                })
-            }
-        }
+        Some((_, _, dir)) => Ok(dir),
         None => Err(ImportError::CrateNotFound {
             name: name.to_string(),
             searched: dirs,

@@ -144,7 +144,7 @@ pub fn import(source: &Source, overrides: Option<Overrides<'_>>) -> Result<Impor
     let prepared = Prepared::new(source, overrides)?;
     let mut skip: HashSet<String> = HashSet::new();
     loop {
-        let imported = render(&prepared, &skip)?;
+        let (imported, _) = render(&prepared, &skip, true)?;
         let unreachable: Vec<String> = match Grammar::from_text(&imported.text, "<import>") {
             Ok(g) => g.unused_rules().into_iter().map(|s| g.symbol(s).name.clone()).collect(),
             Err(_) => Vec::new(),
@@ -167,9 +167,12 @@ struct Prepared<'s> {
     rules: Vec<(String, Value)>,
     extras: Vec<Value>,
     externals: Vec<Value>,
-    /// Overrides: rule name → its text (with the comment lines just above it).
-    override_rules: Vec<(String, String)>,
+    /// Overrides: rule name → its text (with the comment lines just above it), and the byte
+    /// offset in the overrides file where that text starts.
+    override_rules: Vec<(String, String, usize)>,
     override_lexemes: Vec<String>,
+    /// The overrides file's `%distinct`, `%hoist` and `%refer` lines: (directive, its names).
+    override_tables: Vec<(String, Vec<String>, usize)>,
 }
 
 impl<'s> Prepared<'s> {
@@ -214,6 +217,7 @@ impl<'s> Prepared<'s> {
         let externals = array("externals", Vec::new())?;
         let mut override_rules = Vec::new();
         let mut override_lexemes = Vec::new();
+        let mut override_tables = Vec::new();
         if let Some(ov) = overrides {
             let mut sink = crate::grammar::Sink {
                 file: ov.name.to_string(),
@@ -228,10 +232,39 @@ impl<'s> Prepared<'s> {
                 });
             }
             for r in &parsed.rules {
-                override_rules.push((r.name.clone(), with_leading_comments(ov.text, r.span.offset, r.end)));
+                let (from, rule_text) = with_leading_comments(ov.text, r.span.offset, r.end);
+                override_rules.push((r.name.clone(), rule_text, from));
             }
-            for d in parsed.directives.iter().filter(|d| d.name == "lexeme") {
-                override_lexemes.extend(d.args.iter().map(|(n, _)| n.clone()));
+            for d in &parsed.directives {
+                let names = || d.args.iter().map(|(n, _)| n.clone());
+                match d.name.as_str() {
+                    "lexeme" => override_lexemes.extend(names()),
+                    "distinct" | "hoist" | "refer" => {
+                        override_tables.push((d.name.clone(), names().collect(), d.span.offset))
+                    }
+                    // The import writes these itself: a second one would be a duplicate or be
+                    // ignored, so say what to write instead.
+                    other => {
+                        let what = if other == "layout" {
+                            "the import declares the layout itself (`%layout _ ;`, the rule `_` written \
+                             before every token): to change it, define `_` (e.g. `_ = \"\" ;` for no layout \
+                             at all) or `_extra` (one layout item) in this file"
+                        } else {
+                            "the import declares the external tokens itself (`%external` lists those this \
+                             file does not define): define them here as rules instead"
+                        };
+                        let mut sink = crate::grammar::Sink {
+                            file: ov.name.to_string(),
+                            items: Vec::new(),
+                        };
+                        sink.error(d.span, format!("`%{other}` in an overrides file: {what}"));
+                        return Err(ImportError::Overrides {
+                            error: crate::grammar::GrammarError {
+                                diagnostics: sink.sorted(),
+                            },
+                        });
+                    }
+                }
             }
         }
         Ok(Prepared {
@@ -244,12 +277,19 @@ impl<'s> Prepared<'s> {
             externals,
             override_rules,
             override_lexemes,
+            override_tables,
         })
     }
 }
 
 /// Writes the grammar of `p`, leaving out the rules in `skip`.
-fn render(p: &Prepared<'_>, skip: &HashSet<String>) -> Result<Imported, ImportError> {
+/// With `check`, an output that does not load is an error; the spans map output offsets to the
+/// JSON paths (or overrides) they came from.
+fn render(
+    p: &Prepared<'_>,
+    skip: &HashSet<String>,
+    check: bool,
+) -> Result<(Imported, Vec<(usize, String)>), ImportError> {
     let (source, overrides, file) = (p.source, p.overrides, p.file.clone());
     let invalid = |json_path: &str, message: String| ImportError::Invalid {
         path: file.clone(),
@@ -263,7 +303,19 @@ fn render(p: &Prepared<'_>, skip: &HashSet<String>) -> Result<Imported, ImportEr
         .and_then(Value::as_str)
         .unwrap_or("grammar")
         .to_string();
-    let overridden: HashMap<&str, &str> = override_rules.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+    let overridden: HashMap<&str, (&str, usize)> = override_rules
+        .iter()
+        .map(|(n, t, from)| (n.as_str(), (t.as_str(), *from)))
+        .collect();
+    // Where each override's text went in the output: (output offset, length, offset in the
+    // overrides file, rule name), so that errors in it point into the overrides file.
+    let mut placed: Vec<(usize, usize, usize, String)> = Vec::new();
+    let mut directive_lines: Vec<(usize, usize, usize)> = Vec::new();
+    let mut place = |text: &mut String, name: &str, (ov, from): (&str, usize)| {
+        placed.push((text.len(), ov.len(), from, name.to_string()));
+        text.push_str(ov);
+        text.push('\n');
+    };
 
     let mut conv = Conv {
         file: file.clone(),
@@ -330,11 +382,19 @@ fn render(p: &Prepared<'_>, skip: &HashSet<String>) -> Result<Imported, ImportEr
     let licence = krate
         .and_then(|k| k.license.clone())
         .unwrap_or_else(|| "not stated".into());
-    let import_arg = krate.map_or("path/to/grammar.json".to_string(), |k| k.name.clone());
+    let import_arg = match (krate, &source.subfolder) {
+        (Some(k), Some(sub)) => format!("{}/{sub}", k.name),
+        (Some(k), None) => k.name.clone(),
+        (None, _) => "path/to/grammar.json".to_string(),
+    };
+    let json_in = match &source.subfolder {
+        Some(sub) => format!("{sub}/src/grammar.json"),
+        None => "src/grammar.json".to_string(),
+    };
     let ov_arg = overrides.map_or(String::new(), |o| format!(" --externals {}", o.name));
     let _ = writeln!(
         text,
-        "# The `{lang}` grammar, imported by `hellfuzz import` from {origin} (src/grammar.json, licence {licence})."
+        "# The `{lang}` grammar, imported by `hellfuzz import` from {origin} ({json_in}, licence {licence})."
     );
     let _ = writeln!(
         text,
@@ -399,14 +459,13 @@ fn render(p: &Prepared<'_>, skip: &HashSet<String>) -> Result<Imported, ImportEr
         }
         text.push('\n');
         spans.push((text.len(), format!("rules.{name}")));
-        if let Some(ov) = overridden.get(out_name.as_str()) {
+        if let Some(&ov) = overridden.get(out_name.as_str()) {
             let _ = writeln!(
                 text,
                 "# `{out_name}`: from {}, replacing the imported rule.",
                 overrides.map_or("", |o| o.name)
             );
-            text.push_str(ov);
-            text.push('\n');
+            place(&mut text, &out_name, ov);
         } else {
             let path = format!("rules.{name}");
             let mode = if conv.token_rules.contains(name.as_str()) || conv.lexical[name.as_str()] != Lexical::No {
@@ -433,19 +492,30 @@ fn render(p: &Prepared<'_>, skip: &HashSet<String>) -> Result<Imported, ImportEr
         }
     }
 
-    // The layout: extras, repeated.
+    // The layout: extras, repeated, or the overrides file's own `_`.
     text.push('\n');
     spans.push((text.len(), "extras".into()));
-    let _ = writeln!(text, "# Layout (tree-sitter's `extras`).");
-    let _ = writeln!(text, "{} = {}* ;", conv.gap, extra_name);
-    if let Some(ov) = overridden.get(extra_name.as_str()) {
+    if let Some(&ov) = overridden.get(conv.gap.as_str()) {
+        let _ = writeln!(
+            text,
+            "# `{}`: the layout, from {}, replacing the imported extras.",
+            conv.gap,
+            overrides.map_or("", |o| o.name)
+        );
+        place(&mut text, &conv.gap, ov);
+    } else {
+        let _ = writeln!(text, "# Layout (tree-sitter's `extras`).");
+        let _ = writeln!(text, "{} = {}* ;", conv.gap, extra_name);
+    }
+    if skip.contains(&extra_name) {
+        // The overrides file's `_` does not use the extras.
+    } else if let Some(&ov) = overridden.get(extra_name.as_str()) {
         let _ = writeln!(
             text,
             "# `{extra_name}`: from {}, replacing the imported extras.",
             overrides.map_or("", |o| o.name)
         );
-        text.push_str(ov);
-        text.push('\n');
+        place(&mut text, &extra_name, ov);
     } else {
         let mut parts = Vec::new();
         for (i, e) in extras.iter().enumerate() {
@@ -473,10 +543,7 @@ fn render(p: &Prepared<'_>, skip: &HashSet<String>) -> Result<Imported, ImportEr
             }
             spans.push((text.len(), format!("externals ({name})")));
             match overridden.get(out.as_str()) {
-                Some(ov) => {
-                    text.push_str(ov);
-                    text.push('\n');
-                }
+                Some(&ov) => place(&mut text, out, ov),
                 None => undefined.push(out.clone()),
             }
         }
@@ -492,17 +559,43 @@ fn render(p: &Prepared<'_>, skip: &HashSet<String>) -> Result<Imported, ImportEr
         .map(String::as_str)
         .chain([conv.gap.as_str(), extra_name.as_str()])
         .collect();
-    let helpers: Vec<&(String, String)> = override_rules
+    let helpers: Vec<&(String, String, usize)> = override_rules
         .iter()
-        .filter(|(n, _)| !known.contains(n.as_str()) && !skip.contains(n))
+        .filter(|(n, _, _)| !known.contains(n.as_str()) && !skip.contains(n))
         .collect();
     if !helpers.is_empty() {
         text.push('\n');
         let _ = writeln!(text, "# Helper rules of {}.", overrides.map_or("", |o| o.name));
-        for (_, t) in helpers {
+        for (n, t, from) in helpers {
             spans.push((text.len(), "the overrides file".into()));
-            text.push_str(t);
-            text.push('\n');
+            place(&mut text, n, (t, *from));
+        }
+    }
+    // The overrides file's symbol tables, without the rules left out.
+    if !p.override_tables.is_empty() {
+        text.push('\n');
+        let _ = writeln!(text, "# Symbol tables of {}.", overrides.map_or("", |o| o.name));
+        for (directive, names, from) in &p.override_tables {
+            let kept: Vec<String> = names
+                .iter()
+                .filter(|n| !skip.contains(*n))
+                .map(|n| {
+                    if n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                        n.clone()
+                    } else {
+                        format!("`{n}`")
+                    }
+                })
+                .collect();
+            // Without its first rule (the name or reference) the line means nothing.
+            if names.first().is_some_and(|n| skip.contains(n)) || kept.len() < 2 {
+                continue;
+            }
+            spans.push((text.len(), "the overrides file".into()));
+            let line = format!("%{directive} {} ;\n", kept.join(" "));
+            // Errors in it point at the directive in the overrides file.
+            directive_lines.push((text.len(), line.len(), *from));
+            text.push_str(&line);
         }
     }
 
@@ -514,7 +607,61 @@ fn render(p: &Prepared<'_>, skip: &HashSet<String>) -> Result<Imported, ImportEr
                     .iter()
                     .any(|u| d.message.starts_with(&format!("undefined symbol `{u}`")))
         });
-        if let Some(d) = first {
+        if let (Some(d), true) = (first, check) {
+            // An error inside an override's text is the overrides file's: say where in it.
+            let off = d.span.offset;
+            if let (Some(ov), Some((start, _, from, rule))) = (
+                overrides,
+                placed
+                    .iter()
+                    .find(|(start, len, _, _)| *start <= off && off < start + len),
+            ) {
+                let mut message = d.message.clone();
+                if let Some(undefined) = undefined_name(&d.message) {
+                    if let Some((origin, definition)) = helper_origin(p, undefined) {
+                        message = format!(
+                            "undefined symbol `{undefined}`: `{undefined}` is a helper rule the import makes \
+                             from the imported rule `{origin}`, and this file replaces `{origin}`{}, so the \
+                             helper is not made; define it in {} (the import's definition was \
+                             `{}`) or do not reference it",
+                            if origin == *rule {
+                                String::new()
+                            } else {
+                                format!(" (used here in `{rule}`)")
+                            },
+                            ov.name,
+                            definition.trim_end()
+                        );
+                    }
+                }
+                let mut sink = crate::grammar::Sink {
+                    file: ov.name.to_string(),
+                    items: Vec::new(),
+                };
+                sink.error(crate::grammar::Span::at(ov.text, from + (off - start)), message);
+                return Err(ImportError::Overrides {
+                    error: crate::grammar::GrammarError {
+                        diagnostics: sink.sorted(),
+                    },
+                });
+            }
+            if let (Some(ov), Some((_, _, from))) = (
+                overrides,
+                directive_lines
+                    .iter()
+                    .find(|(start, len, _)| *start <= off && off < start + len),
+            ) {
+                let mut sink = crate::grammar::Sink {
+                    file: ov.name.to_string(),
+                    items: Vec::new(),
+                };
+                sink.error(crate::grammar::Span::at(ov.text, *from), d.message.clone());
+                return Err(ImportError::Overrides {
+                    error: crate::grammar::GrammarError {
+                        diagnostics: sink.sorted(),
+                    },
+                });
+            }
             let at = spans
                 .iter()
                 .rev()
@@ -526,15 +673,55 @@ fn render(p: &Prepared<'_>, skip: &HashSet<String>) -> Result<Imported, ImportEr
             ));
         }
     }
-    Ok(Imported {
-        text,
-        notes: conv.notes,
-        undefined_externals: undefined,
-    })
+    Ok((
+        Imported {
+            text,
+            notes: conv.notes,
+            undefined_externals: undefined,
+        },
+        spans,
+    ))
 }
 
-/// `rule` text from `start..end` of `text` with the comment lines right above it.
-fn with_leading_comments(text: &str, start: usize, end: usize) -> String {
+/// The name in a loader message `undefined symbol `NAME`...`.
+fn undefined_name(message: &str) -> Option<&str> {
+    message.strip_prefix("undefined symbol `")?.split('`').next()
+}
+
+/// Where the plain import (no overrides) defines `name` as a helper of another rule (a named
+/// alias): that rule's tree-sitter name and the helper's definition line.
+fn helper_origin(p: &Prepared<'_>, name: &str) -> Option<(String, String)> {
+    let plain = Prepared {
+        source: p.source,
+        overrides: None,
+        file: p.file.clone(),
+        top: p.top.clone(),
+        rules: p.rules.clone(),
+        extras: p.extras.clone(),
+        externals: p.externals.clone(),
+        override_rules: Vec::new(),
+        override_lexemes: Vec::new(),
+        override_tables: Vec::new(),
+    };
+    let (imported, spans) = render(&plain, &HashSet::new(), false).ok()?;
+    let prefix = format!("{name} = ");
+    let at = imported
+        .text
+        .match_indices(&prefix)
+        .find(|(i, _)| *i == 0 || imported.text.as_bytes()[i - 1] == b'\n')?
+        .0;
+    let (_, path) = spans.iter().rev().find(|(start, _)| *start <= at)?;
+    let origin = sanitize(path.strip_prefix("rules.")?.split(' ').next()?);
+    if origin == name || !p.override_rules.iter().any(|(n, _, _)| *n == origin) {
+        return None;
+    }
+    let line = imported.text[at..].lines().next()?.to_string();
+    Some((origin, line))
+}
+
+/// `rule` text from `start..end` of `text` with the comment lines right above it, and where
+/// that text starts.
+fn with_leading_comments(text: &str, start: usize, end: usize) -> (usize, String) {
     let mut from = start;
     let before = &text[..start];
     let mut lines: Vec<&str> = before.split('\n').collect();
@@ -551,7 +738,7 @@ fn with_leading_comments(text: &str, start: usize, end: usize) -> String {
     if taken > 0 && before[line_start..].trim().is_empty() {
         from = line_start - taken;
     }
-    text[from..end].to_string()
+    (from, text[from..end].to_string())
 }
 
 fn symbol_name(v: &Value) -> Option<&str> {

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use super::{NodeId, NodeKind, Tree};
-use crate::grammar::{Body, Grammar, LayoutRepeat, SymbolId};
+use crate::grammar::{Body, Grammar, Item, LayoutRepeat, SymbolId};
 
 /// One lexeme: `start..end` in the tree's text; `extra` is the layout iteration it is, if any.
 #[derive(Clone, Copy, Debug)]
@@ -18,6 +18,9 @@ struct Lexeme {
     extra: Option<Extra>,
     /// For a token: the layout repetition just before it (where a separator can go), if any.
     gap_before: Option<NodeId>,
+    /// Where the last token starts inside this text between two layouts: `static` in
+    /// `'static` when a rule writes `_ "'" identifier` (two tokens, no layout between them).
+    last_token: usize,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -27,26 +30,31 @@ struct Extra {
 }
 
 /// The lexemes of `tree` in order (empty without a layout rule).
-fn lexemes(tree: &Tree, layouts: &[LayoutRepeat]) -> Vec<Lexeme> {
+fn lexemes(grammar: &Grammar, tree: &Tree, layouts: &[LayoutRepeat]) -> Vec<Lexeme> {
+    let b = grammar.boundaries();
     let mut out = Vec::new();
     let mut offset = 0usize;
     let mut token_start = 0usize;
+    // The last token item's start in the current text between layouts, and where it ends (a
+    // token inside it is part of it, not a token of its own).
+    let (mut last_token, mut covered) = (0usize, 0usize);
     let mut pending_gap: Option<NodeId> = None;
     let mut stack = vec![tree.root()];
-    let flush = |out: &mut Vec<Lexeme>, start: usize, end: usize, gap: &mut Option<NodeId>| {
+    let flush = |out: &mut Vec<Lexeme>, start: usize, end: usize, last: usize, gap: &mut Option<NodeId>| {
         if start < end {
             out.push(Lexeme {
                 start,
                 end,
                 extra: None,
                 gap_before: gap.take(),
+                last_token: last.clamp(start, end),
             });
         }
     };
     while let Some(node) = stack.pop() {
         let kind = tree.kind(node);
         if let Some(l) = layouts.iter().find(|l| kind.symbol() == Some(l.layout)) {
-            flush(&mut out, token_start, offset, &mut pending_gap);
+            flush(&mut out, token_start, offset, last_token, &mut pending_gap);
             let repeat = find_repeat(tree, node, l.repeat);
             // The next token's gap: where a separator goes if the layout is (or becomes, once
             // a run-on comment is dropped) empty.
@@ -65,6 +73,7 @@ fn lexemes(tree: &Tree, layouts: &[LayoutRepeat]) -> Vec<Lexeme> {
                                     node: child,
                                 }),
                                 gap_before: None,
+                                last_token: at,
                             });
                         }
                         at += len;
@@ -74,16 +83,27 @@ fn lexemes(tree: &Tree, layouts: &[LayoutRepeat]) -> Vec<Lexeme> {
             }
             offset += tree.len_of(node);
             token_start = offset;
+            last_token = offset;
+            covered = offset;
             continue;
         }
+        let item = match kind {
+            NodeKind::Leaf { terminal } => Some(Item::Terminal(terminal)),
+            _ => kind.symbol().map(Item::Symbol),
+        };
+        let len = tree.len_of(node);
+        if offset >= covered && len > 0 && item.is_some_and(|i| b.is_token(i)) {
+            last_token = offset;
+            covered = offset + len;
+        }
         if let NodeKind::Leaf { .. } = kind {
-            offset += tree.len_of(node);
+            offset += len;
             continue;
         }
         let children: Vec<NodeId> = tree.children(node).collect();
         stack.extend(children.into_iter().rev());
     }
-    flush(&mut out, token_start, offset, &mut pending_gap);
+    flush(&mut out, token_start, offset, last_token, &mut pending_gap);
     out
 }
 
@@ -104,7 +124,8 @@ fn find_repeat(tree: &Tree, mut node: NodeId, repeat_sym: SymbolId) -> Option<No
 /// The decisions of one pass: layout lexemes to drop, empty layouts to fill with a separator.
 struct Plan {
     remove: Vec<NodeId>,
-    separate: Vec<NodeId>,
+    /// The empty layout repetition, the token before it and where the text after it starts.
+    separate: Vec<(NodeId, Lexeme, usize)>,
 }
 
 /// One left-to-right pass over the lexemes, as a maximal-munch lexer reads them: where the last
@@ -113,7 +134,7 @@ struct Plan {
 /// layout. Separators are trusted (a space runs into nothing), so the pass never undoes itself.
 fn plan(grammar: &Grammar, tree: &Tree, layouts: &[LayoutRepeat]) -> Plan {
     let text = tree.unparse();
-    let lexemes = lexemes(tree, layouts);
+    let lexemes = lexemes(grammar, tree, layouts);
     let b = grammar.boundaries();
     b.with_cache(|cache| {
         let mut counts: HashMap<NodeId, usize> = HashMap::new();
@@ -125,7 +146,13 @@ fn plan(grammar: &Grammar, tree: &Tree, layouts: &[LayoutRepeat]) -> Plan {
         let mut kept: Vec<Option<Lexeme>> = Vec::new();
         'next: for lex in &lexemes {
             while let Some(Some(a)) = kept.last().copied() {
-                if !b.runs_on_parts(cache, &text[a.start..a.end], &text[lex.start..]) {
+                let (head, tail) = (&text[a.start..a.end], &text[lex.start..]);
+                // The whole text between two layouts, the last token in it (`static` of
+                // `'static`), or a word glued to what ends in a word character (`99if`).
+                let runs_on = b.runs_on_parts(cache, head, tail)
+                    || (a.last_token > a.start && b.runs_on_parts(cache, &text[a.last_token..a.end], tail))
+                    || (a.extra.is_none() && lex.extra.is_none() && b.glues_words(cache, head, tail));
+                if !runs_on {
                     break;
                 }
                 let mut removable = |e: &Extra| {
@@ -148,7 +175,7 @@ fn plan(grammar: &Grammar, tree: &Tree, layouts: &[LayoutRepeat]) -> Plan {
                     continue 'next;
                 }
                 if let (None, None, Some(gap)) = (a.extra, lex.extra, lex.gap_before) {
-                    plan.separate.push(gap);
+                    plan.separate.push((gap, a, lex.start));
                     kept.push(None);
                 }
                 break;
@@ -180,7 +207,7 @@ pub fn token_spans(grammar: &Grammar, tree: &Tree) -> Vec<(usize, usize)> {
     let Some(layouts) = layout_parts(grammar) else {
         return Vec::new();
     };
-    lexemes(tree, layouts)
+    lexemes(grammar, tree, layouts)
         .into_iter()
         .filter(|l| l.extra.is_none())
         .map(|l| (l.start, l.end))
@@ -199,23 +226,98 @@ pub fn fix_boundaries(grammar: &Grammar, tree: &mut Tree) -> usize {
     if plan.remove.is_empty() && plan.separate.is_empty() {
         return 0;
     }
+    let text = if plan.separate.is_empty() {
+        Vec::new()
+    } else {
+        tree.unparse()
+    };
     // Unsized edits, then one pass for the sizes: sized ones walk up to the root each, which
     // made generating megabytes of css or toml quadratic.
     for &node in &plan.remove {
         tree.detach_unsized(node);
     }
-    for &rep in &plan.separate {
+    let b = grammar.boundaries();
+    for &(rep, a, tail_start) in &plan.separate {
         // The separator is the cheapest lexeme of the gap's own layout (a space, also where
-        // only a layout without line breaks may go).
+        // only a layout without line breaks may go), unless the token before it would run on
+        // through it (a token that ends at the end of its line, `#!x` or a `#` comment written
+        // as a token): then a line break, if the layout has one.
         let Some(Body::Repeat { item, .. }) = tree.kind(rep).symbol().map(|s| &grammar.symbol(s).body) else {
             continue;
         };
-        if let Some(sep) = tree.add_cheapest(grammar, *item) {
+        let tail = &text[tail_start..text.len().min(tail_start + 256)];
+        let stops = |sep: &[u8]| {
+            let after: Vec<u8> = sep.iter().chain(tail).copied().collect();
+            b.with_cache(|cache| {
+                let whole = b.runs_on_parts(cache, &text[a.start..a.end], &after);
+                let last = a.last_token > a.start && b.runs_on_parts(cache, &text[a.last_token..a.end], &after);
+                !(whole || last)
+            })
+        };
+        if let Some(sep) = separator(grammar, tree, *item, stops) {
             tree.append_child_unsized(rep, sep);
         }
     }
     tree.recompute_lens();
     plan.remove.len() + plan.separate.len()
+}
+
+/// A detached separator for a layout repetition of `item`: its cheapest derivation if `stops`
+/// accepts its text, else the first of the item's alternatives (cheapest derivations), each also
+/// with its first line-break class made a line break, that `stops` accepts; else the cheapest.
+fn separator(grammar: &Grammar, tree: &mut Tree, item: Item, stops: impl Fn(&[u8]) -> bool) -> Option<NodeId> {
+    let first = tree.add_cheapest(grammar, item)?;
+    if stops(&tree.unparse_node(first)) {
+        return Some(first);
+    }
+    let mut candidates = Vec::new();
+    if let Item::Symbol(s) = item {
+        if let Body::Choice(alts) = &grammar.symbol(s).body {
+            'alts: for (i, alt) in alts.iter().enumerate() {
+                let node = tree.new_node(NodeKind::Rule {
+                    symbol: s,
+                    alt: i as u32,
+                });
+                for &it in &alt.items {
+                    let Some(c) = tree.add_cheapest(grammar, it) else {
+                        continue 'alts;
+                    };
+                    tree.append_child_unsized(node, c);
+                }
+                candidates.push(node);
+            }
+        }
+    }
+    let copy = tree.add_cheapest(grammar, item)?;
+    candidates.insert(0, copy);
+    for c in candidates {
+        if stops(&tree.unparse_node(c)) {
+            return Some(c);
+        }
+        if with_line_break(grammar, tree, c) && stops(&tree.unparse_node(c)) {
+            return Some(c);
+        }
+    }
+    Some(first)
+}
+
+/// Makes the first leaf below `node` whose terminal is a class with `\n` in it a `\n`; false if
+/// there is none.
+fn with_line_break(grammar: &Grammar, tree: &mut Tree, node: NodeId) -> bool {
+    let mut found = None;
+    tree.pre_order(node, |n| {
+        if let (None, NodeKind::Leaf { terminal }) = (found, tree.kind(n)) {
+            if let crate::grammar::Terminal::Class { class, .. } = grammar.terminal(terminal) {
+                if class.contains(u32::from(b'\n')) {
+                    found = Some((n, terminal));
+                }
+            }
+        }
+    });
+    let Some((leaf, terminal)) = found else { return false };
+    let nl = tree.new_leaf(terminal, b"\n");
+    tree.replace(leaf, nl);
+    true
 }
 
 /// Whether some lexeme of `tree` runs on into the next where a fix is possible (what
@@ -237,7 +339,7 @@ pub fn trim_layout(grammar: &Grammar, tree: &mut Tree, max_len: usize) -> usize 
         return 0;
     };
     let start = tree.len();
-    let mut extras: Vec<Lexeme> = lexemes(tree, layouts)
+    let mut extras: Vec<Lexeme> = lexemes(grammar, tree, layouts)
         .into_iter()
         .filter(|l| l.extra.is_some())
         .collect();
