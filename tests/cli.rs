@@ -921,3 +921,118 @@ fn gen_count_is_the_number_of_distinct_inputs() {
         text(&out.stderr)
     );
 }
+
+/// `refine` end to end with a real acceptance command (a shell script whose language is
+/// known: decimal numbers without a trailing dot), and its refusals: a command that accepts
+/// nothing, one that hangs, samples that do not parse.
+#[test]
+fn refine_tightens_a_grammar_to_what_the_command_accepts_and_refuses_bad_setups() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    std::fs::write(
+        p("num.grammar"),
+        "list = num ( \",\" num )* ;\nnum = [0-9]+ ( \".\" [0-9]* )? ;\n",
+    )
+    .unwrap();
+    std::fs::create_dir(p("samples")).unwrap();
+    for (i, s) in ["1,2.5", "10.25,3", "7"].iter().enumerate() {
+        std::fs::write(dir.path().join(format!("samples/{i}")), s).unwrap();
+    }
+    // Accepts comma-separated numbers whose dot, if any, is followed by a digit.
+    std::fs::write(
+        p("accept.sh"),
+        "#!/bin/sh\ngrep -Eqx '[0-9]+(\\.[0-9]+)?(,[0-9]+(\\.[0-9]+)?)*' \"$1\"\n",
+    )
+    .unwrap();
+    let accept = format!("sh {} @@", p("accept.sh"));
+    let out = hellfuzz(
+        &[
+            "refine",
+            &p("num.grammar"),
+            "--samples",
+            &p("samples"),
+            "--accept",
+            &accept,
+            "-o",
+            &p("out.grammar"),
+            "--per-round",
+            "40",
+            "-j",
+            "2",
+        ],
+        None,
+    );
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("round 1: accepted"), "{stderr}");
+    let edits = std::fs::read_to_string(p("out.edits")).unwrap();
+    assert!(
+        edits.contains("at least 1 time(s)") && edits.contains("#   rejected: "),
+        "{edits}"
+    );
+    // The refined grammar parses the samples, and no longer a number ending in its dot.
+    let check = hellfuzz(&["check", &p("out.grammar"), "--samples", &p("samples")], None);
+    assert!(check.status.success(), "{}", text(&check.stderr));
+    std::fs::write(p("dot"), "1.").unwrap();
+    assert!(!hellfuzz(&["parse", &p("out.grammar"), &p("dot"), "--quiet"], None)
+        .status
+        .success());
+    // A command that accepts nothing.
+    let out = hellfuzz(
+        &[
+            "refine",
+            &p("num.grammar"),
+            "--samples",
+            &p("samples"),
+            "--accept",
+            "false",
+            "-o",
+            &p("x.grammar"),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("rejects every sample"),
+        "{}",
+        text(&out.stderr)
+    );
+    // One that hangs is killed at --timeout (every sample then counts as rejected).
+    let start = std::time::Instant::now();
+    let out = hellfuzz(
+        &[
+            "refine",
+            &p("num.grammar"),
+            "--samples",
+            &p("samples"),
+            "--accept",
+            "sleep 100",
+            "--timeout",
+            "0.3",
+            "-o",
+            &p("x.grammar"),
+        ],
+        None,
+    );
+    assert!(text(&out.stderr).contains("timed out"), "{}", text(&out.stderr));
+    assert!(start.elapsed() < std::time::Duration::from_secs(60));
+    // Samples the grammar does not parse: their locations, and nothing written.
+    std::fs::write(dir.path().join("samples/bad"), "1,,2").unwrap();
+    let out = hellfuzz(
+        &[
+            "refine",
+            &p("num.grammar"),
+            "--samples",
+            &p("samples"),
+            "--accept",
+            &accept,
+            "-o",
+            &p("y.grammar"),
+        ],
+        None,
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("samples/bad:1:3"), "{stderr}");
+    assert!(!dir.path().join("y.grammar").exists());
+}

@@ -199,8 +199,13 @@ fn inverted_output_uses_what_the_samples_never_used() {
         // Per alternative of the grammar text: the context instances of a rule (`stmt`,
         // `stmt[ret]`) are one rule the samples use or not.
         let mut pooled: std::collections::BTreeMap<(usize, String, usize), (u64, u64)> = Default::default();
+        // Layout (comments, whitespace) keeps the samples' distribution under inversion.
+        let (layout, _) = g.layout_parts();
         for (i, s) in g.symbols().iter().enumerate() {
             let sym = SymbolId(i as u32);
+            if layout[i] {
+                continue;
+            }
             let (Some(a), Some(b)) = (samples.counts_of(&g, sym), inverted.counts_of(&g, sym)) else {
                 continue;
             };

@@ -19,12 +19,63 @@ pub struct ImportArgs {
     /// replacements for imported rules that are wider than the real format.
     #[arg(long)]
     pub externals: Option<PathBuf>,
+    /// Refine the import in the same step (as `hellfuzz refine`) against this acceptance
+    /// command (`@@` is the input's file; exit status 0 accepts it): `-o` gets the refined
+    /// grammar, `OUT` with the extension `.raw.grammar` the import as it was, and `OUT` with
+    /// the extension `.edits` the edits. Needs --samples and -o.
+    #[arg(long, value_name = "'CMD @@'", requires_all = ["samples", "out"])]
+    pub accept: Option<String>,
+    /// With --accept: the samples refine learns from (files, folders, globs).
+    #[arg(long, value_name = "PATH", requires = "accept")]
+    pub samples: Vec<String>,
+    /// With --accept: refine's time limit in seconds.
+    #[arg(long, default_value = "600", requires = "accept", value_parser = super::args::positive_seconds)]
+    pub max_time: std::time::Duration,
+    /// With --accept: commands run at once (default: the number of CPUs).
+    #[arg(short = 'j', long, requires = "accept", value_parser = super::args::at_least_one)]
+    pub jobs: Option<usize>,
 }
 
 impl ImportArgs {
     /// Runs `hellfuzz import`.
     pub fn run(self) -> Result<ExitCode, String> {
-        let ImportArgs { source, out, externals } = self;
+        let ImportArgs {
+            source,
+            out,
+            externals,
+            accept,
+            samples,
+            max_time,
+            jobs,
+        } = self;
+        if let (Some(accept), Some(out)) = (accept, &out) {
+            // Import next to the output, then refine into it.
+            let raw = out.with_extension("raw.grammar");
+            ImportArgs {
+                source,
+                out: Some(raw.clone()),
+                externals,
+                accept: None,
+                samples: Vec::new(),
+                max_time,
+                jobs,
+            }
+            .run()?;
+            return super::refine::RefineArgs {
+                grammar: raw.display().to_string(),
+                samples,
+                accept,
+                out: out.clone(),
+                edits: None,
+                max_time,
+                jobs,
+                timeout: hellfuzz::oracle::DEFAULT_TIMEOUT,
+                seed: 0,
+                per_round: 200,
+                max_size: 1000,
+            }
+            .run();
+        }
         let (source, output, externals) = (source.as_str(), out.as_deref(), externals.as_deref());
         let src = hellfuzz::import::find(source).map_err(|e| e.to_string())?;
         let ov_text = match externals {

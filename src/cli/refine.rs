@@ -117,7 +117,7 @@ impl RefineArgs {
         let last = refined.rounds.last().cloned().unwrap_or_default();
         let why = match refined.stop {
             Some(Stop::Targets) => "the acceptance targets are met",
-            Some(Stop::Stuck) => "the last round found nothing more to edit",
+            Some(Stop::Stuck) => "the last rounds found nothing more to edit",
             Some(Stop::Interrupted) => "interrupted",
             Some(Stop::Budget) | None => "the time is up",
         };

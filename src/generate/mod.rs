@@ -282,6 +282,10 @@ pub struct Generator<'a> {
     probs: &'a Probabilities,
     /// How ASCII members are chosen from mixed character classes for this input (its share).
     ascii: Bernoulli,
+    /// While following a target: its share of ASCII characters, which splits the mined
+    /// characters of a class with ASCII and non-ASCII members (a sample without non-ASCII
+    /// text gives inputs without it, though other samples drew non-ASCII characters).
+    ascii_part: Option<Bernoulli>,
     limits: Limits,
     rng: Xoshiro256PlusPlus,
     /// Per symbol: whether some derivation of it contains a recursive symbol (can grow).
@@ -583,6 +587,7 @@ impl<'a> Generator<'a> {
             base: probs,
             probs,
             ascii: ascii_draw(ascii_share(probs.mode)),
+            ascii_part: None,
             limits,
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
             grows: &grammar.analysis().reaches_recursion,
@@ -655,6 +660,7 @@ impl<'a> Generator<'a> {
         let size = target.size.min(full.max_size);
         self.probs = &target.probs;
         self.ascii = ascii_draw(target.ascii_share);
+        self.ascii_part = Some(ascii_draw(target.ascii_share));
         if let Some(sample) = target.tree.as_ref().filter(|t| t.len() <= full.max_size) {
             let plan = match self.plans[which].take() {
                 Some(plan) => plan,
@@ -700,6 +706,7 @@ impl<'a> Generator<'a> {
     fn follow_base(&mut self) {
         self.probs = self.base;
         self.ascii = ascii_draw(ascii_share(self.base.mode));
+        self.ascii_part = None;
     }
 
     /// `sample` with subtrees holding about [`REDRAWN_SHARE`] of its nodes drawn anew, each
@@ -1321,11 +1328,36 @@ impl Generator<'_> {
     /// (mined or inverted per character), else [`sample_member`]'s uniform pick.
     #[inline]
     fn draw_char(&self, t: TerminalId, class: &CharClass, r: &mut SplitMix64) -> char {
-        match self.probs.chars_of(t) {
-            None => sample_member(class, &self.ascii, r),
-            Some(dist) => sample_dist(class, dist, &self.ascii, r),
+        match (self.probs.chars_of(t), &self.ascii_part) {
+            (None, _) => sample_member(class, &self.ascii, r),
+            (Some(dist), Some(part)) if crate::mine::mixed(class) => {
+                let ascii = r.sample(part);
+                sample_part(dist, ascii, r).unwrap_or_else(|| sample_dist(class, dist, &self.ascii, r))
+            }
+            (Some(dist), _) => sample_dist(class, dist, &self.ascii, r),
         }
     }
+}
+
+/// A character `dist` lists, ASCII or not as `ascii` says, by the probabilities it gives them
+/// (renormalized); `None` if it lists none of that part.
+fn sample_part(dist: &CharDist, ascii: bool, rng: &mut impl Rng) -> Option<char> {
+    let weight = |i: usize| dist.cumulative[i] - if i == 0 { 0.0 } else { dist.cumulative[i - 1] };
+    let part = |i: &usize| dist.chars[*i].is_ascii() == ascii;
+    let total: f64 = (0..dist.chars.len()).filter(part).map(weight).sum();
+    if total <= 0.0 {
+        return None;
+    }
+    let mut x = rng.random::<f64>() * total;
+    let mut last = None;
+    for i in (0..dist.chars.len()).filter(part) {
+        x -= weight(i);
+        last = Some(dist.chars[i]);
+        if x < 0.0 {
+            break;
+        }
+    }
+    last
 }
 
 /// Tries at drawing a member that `dist` does not list, by [`sample_member`], before the first

@@ -45,6 +45,12 @@ pub enum Change {
         /// What it matches from now on.
         class: CharClass,
     },
+    /// The fixed repetition `sym` (`x{n}`) written out as `x x ... x`, so that each position
+    /// can be narrowed on its own (`"\\U" hex{8}`: only `0` is valid first).
+    Unroll {
+        /// The repetition.
+        sym: SymbolId,
+    },
     /// The repetition or optional part `sym` takes `min` to `max` iterations (an optional
     /// part: 0 or 1), where `place` uses it or, without a place, everywhere.
     Bound {
@@ -90,6 +96,7 @@ impl Change {
                 name(place.parent),
                 class.to_text()
             ),
+            Change::Unroll { sym } => format!("`{}` ({}) written out", name(*sym), g.item_text(Item::Symbol(*sym))),
             Change::Bound { sym, place, min, max } => {
                 let how = match (min, max) {
                     (_, Some(0)) => "never there".to_string(),
@@ -165,6 +172,9 @@ fn set_item(symbols: &mut [Symbol], place: Place, to: Item) -> bool {
         _ => false,
     }
 }
+
+/// The longest fixed repetition [`Change::Unroll`] writes out.
+pub const MAX_UNROLL: u32 = 16;
 
 /// Why an edit cannot be made.
 #[derive(Debug)]
@@ -276,6 +286,21 @@ fn make(
             };
             set_item(symbols, *place, Item::Terminal(crate::grammar::TerminalId(id as u32)));
             Ok(vec![owner_name(g, place.parent)])
+        }
+        Change::Unroll { sym } => {
+            let s = &mut symbols[sym.index()];
+            let Body::Repeat { item, min, max } = s.body else {
+                return impossible("not a repetition");
+            };
+            if max != Some(min) || min > MAX_UNROLL {
+                return impossible("not a fixed repetition of a few");
+            }
+            s.body = Body::Choice(vec![Alternative {
+                items: vec![item; min as usize],
+                weight: None,
+                span: s.span,
+            }]);
+            Ok(vec![owner_name(g, *sym)])
         }
         Change::Bound { sym, place, min, max } => {
             let original = &symbols[sym.index()];

@@ -193,10 +193,13 @@ fn good_part<'g>(grammar: &Grammar, tree: &Tree, node: NodeId, good: &Good<'g>) 
     match tree.kind(node) {
         NodeKind::Leaf { terminal } => {
             let parent = tree.parent(node).and_then(|p| tree.kind(p).symbol());
-            let c = *good
-                .chars
-                .get(&(parent, terminal))
-                .or_else(|| good.chars.get(&(None, terminal)))?;
+            // Where the samples never drew this class under this parent, the class's smallest
+            // printable member: a digit drawn most in `\u00e9` is no safe part of `\U00xxxxxx`.
+            let c = match (good.chars.get(&(parent, terminal)), grammar.terminal(terminal)) {
+                (Some(&c), _) => c,
+                (None, Terminal::Class { class, .. }) => class.representative()?,
+                (None, Terminal::Literal(_)) => return None,
+            };
             (leaf_char(grammar, tree, node, terminal) != Some(c)).then_some(Replacement::Char(terminal, c))
         }
         kind => {

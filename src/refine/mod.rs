@@ -111,7 +111,7 @@ pub struct Round {
     pub edits: usize,
     /// Edits made so far.
     pub edits_total: usize,
-    /// Rejected inputs whose culprit was found, and edits that a sample refused.
+    /// Rejected inputs whose culprit was found.
     pub culprits: usize,
     /// Edits not made because a sample would no longer parse.
     pub refused: usize,
@@ -157,12 +157,15 @@ pub struct Edit {
     pub culprit: Vec<u8>,
 }
 
+/// Rounds in a row without an edit after which [`refine`] stops ([`Stop::Stuck`]).
+pub const STUCK_ROUNDS: usize = 2;
+
 /// Why the refinement stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stop {
     /// Both acceptance targets were met.
     Targets,
-    /// A round found nothing more to edit.
+    /// [`STUCK_ROUNDS`] rounds in a row found nothing more to edit.
     Stuck,
     /// `max_time` or `max_rounds` was reached.
     Budget,
@@ -386,6 +389,9 @@ pub fn refine(
         stop: None,
     };
     let mut refused: HashSet<String> = HashSet::new();
+    // Rounds in a row that found no edit: each draws other inputs, so one may find what the
+    // last did not; two in a row end the refinement.
+    let mut empty_rounds = 0;
     let cancelled = || options.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
     // Past the time, a round's search stops; its edits so far are made and measured once more.
     let stop_search = || cancelled() || start.elapsed() >= options.max_time;
@@ -443,15 +449,6 @@ pub fn refine(
                 break;
             }
             let mut changes = propose(g, c, &trees, &facts, &judge, options.jobs);
-            if std::env::var_os("HF_DEBUG").is_some() {
-                eprintln!(
-                    "DEBUG culprit {:?} kind {:?} in {:?}: {:?}",
-                    String::from_utf8_lossy(&c.tree.unparse_node(c.node)),
-                    c.tree.label(g, c.node),
-                    String::from_utf8_lossy(&c.input),
-                    changes.iter().map(|x| x.describe(g)).collect::<Vec<_>>()
-                );
-            }
             changes.retain(|change| !refused.contains(&change.key(g)));
             let Some(first) = changes.first() else {
                 continue;
@@ -483,7 +480,8 @@ pub fn refine(
             }
         }
         round.edits = kept.len();
-        let stuck = kept.is_empty();
+        empty_rounds = if kept.is_empty() { empty_rounds + 1 } else { 0 };
+        let stuck = empty_rounds >= STUCK_ROUNDS;
         if let Some(applied) = &current {
             for ((change, input, culprit), rules) in kept.iter().zip(&applied.rules) {
                 state.edits.push(Edit {
@@ -643,11 +641,11 @@ fn place_of(g: &Grammar, tree: &Tree, node: NodeId) -> Option<Place> {
 
 /// Sample nodes (tree, node) at which a node of `sym` (or a leaf of `terminal`) could be put
 /// instead of what the sample has there: the same symbol, at most `n` of them.
-fn sample_spots<'t>(trees: &'t [Tree], matches: impl Fn(NodeKind) -> bool, n: usize) -> Vec<(&'t Tree, NodeId)> {
+fn sample_spots<'t>(trees: &'t [Tree], matches: impl Fn(&Tree, NodeId) -> bool, n: usize) -> Vec<(&'t Tree, NodeId)> {
     let mut out = Vec::new();
     for tree in trees {
         tree.pre_order(tree.root(), |node| {
-            if out.len() < n && matches(tree.kind(node)) {
+            if out.len() < n && matches(tree, node) {
                 out.push((tree, node));
             }
         });
@@ -678,6 +676,16 @@ fn propose(
             return Vec::new();
         };
         if let Terminal::Class { class, .. } = g.terminal(terminal) {
+            // One position of a fixed repetition (`hex{8}`) may allow less than the others:
+            // written out (the same language), each is narrowed on its own in the next round.
+            if let Body::Repeat {
+                min, max: Some(max), ..
+            } = g.symbol(place.parent).body
+            {
+                if min == max && (2..=edit::MAX_UNROLL).contains(&min) {
+                    return vec![Change::Unroll { sym: place.parent }];
+                }
+            }
             if let Some(class) = narrowed_class(g, tree, node, terminal, class, trees, judge, jobs) {
                 return vec![Change::NarrowClass { place, class }];
             }
@@ -733,7 +741,7 @@ fn unseen_choice(
             }
             // Is the alternative, as it is here, accepted where the samples use the rule?
             // Then it is wrong only here.
-            let spots = sample_spots(trees, |k| k.symbol() == Some(symbol), SAMPLE_CONTEXTS);
+            let spots = sample_spots(trees, |t, n| t.kind(n).symbol() == Some(symbol), SAMPLE_CONTEXTS);
             let elsewhere = spots.iter().any(|&(t, n)| {
                 let mut copy = t.clone();
                 let new = copy.graft(tree, node);
@@ -845,15 +853,17 @@ fn narrowed_class(
     jobs: usize,
 ) -> Option<CharClass> {
     let parent_sym = tree.parent(node).and_then(|p| tree.kind(p).symbol());
-    let spots: Vec<(&Tree, NodeId)> = sample_spots(
+    let place = place_of(g, tree, node);
+    // Leaves of the class at the same place of the same rule in the samples.
+    let spots = sample_spots(
         trees,
-        |k| matches!(k, NodeKind::Leaf { terminal: t } if t == terminal),
-        SAMPLE_CONTEXTS * 4,
-    )
-    .into_iter()
-    .filter(|&(t, n)| t.parent(n).and_then(|p| t.kind(p).symbol()) == parent_sym)
-    .take(SAMPLE_CONTEXTS)
-    .collect();
+        |t, n| {
+            matches!(t.kind(n), NodeKind::Leaf { terminal: x } if x == terminal)
+                && t.parent(n).and_then(|p| t.kind(p).symbol()) == parent_sym
+                && place_of(g, t, n) == place
+        },
+        SAMPLE_CONTEXTS,
+    );
     // Every ASCII member, and a few of each non-ASCII block (first, middle, last of its parts).
     let mut chars: Vec<char> = (0..128u32)
         .filter(|&c| class.contains(c))
