@@ -25,19 +25,80 @@ fn fixtures() -> Vec<PathBuf> {
 }
 
 fn node_available() -> bool {
-    Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success())
+    Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 /// The fixtures and the constructs each must hold (so that a fixture edited into a file without
 /// them fails here, rather than the test passing on something else).
 const CONSTRUCTS: &[(&str, &[&str])] = &[
-    ("asi.js", &["const a = 1\n", "if (!x) return\n", "do b++\nwhile", ";[a, b]", ";(function"]),
-    ("async.js", &["async function", "await ", "async (x) =>", "async x =>", "for await", "async *", "static async"]),
-    ("classes.js", &["static instances = 0", "#step = 1", "static #secret", "static {", "#bump ()", "#step in this", "this.#step"]),
-    ("literals.js", &["10n", "1_000_000", "(?<year>", "(?<=", "\\x7f-\\x9f", "{10,20}", "import('"]),
-    ("module-default.mjs", &["import {", "export class", "export default function"]),
-    ("module.mjs", &["import * as", "export * from", "export { join } from", "import.meta", "await read", "export { Reader, data as contents }"]),
-    ("optional-chaining.js", &["?.a", "?.[0]", "?.()", "??", "??=", "||=", "&&="]),
+    (
+        "asi.js",
+        &[
+            "const a = 1\n",
+            "if (!x) return\n",
+            "do b++\nwhile",
+            ";[a, b]",
+            ";(function",
+        ],
+    ),
+    (
+        "async.js",
+        &[
+            "async function",
+            "await ",
+            "async (x) =>",
+            "async x =>",
+            "for await",
+            "async *",
+            "static async",
+        ],
+    ),
+    (
+        "classes.js",
+        &[
+            "static instances = 0",
+            "#step = 1",
+            "static #secret",
+            "static {",
+            "#bump ()",
+            "#step in this",
+            "this.#step",
+        ],
+    ),
+    (
+        "literals.js",
+        &[
+            "10n",
+            "1_000_000",
+            "(?<year>",
+            "(?<=",
+            "\\x7f-\\x9f",
+            "{10,20}",
+            "import('",
+        ],
+    ),
+    (
+        "module-default.mjs",
+        &["import {", "export class", "export default function"],
+    ),
+    (
+        "module.mjs",
+        &[
+            "import * as",
+            "export * from",
+            "export { join } from",
+            "import.meta",
+            "await read",
+            "export { Reader, data as contents }",
+        ],
+    ),
+    (
+        "optional-chaining.js",
+        &["?.a", "?.[0]", "?.()", "??", "??=", "||=", "&&="],
+    ),
 ];
 
 #[test]
@@ -45,7 +106,10 @@ fn every_fixture_parses_round_trips_and_node_accepts_it() {
     let g = Grammar::load("js").unwrap();
     let parser = Parser::new(&g);
     let files = fixtures();
-    let names: Vec<String> = files.iter().map(|f| f.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    let names: Vec<String> = files
+        .iter()
+        .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
     let expected: Vec<&str> = CONSTRUCTS.iter().map(|(n, _)| *n).collect();
     assert_eq!(names, expected, "the fixtures and CONSTRUCTS must list the same files");
     let node = node_available();
@@ -58,11 +122,23 @@ fn every_fixture_parses_round_trips_and_node_accepts_it() {
         for c in *constructs {
             assert!(shown.contains(c), "{}: holds no {c:?}", file.display());
         }
-        let tree = parser.parse(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-        assert_eq!(tree.unparse(), text, "{}: the tree does not give back the file", file.display());
+        let tree = parser
+            .parse(&text)
+            .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        assert_eq!(
+            tree.unparse(),
+            text,
+            "{}: the tree does not give back the file",
+            file.display()
+        );
         if node {
             let out = Command::new("node").arg("--check").arg(file).output().unwrap();
-            assert!(out.status.success(), "node --check rejects {}: {}", file.display(), String::from_utf8_lossy(&out.stderr));
+            assert!(
+                out.status.success(),
+                "node --check rejects {}: {}",
+                file.display(),
+                String::from_utf8_lossy(&out.stderr)
+            );
         }
     }
 }
@@ -90,16 +166,34 @@ fn no_semicolon_is_inserted_where_the_next_line_continues_the_statement() {
     for src in continued {
         assert!(parser.parse(src.as_bytes()).is_err(), "the grammar accepts {src:?}");
         if node {
-            let out = Command::new("node").args(["-e", "new (require('vm').Script)(process.argv[1])", src]).output().unwrap();
-            assert!(!out.status.success(), "node accepts {src:?}, so this case tests nothing");
+            let out = Command::new("node")
+                .args(["-e", "new (require('vm').Script)(process.argv[1])", src])
+                .output()
+                .unwrap();
+            assert!(
+                !out.status.success(),
+                "node accepts {src:?}, so this case tests nothing"
+            );
         }
     }
     // And where the next token cannot continue the statement, a line break ends it.
-    for src in ["a = b\n++c\n", "const f = () => {}\n[1].map(f)\n", "x = y\nlet z\n", "if (a) b\nelse c\n"] {
+    for src in [
+        "a = b\n++c\n",
+        "const f = () => {}\n[1].map(f)\n",
+        "x = y\nlet z\n",
+        "if (a) b\nelse c\n",
+    ] {
         assert!(parser.parse(src.as_bytes()).is_ok(), "the grammar rejects {src:?}");
         if node {
-            let out = Command::new("node").args(["-e", "new (require('vm').Script)(process.argv[1])", src]).output().unwrap();
-            assert!(out.status.success(), "node rejects {src:?}: {}", String::from_utf8_lossy(&out.stderr));
+            let out = Command::new("node")
+                .args(["-e", "new (require('vm').Script)(process.argv[1])", src])
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "node rejects {src:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
         }
     }
 }

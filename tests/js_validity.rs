@@ -32,7 +32,13 @@ fn node_rejections(inputs: &[Vec<u8>]) -> Vec<String> {
         std::fs::write(dir.path().join(format!("{i:04}.js")), input).unwrap();
     }
     let out = Command::new("node")
-        .args(["--experimental-vm-modules", "--no-warnings", "-e", CHECK, dir.path().to_str().unwrap()])
+        .args([
+            "--experimental-vm-modules",
+            "--no-warnings",
+            "-e",
+            CHECK,
+            dir.path().to_str().unwrap(),
+        ])
         .stdin(Stdio::null())
         .output()
         .unwrap_or_else(|e| panic!("this test needs node (V8) on the PATH: {e}; install nodejs"));

@@ -7,8 +7,8 @@
 //! Formats and parsers: `json` serde_json (arbitrary precision, no recursion limit), `toml`
 //! toml_edit (no recursion limit), `css` lightningcss (no error recovery), `sql` sqlparser
 //! (generic dialect, no recursion limit), `glsl` naga's GLSL front end (accepted if it parses as
-//! a vertex, fragment or compute shader), `js` oxc_parser (a classic script, or else a module), `expr` the
-//! evaluator in `fuzz/calc` (only syntax errors reject). Deep nesting is valid in all of them, so
+//! a vertex, fragment or compute shader), `js` oxc_parser (a classic script, or else a module),
+//! `expr` the evaluator in `fuzz/calc` (only syntax errors reject). Deep nesting is valid in all of them, so
 //! no parser keeps a depth limit.
 //!
 //! Inputs are the files given (for a directory, every regular file in it, sorted), or with
