@@ -183,7 +183,9 @@ fn more_of_the_same_is_close_and_inverted_is_far() {
 fn inverted_output_uses_what_the_samples_never_used() {
     // js at 3,000 bytes: many of its unseen alternatives (`new x`, `0o7`) sit below the fifteen
     // precedence levels of expressions, whose pass-through alternatives the samples use most and
-    // inversion therefore starves; larger inputs reach them.
+    // inversion therefore starves; larger inputs reach them. And 400 of them: since ES2023 (ASI,
+    // classes with private names, modules) the grammar has 119 alternatives its samples never
+    // use, many inside class bodies and modules, which 200 inputs reached 79 % of.
     for (name, g, samples) in frequency_cases() {
         let inverted = mine_outputs(
             &g,
@@ -192,7 +194,7 @@ fn inverted_output_uses_what_the_samples_never_used() {
                 &samples,
                 ProbabilityMode::Inverted,
                 5,
-                if name == "js" { 200 } else { 500 },
+                if name == "js" { 400 } else { 500 },
                 if name == "js" { 3000 } else { 1000 },
             ),
         );

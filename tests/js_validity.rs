@@ -1,6 +1,6 @@
-//! Generated JavaScript is JavaScript: V8 (node, as `node --check` parses a script) accepts at
-//! least 95% of "more of the same" and 90% of inverted and uniform output, and every token
-//! boundary survives a re-parse. CI installs node; without it this test fails and says so.
+//! Generated JavaScript is JavaScript: V8 (node, as `node --check` parses a script, or else a
+//! module) accepts at least 95% of "more of the same" and 90% of inverted and uniform output,
+//! and every token boundary survives a re-parse. CI installs node; without it this test fails and says so.
 
 use std::process::{Command, Stdio};
 
@@ -10,13 +10,19 @@ use hellfuzz::mine::{samples, Probabilities, ProbabilityMode};
 use hellfuzz::parse::Parser;
 
 /// Parses every file of the folder given as argument as a classic script, like `node --check`,
-/// and prints the names of those it rejects, with the message, one per line.
+/// and what is no script as an ES module (the grammar makes both: `program = script | module`;
+/// constructing a vm.SourceTextModule parses without linking, under --experimental-vm-modules),
+/// and prints the names of those it rejects, with the messages, one per line.
 const CHECK: &str = r#"
 const vm = require('vm'), fs = require('fs'), path = require('path');
 const dir = process.argv[1];
 for (const f of fs.readdirSync(dir)) {
-  try { new vm.Script(fs.readFileSync(path.join(dir, f), 'utf8')); }
-  catch (e) { console.log(f + ' ' + e.message); }
+  const text = fs.readFileSync(path.join(dir, f), 'utf8');
+  try { new vm.Script(text); }
+  catch (e) {
+    try { new vm.SourceTextModule(text); }
+    catch (m) { console.log(f + ' ' + e.message + ' (as a module: ' + m.message + ')'); }
+  }
 }
 "#;
 
@@ -26,7 +32,13 @@ fn node_rejections(inputs: &[Vec<u8>]) -> Vec<String> {
         std::fs::write(dir.path().join(format!("{i:04}.js")), input).unwrap();
     }
     let out = Command::new("node")
-        .args(["-e", CHECK, dir.path().to_str().unwrap()])
+        .args([
+            "--experimental-vm-modules",
+            "--no-warnings",
+            "-e",
+            CHECK,
+            dir.path().to_str().unwrap(),
+        ])
         .stdin(Stdio::null())
         .output()
         .unwrap_or_else(|e| panic!("this test needs node (V8) on the PATH: {e}; install nodejs"));

@@ -1,12 +1,14 @@
 // Counts how many inputs node accepts as JavaScript, for scripts/eval-validity: the verdict of
 // `node --check FILE.js` on each, in one node process for all of them.
 //
-// Usage: node node-check.js [--verbose N] FILES_OR_DIRS...
+// Usage: node --experimental-vm-modules node-check.js [--verbose N] FILES_OR_DIRS...
 //
 // `node --check` on a .js file compiles it as a CommonJS module: the source becomes the body of
 // a function with the parameters exports, require, module, __filename, __dirname (so a
 // top-level `return` is accepted), without running it. vm.compileFunction with those
 // parameters is what node's loader does; a leading `#!` line is accepted as node accepts it.
+// An input that does not compile so is compiled as an ES module (see `check`); run node with
+// --experimental-vm-modules for that.
 // It agrees with `node --check` (checked on generated inputs, verdicts and messages; see the
 // comparison mode below). Prints `accepted: A of N (P%)` as its last line; with --verbose N, the
 // first N rejected inputs and the most common messages go to standard error.
@@ -33,7 +35,18 @@ function check(file) {
     vm.compileFunction(source, PARAMS, { filename: file });
     return null;
   } catch (e) {
-    return `${e.name}: ${e.message}`;
+    // The js grammar makes scripts and modules (`program = script | module`): what does not
+    // compile as a script is compiled again as an ES module (strict, with import/export and
+    // top-level await), as node's module detection does for a .js file that has module syntax
+    // (--experimental-detect-module). Constructing a vm.SourceTextModule parses the module
+    // without linking or running it; node needs --experimental-vm-modules for it.
+    if (vm.SourceTextModule === undefined) return `${e.name}: ${e.message}`;
+    try {
+      new vm.SourceTextModule(source, { identifier: file });
+      return null;
+    } catch (m) {
+      return `${e.name}: ${e.message} (as a module: ${m.name}: ${m.message})`;
+    }
   }
 }
 

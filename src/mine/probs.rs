@@ -357,6 +357,11 @@ impl Siblings {
     ) -> Option<Vec<u64>> {
         let members = &self.members[*self.group.get(sym.index())?];
         let n = arity(grammar, sym);
+        // A context instance whose guards leave one alternative is no choice point: nothing to
+        // pool (its alternative may still be a sibling's, which must not index `total`).
+        if n == 0 {
+            return None;
+        }
         let mut total = vec![0u64; n];
         for &other in members.iter().filter(|&&o| o != sym) {
             let Some(c) = counts_of(other) else {

@@ -401,4 +401,20 @@ fn char_counts_merge_and_old_models_are_refused_with_a_reason() {
         (many.chars.len(), many.other, many.total()),
         (MAX_LISTED_CHARS, 10, MAX_LISTED_CHARS as u64 + 10)
     );
+
+#[test]
+fn like_sample_takes_an_instance_with_one_alternative_left_by_its_guards() {
+    // `end[a]` keeps one alternative and `decl[a]` too, the one `decl` shares with it: no
+    // choice point, so nothing to pool from its siblings (this used to index out of bounds).
+    let g = Grammar::from_text(
+        "s = decl decl[+a] ;\ndecl[a] = \"x\" end[?a] | [~a] \"y;\" ;\nend[a] = [~a] \";\" | [+a] ;\n",
+        "one.grammar",
+    )
+    .unwrap();
+    let mut model = Model::new(&g);
+    model.add_tree(&g, &Parser::new(&g).parse(b"x;x").unwrap());
+    let mined = Probabilities::new(&g, Some(&model), ProbabilityMode::Mined);
+    let like = mined.like_sample(&g, &model.profiles[0], 1.0);
+    let one = g.symbol_by_name("decl[a]").unwrap();
+    assert_eq!(like.of(one), mined.of(one));
 }

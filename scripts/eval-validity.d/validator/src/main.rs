@@ -7,8 +7,8 @@
 //! Formats and parsers: `json` serde_json (arbitrary precision, no recursion limit), `toml`
 //! toml_edit (no recursion limit), `css` lightningcss (no error recovery), `sql` sqlparser
 //! (generic dialect, no recursion limit), `glsl` naga's GLSL front end (accepted if it parses as
-//! a vertex, fragment or compute shader), `js` oxc_parser (a classic script), `expr` the
-//! evaluator in `fuzz/calc` (only syntax errors reject). Deep nesting is valid in all of them, so
+//! a vertex, fragment or compute shader), `js` oxc_parser (a classic script, or else a module),
+//! `expr` the evaluator in `fuzz/calc` (only syntax errors reject). Deep nesting is valid in all of them, so
 //! no parser keeps a depth limit.
 //!
 //! Inputs are the files given (for a directory, every regular file in it, sorted), or with
@@ -191,16 +191,26 @@ fn check_glsl(text: &str) -> Result<(), String> {
         .join(" | "))
 }
 
-/// oxc as a classic script (the js grammar has no import/export; a module would be strict mode
-/// and reject ES5 that the grammar allows, such as `with`), with regular expression bodies
-/// parsed, as in the fuzz target `js`. Accepted iff no error and the parser did not give up.
+/// oxc as a classic script (a module is strict mode and rejects ES5 that the grammar allows,
+/// such as `with`), and what is no script as a module: the js grammar makes both (`program =
+/// script | module`, a module with import/export, top-level `await` or `import.meta`), as node
+/// does for a .js file with module syntax. Regular expression bodies parsed, as in the fuzz
+/// target `js`. Accepted iff no error and the parser did not give up.
 fn check_js(text: &str) -> Result<(), String> {
+    let script = parse_js(text, oxc_span::SourceType::script());
+    match script {
+        Ok(()) => Ok(()),
+        Err(e) => parse_js(text, oxc_span::SourceType::mjs()).map_err(|m| format!("{e} (as a module: {m})")),
+    }
+}
+
+fn parse_js(text: &str, source_type: oxc_span::SourceType) -> Result<(), String> {
     let allocator = oxc_allocator::Allocator::default();
     let options = oxc_parser::ParseOptions {
         parse_regular_expression: true,
         ..oxc_parser::ParseOptions::default()
     };
-    let parsed = oxc_parser::Parser::new(&allocator, text, oxc_span::SourceType::script())
+    let parsed = oxc_parser::Parser::new(&allocator, text, source_type)
         .with_options(options)
         .parse();
     if parsed.panicked || parsed.diagnostics.has_errors() {
