@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use super::{Judge, Verdict};
+use super::{place_of, Judge, Place, Verdict};
 use crate::grammar::{Grammar, Item, SymbolId, Terminal, TerminalId};
 use crate::tree::{fix_boundaries, NodeId, NodeKind, Tree};
 
@@ -18,22 +18,20 @@ const MAX_CALLS: usize = 400;
 pub(crate) struct Good<'s> {
     trees: &'s [Tree],
     smallest: HashMap<SymbolId, (usize, NodeId)>,
-    /// Per class terminal under a parent symbol (or under any: `None`), the most drawn character.
-    chars: HashMap<(Option<SymbolId>, TerminalId), char>,
+    /// Per class terminal at a place of a rule, the character the samples draw most there.
+    chars: HashMap<(Place, TerminalId), char>,
 }
 
 impl<'s> Good<'s> {
     /// Indexes the samples' trees (derivations of `grammar`).
     pub(crate) fn new(grammar: &Grammar, trees: &'s [Tree]) -> Good<'s> {
         let mut smallest: HashMap<SymbolId, (usize, NodeId)> = HashMap::new();
-        let mut counts: HashMap<(Option<SymbolId>, TerminalId, char), u64> = HashMap::new();
+        let mut counts: HashMap<(Place, TerminalId, char), u64> = HashMap::new();
         for (i, tree) in trees.iter().enumerate() {
             tree.pre_order(tree.root(), |n| match tree.kind(n) {
                 NodeKind::Leaf { terminal } => {
-                    if let Some(c) = leaf_char(grammar, tree, n, terminal) {
-                        let parent = tree.parent(n).and_then(|p| tree.kind(p).symbol());
-                        *counts.entry((parent, terminal, c)).or_default() += 1;
-                        *counts.entry((None, terminal, c)).or_default() += 1;
+                    if let (Some(c), Some(place)) = (leaf_char(grammar, tree, n, terminal), place_of(grammar, tree, n)) {
+                        *counts.entry((place, terminal, c)).or_default() += 1;
                     }
                 }
                 kind => {
@@ -46,7 +44,7 @@ impl<'s> Good<'s> {
                 }
             });
         }
-        let mut chars: HashMap<(Option<SymbolId>, TerminalId), (char, u64)> = HashMap::new();
+        let mut chars: HashMap<(Place, TerminalId), (char, u64)> = HashMap::new();
         for ((p, t, c), n) in counts {
             let best = chars.entry((p, t)).or_insert((c, n));
             if n > best.1 || (n == best.1 && c < best.0) {
@@ -192,10 +190,10 @@ pub(crate) fn isolate(grammar: &Grammar, tree: Tree, good: &Good<'_>, judge: &Ju
 fn good_part<'g>(grammar: &Grammar, tree: &Tree, node: NodeId, good: &Good<'g>) -> Option<Replacement<'g>> {
     match tree.kind(node) {
         NodeKind::Leaf { terminal } => {
-            let parent = tree.parent(node).and_then(|p| tree.kind(p).symbol());
-            // Where the samples never drew this class under this parent, the class's smallest
+            // Where the samples never drew this class at this place, the class's smallest
             // printable member: a digit drawn most in `\u00e9` is no safe part of `\U00xxxxxx`.
-            let c = match (good.chars.get(&(parent, terminal)), grammar.terminal(terminal)) {
+            let drawn = place_of(grammar, tree, node).and_then(|p| good.chars.get(&(p, terminal)));
+            let c = match (drawn, grammar.terminal(terminal)) {
                 (Some(&c), _) => c,
                 (None, Terminal::Class { class, .. }) => class.representative()?,
                 (None, Terminal::Literal(_)) => return None,
