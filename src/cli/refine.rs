@@ -108,9 +108,7 @@ impl RefineArgs {
             save(r);
         };
         let refined = refine(&g, &samples, &accept, &options, &mut progress).map_err(|e| e.to_string())?;
-        if let Err(e) = write(&refined, &origin, &self.out, &edits_path) {
-            return Err(e);
-        }
+        write(&refined, &origin, &self.out, &edits_path)?;
         if let Some(e) = write_error {
             return Err(e);
         }

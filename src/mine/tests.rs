@@ -401,6 +401,7 @@ fn char_counts_merge_and_old_models_are_refused_with_a_reason() {
         (many.chars.len(), many.other, many.total()),
         (MAX_LISTED_CHARS, 10, MAX_LISTED_CHARS as u64 + 10)
     );
+}
 
 #[test]
 fn like_sample_takes_an_instance_with_one_alternative_left_by_its_guards() {

@@ -30,7 +30,8 @@ impl<'s> Good<'s> {
         for (i, tree) in trees.iter().enumerate() {
             tree.pre_order(tree.root(), |n| match tree.kind(n) {
                 NodeKind::Leaf { terminal } => {
-                    if let (Some(c), Some(place)) = (leaf_char(grammar, tree, n, terminal), place_of(grammar, tree, n)) {
+                    if let (Some(c), Some(place)) = (leaf_char(grammar, tree, n, terminal), place_of(grammar, tree, n))
+                    {
                         *counts.entry((place, terminal, c)).or_default() += 1;
                     }
                 }

@@ -641,7 +641,7 @@ fn place_of(g: &Grammar, tree: &Tree, node: NodeId) -> Option<Place> {
 
 /// Sample nodes (tree, node) at which a node of `sym` (or a leaf of `terminal`) could be put
 /// instead of what the sample has there: the same symbol, at most `n` of them.
-fn sample_spots<'t>(trees: &'t [Tree], matches: impl Fn(&Tree, NodeId) -> bool, n: usize) -> Vec<(&'t Tree, NodeId)> {
+fn sample_spots(trees: &[Tree], matches: impl Fn(&Tree, NodeId) -> bool, n: usize) -> Vec<(&Tree, NodeId)> {
     let mut out = Vec::new();
     for tree in trees {
         tree.pre_order(tree.root(), |node| {
