@@ -779,14 +779,39 @@ fn unseen_choice(
                 min: lo,
                 max: hi,
             };
+            // An edit of the count is made only where the count is to blame: the rejected
+            // input with `n` iterations (the first ones kept, or one drawn as the cheapest
+            // derivation of the item) is accepted. A repeated flag (`(?ii)`) is not fixed by
+            // a longer name, nor a duplicate group name by a shorter one.
+            let with_count = |n: usize| -> bool {
+                let mut t = tree.clone();
+                let children: Vec<NodeId> = t.children(node).collect();
+                for &c in children.iter().skip(n) {
+                    t.remove(c);
+                }
+                if n > children.len() {
+                    let item = match g.symbol(symbol).body {
+                        Body::Repeat { item, .. } | Body::Optional(item) => item,
+                        Body::Choice(_) => return false,
+                    };
+                    for _ in children.len()..n {
+                        let Some(new) = t.add_cheapest(g, item) else {
+                            return false;
+                        };
+                        t.append_child(node, new);
+                    }
+                }
+                crate::tree::fix_boundaries(g, &mut t);
+                judge.verdict(&t.unparse()) == Verdict::Accepted
+            };
             let mut out = Vec::new();
-            if k > 0 && min == 0 && most <= 1 {
+            if k > 0 && min == 0 && most <= 1 && with_count(0) {
                 // Never there first: where the samples have it once, an ambiguous grammar may
                 // have read their text into it (layout inside a string); if a sample needs
                 // it, they refuse the edit and the next is tried.
                 out.push(bound(0, Some(0)));
             }
-            if k == 0 && fewest >= 1 && min == 0 {
+            if k == 0 && fewest >= 1 && min == 0 && with_count(1) {
                 out.push(bound(1, max));
             }
             if k > most.max(1) && matches!(g.symbol(symbol).body, Body::Repeat { .. }) {
@@ -815,7 +840,7 @@ fn unseen_choice(
                     out.push(bound(min, Some(u32::try_from(lo).unwrap_or(u32::MAX))));
                 }
             }
-            if k > 1 && most <= 1 && min <= 1 {
+            if k > 1 && most <= 1 && min <= 1 && with_count(1) {
                 out.push(bound(min, Some(1)));
             }
             out
