@@ -147,7 +147,7 @@ pub(crate) struct Compiled {
     prod_first: Vec<ByteSet>,
     prod_nullable: Vec<bool>,
     /// Per position: the next element is a keyword right after the layout.
-    pos_keyword: Vec<bool>,
+    pub(crate) pos_keyword: Vec<bool>,
     /// Per position: the bytes that may come next for its dotted item to lead anywhere (FIRST
     /// of the rest of its production, and FOLLOW of its symbol if that rest can be empty), and
     /// whether the end of the input may. Items that fail it cannot be part of any parse.

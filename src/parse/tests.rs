@@ -168,8 +168,11 @@ fn every_production_is_a_path_from_its_root() {
         let c = &p.compiled;
         for (k, prod) in c.prods.iter().enumerate() {
             let mut state = c.root[prod.lhs as usize];
-            for &elem in c.rhs(k as u32) {
-                let found = (c.actions_of(c.states[state as usize]).iter()).find(|a| a.next == c.next_of(elem));
+            for (i, &elem) in c.rhs(k as u32).iter().enumerate() {
+                // A keyword position (a word that must not run on) is an edge of its own.
+                let keyword = c.pos_keyword[prod.pos_base as usize + i];
+                let found = (c.actions_of(c.states[state as usize]).iter())
+                    .find(|a| a.next == c.next_of(elem) && a.keyword == keyword);
                 state = found
                     .unwrap_or_else(|| panic!("{name}: production {k} leaves the trie"))
                     .to;
