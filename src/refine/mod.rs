@@ -739,6 +739,22 @@ fn unseen_choice(
             if seen(Some(place)) {
                 return Vec::new();
             }
+            // The alternative with the cheapest of everything under it accepted: what is to
+            // blame is what it holds (a value the parser refuses there), not the alternative.
+            let cheaply = || -> Option<bool> {
+                let mut t = tree.clone();
+                let n = t.new_node(NodeKind::Rule { symbol, alt });
+                for &item in &g.symbol(symbol).alternatives().get(alt as usize)?.items {
+                    let c = t.add_cheapest(g, item)?;
+                    t.append_child(n, c);
+                }
+                t.replace(node, n);
+                crate::tree::fix_boundaries(g, &mut t);
+                Some(judge.verdict(&t.unparse()) == Verdict::Accepted)
+            };
+            if cheaply().unwrap_or(false) {
+                return Vec::new();
+            }
             // Is the alternative, as it is here, accepted where the samples use the rule?
             // Then it is wrong only here.
             let spots = sample_spots(trees, |t, n| t.kind(n).symbol() == Some(symbol), SAMPLE_CONTEXTS);
