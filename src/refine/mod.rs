@@ -604,12 +604,10 @@ impl Facts {
                 }
                 NodeKind::Repeat { symbol } | NodeKind::Optional { symbol } => {
                     let k = tree.child_count(n);
-                    for at in [None, place_of(g, tree, n)] {
+                    let place = place_of(g, tree, n);
+                    for at in std::iter::once(None).chain(place.map(Some)) {
                         let e = facts.iterations.entry((symbol, at)).or_insert((k, k));
                         *e = (e.0.min(k), e.1.max(k));
-                        if at.is_none() && place_of(g, tree, n).is_none() {
-                            break;
-                        }
                     }
                 }
                 NodeKind::Leaf { .. } => {}
@@ -834,20 +832,11 @@ fn unseen_choice(
                 // Too many: the most the parser takes here, found by keeping fewer (between
                 // what the samples have and what was rejected), is the bound; not the samples'
                 // own most, which would collapse `{10}` onto their `{2}`.
-                let keep = |n: usize| -> bool {
-                    let mut t = tree.clone();
-                    let extra: Vec<NodeId> = t.children(node).skip(n).collect();
-                    for c in extra {
-                        t.remove(c);
-                    }
-                    crate::tree::fix_boundaries(g, &mut t);
-                    judge.verdict(&t.unparse()) == Verdict::Accepted
-                };
                 let (mut lo, mut hi) = (most.max(min as usize).max(1), k);
-                if keep(lo) {
+                if with_count(lo) {
                     while hi - lo > 1 {
                         let mid = lo + (hi - lo) / 2;
-                        if keep(mid) {
+                        if with_count(mid) {
                             lo = mid;
                         } else {
                             hi = mid;
@@ -893,16 +882,11 @@ fn narrowed_class(
     judge: &Judge<'_>,
     jobs: usize,
 ) -> Option<CharClass> {
-    let parent_sym = tree.parent(node).and_then(|p| tree.kind(p).symbol());
     let place = place_of(g, tree, node);
     // Leaves of the class at the same place of the same rule in the samples.
     let spots = sample_spots(
         trees,
-        |t, n| {
-            matches!(t.kind(n), NodeKind::Leaf { terminal: x } if x == terminal)
-                && t.parent(n).and_then(|p| t.kind(p).symbol()) == parent_sym
-                && place_of(g, t, n) == place
-        },
+        |t, n| matches!(t.kind(n), NodeKind::Leaf { terminal: x } if x == terminal) && place_of(g, t, n) == place,
         SAMPLE_CONTEXTS,
     );
     // Every ASCII member, and a few of each non-ASCII block (first, middle, last of its parts).
