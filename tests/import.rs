@@ -9,6 +9,7 @@ use hellfuzz::grammar::Grammar;
 use hellfuzz::import::{self, ImportError, Overrides, Source};
 use hellfuzz::mine::{Probabilities, ProbabilityMode};
 use hellfuzz::parse::Parser;
+use hellfuzz::tree::NodeKind;
 
 /// (built-in name, vendored crate folder) of every imported built-in grammar.
 const IMPORTED: &[(&str, &str)] = &[
@@ -123,7 +124,7 @@ fn every_rule_type_converts_with_the_layout_between_tokens() {
     }"#;
     let imported = import_json(json).unwrap();
     assert!(imported.text.contains("%layout _ ;"), "{}", imported.text);
-    assert!(imported.text.contains("%lexeme ident ;"), "{}", imported.text);
+    assert!(imported.text.contains("%word ident ;"), "{}", imported.text);
     assert!(
         imported.text.contains("`unused`"),
         "unreachable rules are listed as left out"
@@ -842,4 +843,67 @@ fn line_comments_and_hash_bangs_never_swallow_code() {
         assert_eq!(statements, stmts, "{:?}", String::from_utf8_lossy(&text));
     }
     assert!(shebangs > 20, "{shebangs}");
+}
+
+/// tree-sitter's numbered precedences and its `word` rule come through as `@left(N)`-style
+/// alternatives and `%word`, and the parser builds the tree tree-sitter would.
+#[test]
+fn precedences_and_keyword_extraction_choose_the_parse_tree_sitter_builds() {
+    let json = r#"{"name": "calc", "word": "id", "extras": [{"type": "PATTERN", "value": "\\s"}],
+      "rules": {
+        "program": {"type": "REPEAT", "content": {"type": "SYMBOL", "name": "_stmt"}},
+        "_stmt": {"type": "CHOICE", "members": [
+          {"type": "SEQ", "members": [{"type": "STRING", "value": "return"}, {"type": "SYMBOL", "name": "_expr"}, {"type": "STRING", "value": ";"}]},
+          {"type": "SEQ", "members": [{"type": "SYMBOL", "name": "_expr"}, {"type": "STRING", "value": ";"}]}]},
+        "_expr": {"type": "CHOICE", "members": [
+          {"type": "SYMBOL", "name": "binary"}, {"type": "SYMBOL", "name": "call"}, {"type": "SYMBOL", "name": "id"},
+          {"type": "SEQ", "members": [{"type": "STRING", "value": "("}, {"type": "SYMBOL", "name": "_expr"}, {"type": "STRING", "value": ")"}]}]},
+        "binary": {"type": "CHOICE", "members": [
+          {"type": "PREC_LEFT", "value": 1, "content": {"type": "SEQ", "members": [
+            {"type": "SYMBOL", "name": "_expr"}, {"type": "STRING", "value": "+"}, {"type": "SYMBOL", "name": "_expr"}]}},
+          {"type": "PREC_LEFT", "value": 2, "content": {"type": "SEQ", "members": [
+            {"type": "SYMBOL", "name": "_expr"}, {"type": "STRING", "value": "*"}, {"type": "SYMBOL", "name": "_expr"}]}}]},
+        "call": {"type": "PREC", "value": 5, "content": {"type": "SEQ", "members": [
+          {"type": "SYMBOL", "name": "_expr"}, {"type": "STRING", "value": "("}, {"type": "SYMBOL", "name": "_expr"}, {"type": "STRING", "value": ")"}]}},
+        "id": {"type": "PATTERN", "value": "[a-z]+"}}}"#;
+    let imported = import_json(json).unwrap();
+    for line in [
+        "%word id ;",
+        "@left(1) _expr _ \"+\" _expr",
+        "@left(2) _expr _ \"*\" _expr",
+        "call = @prec(5) ",
+    ] {
+        assert!(imported.text.contains(line), "{line}\n{}", imported.text);
+    }
+    let g = grammar_of(json);
+    let p = Parser::new(&g);
+    let alts_of = |input: &str, name: &str| -> Vec<u32> {
+        let (tree, ambiguity) = p
+            .parse_ambiguity(input.as_bytes())
+            .unwrap_or_else(|e| panic!("{input}: {e}"));
+        assert_eq!(ambiguity, None, "{input}");
+        let mut alts = Vec::new();
+        tree.pre_order(tree.root(), |n| {
+            if let NodeKind::Rule { symbol, alt } = tree.kind(n) {
+                if g.symbol(symbol).name == name {
+                    alts.push(alt);
+                }
+            }
+        });
+        alts
+    };
+    // `return (a);` returns `(a)`: `return` is a keyword where one is expected, not a name called.
+    assert_eq!(alts_of("return (a);", "_stmt"), [0]);
+    assert_eq!(alts_of("return (a);", "call"), Vec::<u32>::new());
+    // `a + b * c;` is a sum of a product, `a + b + c;` a sum nested to the left.
+    assert_eq!(alts_of("a + b * c;", "binary"), [0, 1]);
+    assert_eq!(alts_of("a * b + c;", "binary"), [0, 1]);
+    let (tree, _) = p.parse_ambiguity(b"a + b + c;").unwrap();
+    let mut sums = Vec::new();
+    tree.pre_order(tree.root(), |n| {
+        if tree.kind(n).symbol().is_some_and(|s| g.symbol(s).name == "binary") {
+            sums.push(String::from_utf8(tree.unparse_node(n)).unwrap());
+        }
+    });
+    assert_eq!(sums, ["a + b + c", "a + b"]);
 }

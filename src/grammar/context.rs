@@ -331,6 +331,7 @@ impl Expander<'_, '_> {
         for alt in alts.iter().filter(|a| holds(a)) {
             out.push(AltAst {
                 guards: Vec::new(),
+                prec: alt.prec,
                 weight: alt.weight,
                 items: alt.items.iter().map(|e| self.expr(e, rule, mask, name)).collect(),
                 span: alt.span,

@@ -110,6 +110,7 @@ impl Cx<'_, '_> {
         alts.iter()
             .map(|a| AltAst {
                 guards: a.guards.clone(),
+                prec: a.prec,
                 weight: a.weight,
                 items: a.items.iter().map(|e| self.expr(e)).collect(),
                 span: a.span,
@@ -546,6 +547,7 @@ fn to_expr(r: &Re, span: Span) -> ExprAst {
     let group = |alts: Vec<AltAst>| ExprAst::Group(alts, span);
     let alt_of = |items: Vec<ExprAst>| AltAst {
         guards: Vec::new(),
+        prec: None,
         weight: None,
         items,
         span,

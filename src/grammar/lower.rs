@@ -86,7 +86,10 @@ impl Lowerer<'_, '_> {
     /// so its node is the repetition itself rather than a rule node wrapping a synthetic one.
     fn rule_body(&mut self, alts: &[AltAst]) -> Body {
         if let [AltAst {
-            weight: None, items, ..
+            weight: None,
+            prec: None,
+            items,
+            ..
         }] = alts
         {
             if let [ExprAst::Postfix(inner, Quant { min, max }, _)] = items.as_slice() {
@@ -106,6 +109,7 @@ impl Lowerer<'_, '_> {
             .map(|alt| Alternative {
                 items: alt.items.iter().filter_map(|e| self.expr(e)).collect(),
                 weight: alt.weight.map(|(w, _)| w),
+                prec: alt.prec,
                 span: alt.span,
             })
             .collect()

@@ -21,6 +21,7 @@ mod diag;
 mod exclude;
 mod lower;
 pub mod print;
+pub use print::abbreviated;
 pub(crate) mod regex;
 pub(crate) mod syntax;
 
@@ -130,8 +131,46 @@ pub struct Alternative {
     pub items: Vec<Item>,
     /// The `N%` prefix, if written (0..=100).
     pub weight: Option<f64>,
+    /// The `@prec(N)`, `@left(N)` or `@right(N)` prefix, if written (see [`Prec`]).
+    pub prec: Option<Prec>,
     /// Where the alternative starts in the grammar file.
     pub span: Span,
+}
+
+/// An alternative's precedence (`@prec(N)`, `@left(N)`, `@right(N)`, as tree-sitter's `prec`,
+/// `prec.left` and `prec.right`): it chooses among parses, never what parses. Where an input has
+/// two parses, the parser reads the one whose top construct has the lower precedence (the
+/// tighter-binding one lies inside: `1 + 2 * 3` is a sum); between equal precedences, a left
+/// (right) one nests to the left (right): `1 - 2 - 3` is `(1 - 2) - 3`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Prec {
+    /// The level; unannotated alternatives count as 0.
+    pub level: i32,
+    /// How a construct nests into one of its own precedence.
+    pub assoc: Assoc,
+}
+
+/// The associativity of a [`Prec`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Assoc {
+    /// `@prec(N)`: none.
+    None,
+    /// `@left(N)`: `a - b - c` is `(a - b) - c`.
+    Left,
+    /// `@right(N)`: `a = b = c` is `a = (b = c)`.
+    Right,
+}
+
+impl Prec {
+    /// The prefix as written: `@left(3) `, with the trailing space.
+    pub fn to_text(self) -> String {
+        let name = match self.assoc {
+            Assoc::None => "prec",
+            Assoc::Left => "left",
+            Assoc::Right => "right",
+        };
+        format!("@{name}({}) ", self.level)
+    }
 }
 
 /// What a symbol derives. Every node of a derivation tree corresponds to one of these.
@@ -206,6 +245,12 @@ pub struct Grammar {
     lexemes: Vec<SymbolId>,
     /// Per symbol: a token the parser matches longest-first (see [`Grammar::is_longest_match`]).
     longest: Vec<bool>,
+    /// The `%word` rule (keyword extraction), and per symbol whether it is that rule or a chain
+    /// of one-item rules down to it (see [`Grammar::is_word_name`]).
+    word: Option<SymbolId>,
+    word_names: Vec<bool>,
+    /// Per symbol: whether `%external` names it (a token an imported grammar's scanner made).
+    externals: Vec<bool>,
     /// Built on first use: only generation and reduction need the token matcher.
     boundaries: std::sync::OnceLock<Boundaries>,
     /// What each rule with parameters expanded into.
@@ -313,7 +358,7 @@ impl Grammar {
         let roots: Vec<String> = file
             .directives
             .iter()
-            .filter(|d| d.name == "layout" || d.name == "lexeme")
+            .filter(|d| matches!(d.name.as_str(), "layout" | "lexeme" | "word"))
             .flat_map(|d| d.args.iter().map(|(n, _)| n.clone()))
             .collect();
         let roots: Vec<&str> = roots.iter().map(String::as_str).collect();
@@ -388,6 +433,30 @@ impl Grammar {
                 ),
             }
         }
+        let mut word = None;
+        for d in file.directives.iter().filter(|d| d.name == "word") {
+            match &d.args[..] {
+                [(name, span)] => match rule_named(&symbols, name) {
+                    Some(id) if word.is_none() => {
+                        // The names rule is a word the real lexer knows.
+                        word = Some(id);
+                        if !lexemes.contains(&id) {
+                            lexemes.push(id);
+                        }
+                    }
+                    Some(_) => sink.error(d.span, "a second `%word`; a grammar has one names rule"),
+                    None => sink.error(*span, format!("`%word {name}` names no rule; define `{name} = ... ;`")),
+                },
+                _ => sink.error(d.span, "`%word` takes one rule name: `%word identifier ;`"),
+            }
+        }
+        let word_names = word_names(&symbols, word);
+        let mut external_flags = vec![false; symbols.len()];
+        for name in &externals {
+            if let Some(id) = rule_named(&symbols, name) {
+                external_flags[id.index()] = true;
+            }
+        }
         let mut distinct = Vec::new();
         let mut refer = Vec::new();
         let mut hoist = Vec::new();
@@ -443,6 +512,9 @@ impl Grammar {
             layouts,
             lexemes,
             longest,
+            word,
+            word_names,
+            externals: external_flags,
             boundaries: std::sync::OnceLock::new(),
             contexts,
             exclusions,
@@ -653,8 +725,34 @@ impl Grammar {
     /// Whether the parser matches `sym` longest-first, as a lexer does: in a grammar with a
     /// `%layout` rule, a symbol that follows the layout somewhere, is not recursive and does not
     /// itself contain the layout is a token, and a token ends only where its longest match ends.
+    /// The `%layout` rules themselves are matched longest-first too, as a lexer skips all the
+    /// whitespace and comments before a token: a shorter end would start a token inside a run
+    /// of comments, a parse to carry for each (n comments in a row cost n^3 otherwise). Only in
+    /// an `%external` token's definition (`_newline = _ "\n" ;`) may the layout end between
+    /// two of its lexemes, which are longest-first themselves (the repeated item of
+    /// `_ = _extra* ;`: a comment is never cut short).
     pub fn is_longest_match(&self, sym: SymbolId) -> bool {
         self.longest[sym.index()]
+    }
+
+    /// The `%word` rule: tree-sitter's keyword extraction. Where the grammar expects a keyword
+    /// (a literal this rule also matches) and a name, a word spelling the keyword is read as the
+    /// keyword whenever the input parses that way (`return (x)` is a return, not a call of a
+    /// function named `return`); the parser reads it as a name only if nothing else parses.
+    pub fn word(&self) -> Option<SymbolId> {
+        self.word
+    }
+
+    /// Whether `%external` names `sym`: a token an imported grammar's C scanner made, whose
+    /// definition's layout may end between its lexemes (the scanner sees the whitespace first).
+    pub fn is_external(&self, sym: SymbolId) -> bool {
+        self.externals.get(sym.index()).copied().unwrap_or(false)
+    }
+
+    /// Whether `sym` is the `%word` rule or a chain of one-item rules down to it
+    /// (`type_identifier = identifier ;`): a name that keyword extraction gives way to keywords.
+    pub fn is_word_name(&self, sym: SymbolId) -> bool {
+        self.word_names.get(sym.index()).copied().unwrap_or(false)
     }
 
     /// Whether `item`, between `before` and `after` in a sequence, is a whole token after the
@@ -668,7 +766,7 @@ impl Grammar {
             && !self.lexemes.is_empty()
             && match item {
                 Item::Terminal(t) => self.boundaries().is_keyword(t),
-                Item::Symbol(s) => self.is_longest_match(s),
+                Item::Symbol(s) => self.is_longest_match(s) && !self.layouts.contains(&s),
             }
     }
 
@@ -809,6 +907,36 @@ fn instances_named(symbols: &[Symbol], name: &str) -> Vec<SymbolId> {
         .collect()
 }
 
+/// The symbols [`Grammar::is_word_name`] is true of: `word` and the rules whose one
+/// alternative is one symbol that is (chains are followed iteratively, at most one step per
+/// symbol per pass, so a cycle of unit rules ends).
+fn word_names(symbols: &[Symbol], word: Option<SymbolId>) -> Vec<bool> {
+    let mut names = vec![false; symbols.len()];
+    let Some(word) = word else { return names };
+    names[word.index()] = true;
+    loop {
+        let mut changed = false;
+        for (i, s) in symbols.iter().enumerate() {
+            if names[i] {
+                continue;
+            }
+            if let Body::Choice(alts) = &s.body {
+                if let [alt] = &alts[..] {
+                    if let [Item::Symbol(t)] = alt.items[..] {
+                        if names[t.index()] {
+                            names[i] = true;
+                            changed = true;
+                        }
+                    }
+                }
+            }
+        }
+        if !changed {
+            return names;
+        }
+    }
+}
+
 /// The symbols [`Grammar::is_longest_match`] is true of.
 fn longest_match_tokens(symbols: &[Symbol], analysis: &Analysis, layouts: &[SymbolId]) -> Vec<bool> {
     // Symbols that reach the layout: reverse reachability from it, breadth first.
@@ -834,6 +962,19 @@ fn longest_match_tokens(symbols: &[Symbol], analysis: &Analysis, layouts: &[Symb
         }
     }
     let mut longest = vec![false; symbols.len()];
+    for l in layouts {
+        longest[l.index()] = true;
+        // The layout's lexemes (`_ = _extra* ;`): a comment ends where its longest match
+        // does, wherever the layout is, as a lexer reads it (`"//" [^\n]*` is the whole line).
+        if let Body::Repeat {
+            item: Item::Symbol(x), ..
+        } = symbols[l.index()].body
+        {
+            if !analysis.reaches_recursion[x.index()] {
+                longest[x.index()] = true;
+            }
+        }
+    }
     for s in symbols {
         for alt in s.alternatives() {
             for pair in alt.items.windows(2) {

@@ -116,7 +116,15 @@ impl Grammar {
             "lexeme",
             self.lexemes()
                 .iter()
+                .filter(|&&l| Some(l) != self.word())
                 .map(|&l| quoted_name(&self.symbol(l).name))
+                .collect(),
+        );
+        directive(
+            "word",
+            self.word()
+                .map(|w| quoted_name(&self.symbol(w).name))
+                .into_iter()
                 .collect(),
         );
         for d in self.distinct() {
@@ -185,9 +193,10 @@ impl Grammar {
                 } else {
                     items.join(" ")
                 };
+                let prec = alt.prec.map(super::Prec::to_text).unwrap_or_default();
                 match weight {
-                    Some(w) => format!("{} {body}", format_weight(w)),
-                    None => body,
+                    Some(w) => format!("{prec}{} {body}", format_weight(w)),
+                    None => format!("{prec}{body}"),
                 }
             })
             .collect();
@@ -275,4 +284,20 @@ pub fn quoted_name(name: &str) -> String {
     } else {
         format!("`{name}`")
     }
+}
+
+/// `text` (a terminal as written) cut to about 48 characters for people to read: an imported
+/// name class lists hundreds of Unicode ranges, which would fill a screen per mention.
+pub fn abbreviated(text: &str) -> std::borrow::Cow<'_, str> {
+    const KEEP: usize = 40;
+    if text.chars().count() <= KEEP + 8 {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let head: String = text.chars().take(KEEP).collect();
+    let last = text
+        .chars()
+        .last()
+        .filter(|c| matches!(c, ']' | '"' | '\''))
+        .map(String::from);
+    std::borrow::Cow::Owned(format!("{head}…{}", last.unwrap_or_default()))
 }

@@ -58,6 +58,10 @@ pub(crate) const DIRECTIVES: &[(&str, &str)] = &[
         "lexeme",
         "rule names: words the real lexer knows (for token boundaries; they need not be reachable)",
     ),
+    (
+        "word",
+        "one rule name: the names rule of keyword extraction (a word that spells a keyword expected there is that keyword)",
+    ),
 ];
 
 /// A whole grammar file as written.
@@ -72,6 +76,8 @@ pub(crate) struct FileAst {
 pub(crate) struct AltAst {
     /// Guards (`[+return]`, `[~in]`): the alternative exists only where all of them hold.
     pub guards: Vec<Guard>,
+    /// `@left(3)` and the like (see [`super::Prec`]).
+    pub prec: Option<super::Prec>,
     pub weight: Option<(f64, Span)>,
     pub items: Vec<ExprAst>,
     pub span: Span,
@@ -504,6 +510,8 @@ impl<'a> Parser<'a> {
             }));
             self.skip_trivia();
         }
+        let prec = self.prec()?;
+        self.skip_trivia();
         let weight = self.weight()?;
         let mut items = Vec::new();
         loop {
@@ -532,10 +540,56 @@ impl<'a> Parser<'a> {
         }
         Ok(AltAst {
             guards,
+            prec,
             weight,
             items,
             span: self.span(start),
         })
+    }
+
+    /// An optional `@prec(N)`, `@left(N)` or `@right(N)` prefix (N an integer, maybe negative).
+    fn prec(&mut self) -> PResult<Option<super::Prec>> {
+        let start = self.pos;
+        if self.peek() != Some(b'@') {
+            return Ok(None);
+        }
+        self.pos += 1;
+        let rest = &self.text[self.pos..];
+        let (assoc, word) = if rest.starts_with("prec(") {
+            (super::Assoc::None, "prec(")
+        } else if rest.starts_with("left(") {
+            (super::Assoc::Left, "left(")
+        } else if rest.starts_with("right(") {
+            (super::Assoc::Right, "right(")
+        } else {
+            return self.err(
+                start,
+                "a precedence is `@prec(N)`, `@left(N)` or `@right(N)` with an integer N".to_string(),
+            );
+        };
+        self.pos += word.len();
+        let digits_at = self.pos;
+        if self.peek() == Some(b'-') {
+            self.pos += 1;
+        }
+        while matches!(self.peek(), Some(b'0'..=b'9')) {
+            self.pos += 1;
+        }
+        let digits = &self.text[digits_at..self.pos];
+        let level = match digits.parse::<i32>() {
+            Ok(n) if self.peek() == Some(b')') => n,
+            _ => {
+                return self.err(
+                    start,
+                    format!(
+                        "a precedence is `@{word}N)` with an integer N, not `{}`",
+                        &self.text[start..self.pos.min(self.text.len())]
+                    ),
+                )
+            }
+        };
+        self.pos += 1;
+        Ok(Some(super::Prec { level, assoc }))
     }
 
     /// An optional `N%` or `N.M%` prefix.

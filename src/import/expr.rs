@@ -25,6 +25,9 @@ pub(crate) enum Expr {
     Rep(Box<Expr>, u32, Option<u32>),
     /// `( e )`, kept as one item: a token made of several pieces, so that it is one symbol.
     Group(Box<Expr>),
+    /// An alternative with a precedence (`@left(3) e`): printed where `e` is an alternative of
+    /// a rule or its whole body, and left out anywhere else.
+    Prec(crate::grammar::Prec, Box<Expr>),
 }
 
 impl Expr {
@@ -32,6 +35,11 @@ impl Expr {
     pub fn seq(parts: Vec<Expr>) -> Expr {
         let mut out = Vec::new();
         for p in parts {
+            // A precedence inside a sequence chooses among nothing here.
+            let mut p = p;
+            while let Expr::Prec(_, inner) = p {
+                p = *inner;
+            }
             match p {
                 Expr::Empty => {}
                 Expr::Seq(inner) => out.extend(inner),
@@ -51,6 +59,14 @@ impl Expr {
         for p in parts {
             match p {
                 Expr::Alt(inner) => out.extend(inner),
+                // A precedence over a choice is each alternative's that has none of its own.
+                Expr::Prec(prec, inner) if matches!(*inner, Expr::Alt(_)) => {
+                    let Expr::Alt(inner) = *inner else { unreachable!() };
+                    out.extend(inner.into_iter().map(|a| match a {
+                        a @ Expr::Prec(..) => a,
+                        a => Expr::Prec(prec, Box::new(a)),
+                    }));
+                }
                 p => out.push(p),
             }
         }
@@ -68,7 +84,8 @@ impl Expr {
         out
     }
 
-    /// The top-level alternatives, one per line when the rule is long.
+    /// The top-level alternatives, one per line when the rule is long; an alternative's
+    /// precedence is written before it (`@left(3) a "+" b`), and only there.
     pub fn print_rule_body(&self) -> String {
         match self {
             Expr::Alt(parts) if optional_of(parts).is_none() => {
@@ -76,7 +93,13 @@ impl Expr {
                     .iter()
                     .map(|p| {
                         let mut s = String::new();
-                        p.write(&mut s, Prec::Seq);
+                        match p {
+                            Expr::Prec(prec, inner) => {
+                                s.push_str(&prec.to_text());
+                                inner.write(&mut s, Prec::Seq);
+                            }
+                            p => p.write(&mut s, Prec::Seq),
+                        }
                         s
                     })
                     .collect();
@@ -86,6 +109,9 @@ impl Expr {
                 } else {
                     format!("\n      {}\n   ", printed.join("\n    | "))
                 }
+            }
+            Expr::Prec(prec, inner) if !matches!(**inner, Expr::Alt(_)) => {
+                format!("{}{}", prec.to_text(), inner.print())
             }
             _ => self.print(),
         }
@@ -145,6 +171,8 @@ impl Expr {
                     out.push_str(" )");
                 }
             }
+            // Written by `print_rule_body` where it is a rule's alternative; nowhere else.
+            Expr::Prec(_, inner) => inner.write(out, ctx),
             Expr::Rep(sub, 0, Some(1)) if matches!(**sub, Expr::Rep(_, 1, None)) => {
                 let Expr::Rep(inner, ..) = &**sub else { unreachable!() };
                 Expr::Rep(inner.clone(), 0, None).write(out, ctx)

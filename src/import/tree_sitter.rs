@@ -17,7 +17,7 @@ use serde_json::Value;
 use super::expr::Expr;
 use super::source::Source;
 use super::{pattern, ImportError};
-use crate::grammar::{Grammar, Severity};
+use crate::grammar::{Assoc, Grammar, Prec, Severity};
 
 /// The result of an import: grammar text, and what the conversion had to approximate.
 #[derive(Clone, Debug)]
@@ -419,24 +419,38 @@ fn render(
         text,
         "# `%layout` makes generation and reduction keep tokens apart where they would lex as one."
     );
-    let _ = writeln!(
-        text,
-        "# Left out, as they choose among parses and do not change the language: precedences, conflicts,"
-    );
-    let _ = writeln!(
-        text,
-        "# inline, supertypes, reserved words, and keyword extraction by the `word` rule."
-    );
-    let _ = writeln!(text, "%layout {} ;", conv.gap);
-    // tree-sitter's `word` rule lexes every keyword and name: a word the real lexer knows.
-    let mut lexemes: Vec<String> = top_map
+    // tree-sitter's `word` rule lexes every keyword and name, and a name that spells a keyword
+    // the parser expects there is that keyword: `%word`.
+    let word: Option<String> = top_map
         .get("word")
         .and_then(Value::as_str)
         .and_then(|w| conv.names.get(w).cloned())
-        .into_iter()
-        .collect();
-    lexemes.extend(override_lexemes.iter().cloned());
-    lexemes.retain(|l| !skip.contains(l));
+        .filter(|w| !skip.contains(w));
+    if word.is_some() {
+        let _ = writeln!(
+            text,
+            "# `%word`: keyword extraction by tree-sitter's `word` rule (a name that spells a keyword"
+        );
+        let _ = writeln!(text, "# expected there is read as that keyword).");
+    }
+    let _ = writeln!(
+        text,
+        "# Numbered precedences are kept on the alternatives they wrap (`@left(N)` and the like: they"
+    );
+    let _ = writeln!(
+        text,
+        "# choose among parses). Left out, as they do not change the language: named and dynamic"
+    );
+    let _ = writeln!(
+        text,
+        "# precedences, precedences inside a sequence, conflicts, inline, supertypes, reserved words."
+    );
+    let _ = writeln!(text, "%layout {} ;", conv.gap);
+    if let Some(word) = &word {
+        let _ = writeln!(text, "%word {word} ;");
+    }
+    let mut lexemes: Vec<String> = override_lexemes.clone();
+    lexemes.retain(|l| !skip.contains(l) && Some(l) != word.as_ref());
     if !lexemes.is_empty() {
         let _ = writeln!(text, "%lexeme {} ;", lexemes.join(" "));
     }
@@ -529,6 +543,7 @@ fn render(
 
     // Externals, from the overrides file, or declared so that `check` says where to define them.
     let mut undefined = Vec::new();
+    let mut defined = Vec::new();
     if !conv.externals.is_empty() {
         text.push('\n');
         let _ = writeln!(
@@ -543,12 +558,18 @@ fn render(
             }
             spans.push((text.len(), format!("externals ({name})")));
             match overridden.get(out.as_str()) {
-                Some(&ov) => place(&mut text, out, ov),
+                Some(&ov) => {
+                    place(&mut text, out, ov);
+                    defined.push(out.clone());
+                }
                 None => undefined.push(out.clone()),
             }
         }
-        if !undefined.is_empty() {
-            let _ = writeln!(text, "%external {} ;", undefined.join(" "));
+        // Declared: an undefined one gets a message saying where to define it, and the layout
+        // inside a defined one may end between its lexemes (the scanner sees them first).
+        let all: Vec<String> = defined.iter().chain(&undefined).cloned().collect();
+        if !all.is_empty() {
+            let _ = writeln!(text, "%external {} ;", all.join(" "));
         }
     }
     // Helper rules of the overrides file.
@@ -902,6 +923,29 @@ impl<'a> Conv<'a> {
                     Expr::Empty
                 } else {
                     Expr::Rep(Box::new(inner), u32::from(ty == "REPEAT1"), None)
+                }
+            }
+            // A numbered precedence of a syntactic rule chooses among parses: kept on the
+            // alternative it wraps. Named ones, dynamic ones and those inside tokens are not.
+            "PREC" | "PREC_LEFT" | "PREC_RIGHT" if mode == Mode::Syntactic => {
+                let c = self.content(v, path, ty)?;
+                let inner = self.expr(c, &format!("{path}.content"), mode)?;
+                let assoc = match ty {
+                    "PREC_LEFT" => Assoc::Left,
+                    "PREC_RIGHT" => Assoc::Right,
+                    _ => Assoc::None,
+                };
+                match v.get("value").and_then(Value::as_i64) {
+                    // The innermost precedence is the alternative's.
+                    _ if matches!(inner, Expr::Prec(..)) => inner,
+                    Some(level) if inner != Expr::Empty => Expr::Prec(
+                        Prec {
+                            level: level.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32,
+                            assoc,
+                        },
+                        Box::new(inner),
+                    ),
+                    _ => inner,
                 }
             }
             "FIELD" | "PREC" | "PREC_LEFT" | "PREC_RIGHT" | "PREC_DYNAMIC" | "RESERVED" => {

@@ -161,6 +161,15 @@ pub(crate) struct Compiled {
     /// Per grammar symbol: whether its derivations depend on their bytes alone (see
     /// [`self_contained`]), so one derivation of a token serves all its occurrences.
     pub self_contained: Vec<bool>,
+    /// Keyword extraction (`%word`): per grammar symbol, for a token each of whose
+    /// alternatives is a keyword after the layout (`primitive_type = _ "u8" | _ "i8" ;`), those
+    /// keywords: where it matches, a name spelling its keyword is not read.
+    pub keyword_tokens: Vec<Option<Vec<crate::grammar::TerminalId>>>,
+    /// Per production: its alternative's precedence (`@left(3)`), and whether any has one.
+    pub prod_prec: Vec<Option<crate::grammar::Prec>>,
+    pub has_prec: bool,
+    /// Keyword extraction: per grammar symbol, whether it is a name (see [`NameToken`]).
+    pub names: Vec<NameToken>,
 }
 
 impl Compiled {
@@ -190,6 +199,10 @@ impl Compiled {
             looks: Vec::new(),
             tokens: TokenDfa::default(),
             self_contained: Vec::new(),
+            keyword_tokens: Vec::new(),
+            names: Vec::new(),
+            prod_prec: Vec::new(),
+            has_prec: false,
         };
         // Earley symbols for every non-lexical grammar symbol, then the start, then tails.
         for (i, s) in g.symbols().iter().enumerate() {
@@ -281,10 +294,63 @@ impl Compiled {
                 _ => None,
             })
             .collect();
+        // And what follows the layout inside them (`_type_identifier = _ type_identifier ;`):
+        // the layout there is matched between its lexemes, which a pattern cannot say, so
+        // such a token is interpreted, but the name after the layout need not be.
+        let inner: Vec<SymbolId> = tokens
+            .iter()
+            .flat_map(|&t| match &g.symbol(t).body {
+                Body::Choice(alts) => alts
+                    .iter()
+                    .flat_map(|a| {
+                        a.items.windows(2).filter_map(|w| match w {
+                            [l, Item::Symbol(x)] if g.is_layout(*l) => Some(*x),
+                            _ => None,
+                        })
+                    })
+                    .collect::<Vec<_>>(),
+                _ => Vec::new(),
+            })
+            .collect();
+        tokens.extend(inner);
         tokens.sort_unstable();
         tokens.dedup();
         c.tokens = TokenDfa::new(g, &tokens);
         c.self_contained = self_contained(g, &c.lexical);
+        c.keyword_tokens = keyword_tokens(g, &c.lexical);
+        c.prod_prec = c
+            .prods
+            .iter()
+            .map(|p| match c.ekind[p.lhs as usize] {
+                EKind::Choice(s) => match &g.symbol(s).body {
+                    Body::Choice(alts) => alts.get(p.alt as usize).and_then(|a| a.prec),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        c.has_prec = c.prod_prec.iter().any(Option::is_some);
+        c.names = (0..n)
+            .map(|i| {
+                let sym = crate::grammar::SymbolId(i as u32);
+                if g.word().is_none() {
+                    return NameToken::No;
+                }
+                if g.is_word_name(sym) {
+                    return NameToken::Bare;
+                }
+                match &g.symbol(sym).body {
+                    Body::Choice(alts) => match &alts[..] {
+                        [alt] => match alt.items[..] {
+                            [l, Item::Symbol(w)] if g.is_layout(l) && g.is_word_name(w) => NameToken::AfterLayout,
+                            _ => NameToken::No,
+                        },
+                        _ => NameToken::No,
+                    },
+                    _ => NameToken::No,
+                }
+            })
+            .collect();
         c
     }
 
@@ -602,6 +668,42 @@ pub(crate) fn match_terminal(term: &Terminal, input: &[u8]) -> Option<usize> {
     }
 }
 
+/// Whether a token is a name that keyword extraction (`%word`) gives way to keywords.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum NameToken {
+    /// Not a name.
+    No,
+    /// The `%word` rule or a chain of one-item rules down to it.
+    Bare,
+    /// The layout, then such a name (`_type_identifier = _ type_identifier ;`).
+    AfterLayout,
+}
+
+/// [`Compiled::keyword_tokens`]: empty without a `%word` rule.
+fn keyword_tokens(g: &Grammar, lexical: &[bool]) -> Vec<Option<Vec<crate::grammar::TerminalId>>> {
+    if g.word().is_none() {
+        return Vec::new();
+    }
+    let b = g.boundaries();
+    g.symbols()
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let Body::Choice(alts) = &s.body else { return None };
+            if !lexical[i] {
+                return None;
+            }
+            alts.iter()
+                .map(|a| match a.items[..] {
+                    [l, Item::Terminal(t)] if g.is_layout(l) && b.is_keyword(t) => Some(t),
+                    [Item::Terminal(t)] if b.is_keyword(t) => Some(t),
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect()
+}
+
 /// Per grammar symbol: whether it is lexical and its derivation of some bytes depends on those
 /// bytes alone. Two things inside a token look past its bytes: a word check (`_ "in"` must not
 /// run on into a longer word), and a longest-match symbol below it (its longest match may run
@@ -646,10 +748,13 @@ fn self_contained(g: &Grammar, lexical: &[bool]) -> Vec<bool> {
                     }),
                     _ => false,
                 };
+            // The layout's lexemes are longest-first, but they tile the layout's bytes alone:
+            // a lexeme that ran on past its end would have made the layout longer.
+            let layout = g.is_layout(Item::Symbol(crate::grammar::SymbolId(s as u32)));
             ok[s] = lexical[s]
                 && !words
                 && kids.iter().all(|&item| match item {
-                    Item::Symbol(t) => ok[t.index()] && !g.is_longest_match(t),
+                    Item::Symbol(t) => ok[t.index()] && (layout || !g.is_longest_match(t)),
                     Item::Terminal(_) => true,
                 });
             done[s] = true;

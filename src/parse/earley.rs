@@ -9,11 +9,11 @@
 
 use std::collections::BinaryHeap;
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::compile::{match_terminal, Compiled, Next, NONE};
+use super::compile::{match_terminal, Compiled, NameToken, Next, NONE};
 use super::lexical::Lexer;
-use crate::grammar::{Grammar, TerminalId};
+use crate::grammar::{Assoc, Grammar, Prec, TerminalId};
 
 /// An item in a set: a state and an origin. `pred` is the item before the last element was
 /// passed over (the state before, same origin), and `child` the completed item of that element
@@ -36,6 +36,8 @@ pub(crate) struct Chart<'s> {
     pub accept: u32,
     /// `(first item, offset)` of every set that kept items, in order.
     sets: &'s [(u32, u32)],
+    /// Items derived more than once (state, origin, offset), if the run tracked them.
+    pub ambiguous: &'s FxHashSet<(u32, u32, u32)>,
 }
 
 impl Chart<'_> {
@@ -92,6 +94,15 @@ pub(crate) struct Scratch {
     predicted_list: Vec<u32>,
     token_cache: Vec<(u32, u32, u32)>,
     token_ends: Vec<u32>,
+    /// Keyword extraction: the spans (start, end) of the keywords read so far that start at
+    /// or after the current set, and the names read (start of the word, end, item), which
+    /// wait until every keyword starting where the word does has been read, to be dropped if
+    /// one has the same span.
+    keywords: Vec<(u32, u32)>,
+    names: Vec<(u32, u32, EItem)>,
+    /// With [`Lexer::track_ambiguity`]: the items (state, origin, offset) derived more than
+    /// once, each a place where the input has two parses if the tree uses the item.
+    ambiguous: FxHashSet<(u32, u32, u32)>,
     /// The token DFA's cache (its states are built lazily, and kept between parses).
     pub dfa_cache: Option<super::scan::ScanCache>,
 }
@@ -188,17 +199,17 @@ const SMALL_SET: usize = 24;
 pub(crate) struct Dedup {
     /// Per state: the stamp of the last set that holds it with origin = that set's offset.
     here: Vec<u32>,
-    /// Per state: the stamp of the last set that holds it with another origin, and the
-    /// first such origin (valid in the current set once `stamped`).
-    elsewhere: Vec<(u32, u32)>,
+    /// Per state: the stamp of the last set that holds it with another origin, the first
+    /// such origin and its item (valid in the current set once `stamped`).
+    elsewhere: Vec<(u32, u32, u32)>,
     /// The current set's stamp, one more for every set of every parse (so an old one never
     /// matches; all are cleared when it would wrap).
     stamp: u32,
     /// The current set's offset.
     offset: u32,
     /// The current set's items of other origins beyond the first one of their state, as
-    /// `state << 32 | origin`.
-    more_origins: FxHashSet<u64>,
+    /// `state << 32 | origin`, and their indices.
+    more_origins: FxHashMap<u64, u32>,
     /// Whether this set's items of other origins are in `elsewhere` (and `more_origins`).
     stamped: bool,
 }
@@ -211,7 +222,7 @@ impl Dedup {
             self.here.clear();
             self.here.resize(states, 0);
             self.elsewhere.clear();
-            self.elsewhere.resize(states, (0, 0));
+            self.elsewhere.resize(states, (0, 0, 0));
             self.stamp = 0;
         }
     }
@@ -220,7 +231,7 @@ impl Dedup {
     fn start(&mut self, offset: u32) {
         if self.stamp == u32::MAX {
             self.here.fill(0);
-            self.elsewhere.fill((0, 0));
+            self.elsewhere.fill((0, 0, 0));
             self.stamp = 0;
         }
         self.stamp += 1;
@@ -231,59 +242,184 @@ impl Dedup {
         }
     }
 
-    /// Records `it` (of another origin) as in the current set; whether it was not already.
+    /// Records `it` (of another origin), to be item `idx`, as in the current set: `None` if it
+    /// was not there yet, else the index of the item already there.
     #[inline]
-    fn enter_elsewhere(&mut self, it: EItem) -> bool {
-        let (stamp, origin) = &mut self.elsewhere[it.state as usize];
+    fn enter_elsewhere(&mut self, it: EItem, idx: u32) -> Option<u32> {
+        let (stamp, origin, at) = &mut self.elsewhere[it.state as usize];
         if *stamp != self.stamp {
-            (*stamp, *origin) = (self.stamp, it.origin);
-            true
+            (*stamp, *origin, *at) = (self.stamp, it.origin, idx);
+            None
         } else if *origin == it.origin {
-            false
+            Some(*at)
         } else {
-            self.more_origins
-                .insert((u64::from(it.state) << 32) | u64::from(it.origin))
+            match self
+                .more_origins
+                .entry((u64::from(it.state) << 32) | u64::from(it.origin))
+            {
+                std::collections::hash_map::Entry::Occupied(e) => Some(*e.get()),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(idx);
+                    None
+                }
+            }
         }
     }
 }
 
 /// Adds `it` to the current set (which starts at `set_start`) unless an item with the same state
-/// and origin is already there.
+/// and origin is already there: `None` if added, else the index of that item (`NONE` for an
+/// item of this set's own origin, which only prediction makes).
 #[inline(always)]
-fn add(items: &mut Vec<EItem>, seen: &mut Dedup, set_start: usize, it: EItem) {
+fn add(items: &mut Vec<EItem>, seen: &mut Dedup, set_start: usize, it: EItem) -> Option<u32> {
     if it.origin == seen.offset {
         let stamp = &mut seen.here[it.state as usize];
         if *stamp != seen.stamp {
             *stamp = seen.stamp;
             items.push(it);
+            return None;
         }
+        Some(NONE)
     } else if items.len() - set_start < SMALL_SET {
-        if !items[set_start..]
+        match items[set_start..]
             .iter()
-            .any(|x| x.state == it.state && x.origin == it.origin)
+            .position(|x| x.state == it.state && x.origin == it.origin)
         {
-            items.push(it);
+            None => {
+                items.push(it);
+                None
+            }
+            Some(k) => Some((set_start + k) as u32),
         }
     } else {
-        add_stamped(items, seen, set_start, it);
+        add_stamped(items, seen, set_start, it)
     }
 }
 
 /// [`add`] for an item of another origin in a large set.
 #[inline(never)]
-fn add_stamped(items: &mut Vec<EItem>, seen: &mut Dedup, set_start: usize, it: EItem) {
+fn add_stamped(items: &mut Vec<EItem>, seen: &mut Dedup, set_start: usize, it: EItem) -> Option<u32> {
     if !seen.stamped {
         seen.stamped = true;
         let offset = seen.offset;
-        for x in &items[set_start..] {
+        for (k, x) in items[set_start..].iter().enumerate() {
             if x.origin != offset {
-                seen.enter_elsewhere(*x);
+                seen.enter_elsewhere(*x, (set_start + k) as u32);
             }
         }
     }
-    if seen.enter_elsewhere(it) {
+    let found = seen.enter_elsewhere(it, items.len() as u32);
+    if found.is_none() {
         items.push(it);
     }
+    found
+}
+
+/// Precedence (`@prec`, `@left`, `@right`; see [`crate::grammar::Prec`]): `candidate` is another
+/// derivation of item `there` of the current set (which starts at `set_start`); the item keeps
+/// the one the precedences prefer. An item whose derivation is replaced may then point to an
+/// item added after it; the replacement is made only where that cannot make a cycle. Whether
+/// the precedences decided between the two (else the input has two parses there).
+fn prefer(c: &Compiled, items: &mut [EItem], set_start: usize, there: u32, candidate: EItem) -> bool {
+    let old = items[there as usize];
+    if old.child == NONE || candidate.child == NONE || (old.pred, old.child) == (candidate.pred, candidate.child) {
+        return false;
+    }
+    match better(c, items, old, candidate) {
+        Some(true) if !reaches(items, set_start, candidate, there) => {
+            let it = &mut items[there as usize];
+            (it.pred, it.child) = (candidate.pred, candidate.child);
+            true
+        }
+        Some(true) => false,
+        Some(false) => true,
+        None => false,
+    }
+}
+
+/// Whether derivation `new` of an item beats `old`, the one it has; `None` where the
+/// precedences say nothing about the two.
+fn better(c: &Compiled, items: &[EItem], old: EItem, new: EItem) -> Option<bool> {
+    // The same production split in two places (`a - b - c`): its associativity decides.
+    let own = c.state_end[old.state as usize];
+    if own != NONE {
+        if let Some(p) = c.prod_prec[own as usize] {
+            let (o, n) = (items[old.child as usize].origin, items[new.child as usize].origin);
+            if o != n {
+                return match p.assoc {
+                    Assoc::Left => Some(n > o),
+                    Assoc::Right => Some(n < o),
+                    Assoc::None => None,
+                };
+            }
+        }
+    }
+    // Two constructs over the same span: the lower precedence goes on top (the tighter one is
+    // inside it), and between equal ones, associativity.
+    let (old_prec, new_prec) = (chain_prec(c, items, old.child), chain_prec(c, items, new.child));
+    let (Some((po, io)), Some((pn, in_))) = (old_prec, new_prec) else {
+        let level = |p: Option<(Prec, u32)>| p.map_or(0, |(p, _)| p.level);
+        let (lo, ln) = (level(old_prec), level(new_prec));
+        return (lo != ln).then_some(ln < lo);
+    };
+    if pn.level != po.level {
+        return Some(pn.level < po.level);
+    }
+    // Equal levels: where each construct's last part starts (`a + b - c`: the later split is
+    // the left-nested reading).
+    let last = |idx: u32| {
+        let child = items[idx as usize].child;
+        (child != NONE).then(|| items[child as usize].origin)
+    };
+    match (pn.assoc, last(io), last(in_)) {
+        (Assoc::Left, Some(o), Some(n)) if n != o => Some(n > o),
+        (Assoc::Right, Some(o), Some(n)) if n != o => Some(n < o),
+        _ => None,
+    }
+}
+
+/// The precedence of the completed item `idx`: its production's, or, for a production of one
+/// nonterminal without one, that nonterminal's (a few levels down), and the item it is on.
+fn chain_prec(c: &Compiled, items: &[EItem], mut idx: u32) -> Option<(Prec, u32)> {
+    for _ in 0..16 {
+        let it = items[idx as usize];
+        let prod = c.state_end[it.state as usize];
+        if prod == NONE {
+            return None;
+        }
+        if let Some(p) = c.prod_prec[prod as usize] {
+            return Some((p, idx));
+        }
+        if c.prods[prod as usize].len != 1 || it.child == NONE {
+            return None;
+        }
+        idx = it.child;
+    }
+    None
+}
+
+/// Whether `there` lies in `candidate`'s derivation within the current set (a cycle if that
+/// became its derivation). Items of earlier sets cannot point into this one. Gives up (true)
+/// after a bounded search.
+fn reaches(items: &[EItem], set_start: usize, candidate: EItem, there: u32) -> bool {
+    let mut stack = vec![candidate.pred, candidate.child];
+    let mut visited = 0;
+    while let Some(k) = stack.pop() {
+        if k == there {
+            return true;
+        }
+        if k == NONE || (k as usize) < set_start {
+            continue;
+        }
+        visited += 1;
+        if visited > 256 {
+            return true;
+        }
+        let it = items[k as usize];
+        stack.push(it.pred);
+        stack.push(it.child);
+    }
+    false
 }
 
 /// Adds to the current set (at offset `at`) the item of the root state of `esym`: the start of
@@ -397,10 +533,17 @@ impl Collector {
     /// and the sets left empty.
     fn compact(&mut self, items: &mut Vec<EItem>, sets: &mut Vec<(u32, u32)>) {
         self.new_index = vec![NONE; items.len()];
+        // Indices first: a derivation that precedence chose may point forward (see `prefer`).
         let mut kept = 0usize;
         for k in 0..items.len() {
             if self.live[k] {
                 self.new_index[k] = kept as u32;
+                kept += 1;
+            }
+        }
+        let mut kept = 0usize;
+        for k in 0..items.len() {
+            if self.live[k] {
                 let mut it = items[k];
                 it.pred = self.map(it.pred);
                 it.child = self.map(it.child);
@@ -499,6 +642,14 @@ pub(crate) fn recognize<'s>(
     token_cache.resize(g.symbols().len(), (NONE, 0, 0));
     let token_ends = &mut scratch.token_ends;
     token_ends.clear();
+    let prefer_keywords = lexer.prefer_keywords && g.word().is_some();
+    let keywords = &mut scratch.keywords;
+    keywords.clear();
+    let names = &mut scratch.names;
+    names.clear();
+    let track = lexer.track_ambiguity;
+    let ambiguous = &mut scratch.ambiguous;
+    ambiguous.clear();
     let sets = &mut scratch.sets;
     sets.clear();
     let mut last_nonempty = 0usize;
@@ -515,12 +666,29 @@ pub(crate) fn recognize<'s>(
             predicted[e as usize] = false;
         }
         token_ends.clear();
+        if prefer_keywords && !names.is_empty() {
+            // Keyword extraction: a name whose word starts before this offset is read unless
+            // a keyword with the same span was (every such keyword has been read by now).
+            let iu = i as u32;
+            names.retain(|&(word, e, item)| {
+                if word >= iu {
+                    return true;
+                }
+                if !keywords.contains(&(word, e)) {
+                    scan_ahead(&mut pending, e, item);
+                }
+                false
+            });
+            keywords.retain(|&(start, _)| start >= iu);
+        }
         if i == 0 {
             predict(c, input, c.start, 0, lexer.lookahead, items, seen, set_start);
         }
         while pending.peek().is_some_and(|p| p.target == i as u32) {
             let p = pending.pop().expect("peeked");
-            add(items, seen, set_start, p.item);
+            if add(items, seen, set_start, p.item).is_some() && track {
+                ambiguous.insert((p.item.state, p.item.origin, i as u32));
+            }
         }
         if items.len() == set_start {
             continue;
@@ -567,17 +735,19 @@ pub(crate) fn recognize<'s>(
                                 if look && !viable(c, input, next, i) {
                                     continue;
                                 }
-                                add(
-                                    items,
-                                    seen,
-                                    set_start,
-                                    EItem {
-                                        state: next,
-                                        origin: wi.origin,
-                                        pred: w,
-                                        child: k as u32,
-                                    },
-                                );
+                                let candidate = EItem {
+                                    state: next,
+                                    origin: wi.origin,
+                                    pred: w,
+                                    child: k as u32,
+                                };
+                                if let Some(there) = add(items, seen, set_start, candidate) {
+                                    let decided =
+                                        c.has_prec && there != NONE && prefer(c, items, set_start, there, candidate);
+                                    if track && !decided {
+                                        ambiguous.insert((next, wi.origin, iu));
+                                    }
+                                }
                             }
                         }
                     }
@@ -605,16 +775,22 @@ pub(crate) fn recognize<'s>(
                     Next::Term(t) => match match_terminal(g.terminal(t), &input[i..]) {
                         Some(len) if a.keyword && lexer.word_cut(i, i + len) => lexer.failed(t, i),
                         Some(len) if look && !viable(c, input, a.to, i + len) => {}
-                        Some(len) => scan_ahead(
-                            &mut pending,
-                            (i + len) as u32,
-                            EItem {
-                                state: a.to,
-                                origin: it.origin,
-                                pred: k as u32,
-                                child: NONE,
-                            },
-                        ),
+                        Some(len) => {
+                            // (`a.keyword` is only set where the layout follows too.)
+                            if prefer_keywords && g.boundaries().is_keyword(t) {
+                                keywords.push((iu, (i + len) as u32));
+                            }
+                            scan_ahead(
+                                &mut pending,
+                                (i + len) as u32,
+                                EItem {
+                                    state: a.to,
+                                    origin: it.origin,
+                                    pred: k as u32,
+                                    child: NONE,
+                                },
+                            )
+                        }
                         None => lexer.failed(t, i),
                     },
                     Next::Token(sym) => {
@@ -652,8 +828,28 @@ pub(crate) fn recognize<'s>(
                             if a.keyword && lexer.word_cut(i, e as usize) {
                                 continue;
                             }
+                            if prefer_keywords {
+                                if let Some(Some(words)) = c.keyword_tokens.get(sym.index()) {
+                                    // The keyword is the token's end (after its layout).
+                                    let before = &input[..e as usize];
+                                    for &t in words {
+                                        if let crate::grammar::Terminal::Literal(word) = g.terminal(t) {
+                                            if before.ends_with(word) {
+                                                keywords.push((e - word.len() as u32, e));
+                                            }
+                                        }
+                                    }
+                                }
+                            }
                             if e == iu {
                                 add(items, seen, set_start, advanced);
+                            } else if prefer_keywords && c.names[sym.index()] != NameToken::No {
+                                // The name's word starts after its layout, if it has one.
+                                let word = match c.names[sym.index()] {
+                                    NameToken::AfterLayout => lexer.layout_end(iu),
+                                    _ => iu,
+                                };
+                                names.push((word, e, advanced));
                             } else {
                                 scan_ahead(&mut pending, e, advanced);
                             }
@@ -702,6 +898,7 @@ pub(crate) fn recognize<'s>(
             items: &scratch.items,
             accept,
             sets: &scratch.sets,
+            ambiguous: &scratch.ambiguous,
         });
     }
     // Every failed terminal test, in Earley sets or inside tokens, went through the lexer's

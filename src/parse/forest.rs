@@ -45,7 +45,20 @@ pub(crate) fn build(
     chart: &Chart<'_>,
     lexer: &mut Lexer<'_>,
 ) -> Result<Tree, String> {
+    build_checked(c, g, input, chart, lexer).map(|(tree, _)| tree)
+}
+
+/// [`build`], and the first place the tree reads an item the chart derived more than once
+/// (the input has another parse there): the symbol and its span.
+pub(crate) fn build_checked(
+    c: &Compiled,
+    g: &Grammar,
+    input: &[u8],
+    chart: &Chart<'_>,
+    lexer: &mut Lexer<'_>,
+) -> Result<(Tree, Option<super::Ambiguity>), String> {
     let mut b = Builder {
+        ambiguity: None,
         c,
         g,
         chart,
@@ -69,10 +82,12 @@ pub(crate) fn build(
     }
     let mut tree = b.tree;
     tree.set_root(root);
-    Ok(tree)
+    Ok((tree, b.ambiguity))
 }
 
 struct Builder<'a, 'l> {
+    /// The first item read that the chart derived more than once.
+    ambiguity: Option<super::Ambiguity>,
     c: &'a Compiled,
     g: &'a Grammar,
     chart: &'a Chart<'a>,
@@ -153,13 +168,19 @@ impl Builder<'_, '_> {
 
     /// The production completed by item `idx` (in the set at `end`, the `end_set`-th); its
     /// elements' spans go to `out`, in order.
-    fn spans(&self, idx: u32, end: u32, end_set: u32, out: &mut Vec<Span>) -> u32 {
+    fn spans(&mut self, idx: u32, end: u32, end_set: u32, out: &mut Vec<Span>) -> u32 {
         let prod = self.c.state_end[self.chart.items[idx as usize].state as usize];
         let rhs = self.c.rhs(prod);
         let first = out.len();
         let (mut cur, mut e, mut k) = (idx, end, end_set as usize);
         for &elem in rhs.iter().rev() {
             let it = self.chart.items[cur as usize];
+            if self.ambiguity.is_none()
+                && !self.chart.ambiguous.is_empty()
+                && self.chart.ambiguous.contains(&(it.state, it.origin, e))
+            {
+                self.ambiguity = Some(self.ambiguity_at(prod, it.origin, e));
+            }
             let before = self.chart.set_before(it.pred, k);
             let split = self.chart.offset(before);
             out.push(Span {
@@ -175,6 +196,23 @@ impl Builder<'_, '_> {
         }
         out[first..].reverse();
         prod
+    }
+
+    /// The ambiguity of production `prod`'s item from `start` to `end`, named by its symbol.
+    fn ambiguity_at(&self, prod: u32, start: u32, end: u32) -> super::Ambiguity {
+        let lhs = self.c.prods[prod as usize].lhs;
+        let symbol = match self.c.ekind[lhs as usize] {
+            EKind::Choice(s) | EKind::Optional(s) | EKind::RepeatUnbounded(s) | EKind::RepeatBounded(s) => {
+                self.g.symbol(s).name.clone()
+            }
+            EKind::Tail => "a repetition".to_string(),
+            EKind::Start => self.g.symbol(self.g.start()).name.clone(),
+        };
+        super::Ambiguity {
+            symbol,
+            start: start as usize,
+            end: end as usize,
+        }
     }
 
     fn expand(&mut self, t: Task) -> Result<(), String> {

@@ -53,6 +53,11 @@ pub(crate) struct Lexer<'a> {
     /// Whether the fast paths are on: the DFA here, and in `earley` dropping items that cannot
     /// continue. Off, the parser is the plain interpreter (tests compare the two).
     pub fast: bool,
+    /// Keyword extraction (see [`Grammar::word`]): a name is not read where a keyword with the
+    /// same span was. Only a run that may fail does this (the parser reruns without it).
+    pub prefer_keywords: bool,
+    /// Whether recognition records the items derived more than once (see `Chart::ambiguous`).
+    pub track_ambiguity: bool,
 }
 
 impl Drop for Lexer<'_> {
@@ -94,6 +99,8 @@ impl<'a> Lexer<'a> {
             dfa: None,
             dfa_cache: None,
             fast: false,
+            prefer_keywords: false,
+            track_ambiguity: false,
         }
     }
 
@@ -116,6 +123,16 @@ impl<'a> Lexer<'a> {
             }
             _ => false,
         }
+    }
+
+    /// Where the layout that starts at `pos` ends (its longest match; `pos` without layout).
+    pub fn layout_end(&mut self, pos: u32) -> u32 {
+        let Some(layout) = self.layout else { return pos };
+        let mut out = self.buf();
+        self.ends(Item::Symbol(crate::grammar::SymbolId(layout)), pos, &mut out);
+        let end = out.iter().copied().max().unwrap_or(pos);
+        self.give(out);
+        end
     }
 
     /// Whether the token at `start..end` is a word that a longer word continues.
@@ -189,12 +206,12 @@ impl<'a> Lexer<'a> {
                 }
                 let first = out.len();
                 self.ends_body(s, pos, out);
-                if self.grammar.is_longest_match(s) {
+                // Inside a token the layout may end between any two of its lexemes (an external
+                // token's scanner sees the whitespace first: `_newline = _ "\n" ;`); before a
+                // token, in `token_ends`, only where its longest match does.
+                if self.grammar.is_longest_match(s) && !self.grammar.is_layout(Item::Symbol(s)) {
                     // A token ends where its longest match ends, as in a lexer.
-                    if let Some(&max) = out[first..].iter().max() {
-                        out.truncate(first);
-                        out.push(max);
-                    }
+                    keep_longest(out, first);
                 }
                 if self.memoize {
                     let mut found = out[first..].to_vec();
@@ -216,7 +233,7 @@ impl<'a> Lexer<'a> {
                     if self.lookahead && !nullable && !byte.is_some_and(|b| first.contains(b)) {
                         continue;
                     }
-                    self.ends_seq(&alt.items, pos, out);
+                    self.ends_seq(&alt.items, pos, out, !self.grammar.is_external(s));
                 }
             }
             Body::Optional(inner) => {
@@ -238,6 +255,10 @@ impl<'a> Lexer<'a> {
         std::mem::swap(&mut self.expected, &mut self.outer_expected);
         self.expected.clear();
         self.ends(Item::Symbol(sym), pos, out);
+        if self.grammar.is_layout(Item::Symbol(sym)) {
+            // The layout before a token: all of it (see `Grammar::is_longest_match`).
+            keep_longest(out, first);
+        }
         let inner_furthest = std::mem::replace(&mut self.furthest, outer_furthest);
         std::mem::swap(&mut self.expected, &mut self.outer_expected);
         let explains = out[first..].iter().all(|&end| inner_furthest > end as usize);
@@ -263,8 +284,16 @@ impl<'a> Lexer<'a> {
         self.expected.push(t);
     }
 
-    fn ends_seq(&mut self, items: &[Item], pos: u32, out: &mut Vec<u32>) {
+    /// The ends of a sequence; with `whole_layout`, a layout in it ends only where its longest
+    /// match does (see [`Grammar::is_longest_match`]).
+    fn ends_seq(&mut self, items: &[Item], pos: u32, out: &mut Vec<u32>, whole_layout: bool) {
         if let [only] = items {
+            if whole_layout && self.grammar.is_layout(*only) {
+                let first = out.len();
+                self.ends(*only, pos, out);
+                keep_longest(out, first);
+                return;
+            }
             return self.ends(*only, pos, out);
         }
         let mut cur = self.buf();
@@ -280,9 +309,13 @@ impl<'a> Lexer<'a> {
                 && self
                     .grammar
                     .is_word_token(k.checked_sub(1).map(|j| items[j]), item, items.get(k + 1).copied());
+            let whole = whole_layout && self.grammar.is_layout(item);
             for &p in &cur {
                 let before = next.len();
                 self.ends(item, p, &mut next);
+                if whole {
+                    keep_longest(&mut next, before);
+                }
                 if check {
                     let mut kept = before;
                     for r in before..next.len() {
@@ -751,5 +784,13 @@ fn sort_dedup(v: &mut Vec<u32>) {
     if v.len() > 1 {
         v.sort_unstable();
         v.dedup();
+    }
+}
+
+/// Keeps of the ends `out[first..]` only the furthest (a longest match).
+fn keep_longest(out: &mut Vec<u32>, first: usize) {
+    if let Some(&max) = out[first..].iter().max() {
+        out.truncate(first);
+        out.push(max);
     }
 }

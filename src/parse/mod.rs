@@ -69,7 +69,12 @@ pub struct ParseError {
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "line {}, column {} (byte {}): ", self.line, self.col, self.offset)?;
-        match self.expected.as_slice() {
+        let expected: Vec<String> = self
+            .expected
+            .iter()
+            .map(|t| crate::grammar::abbreviated(t).into_owned())
+            .collect();
+        match expected.as_slice() {
             [] => write!(f, "expected the end of the input")?,
             [one] => write!(f, "expected {one}")?,
             many if many.len() <= 12 => write!(f, "expected one of {}", many.join(", "))?,
@@ -85,6 +90,20 @@ impl fmt::Display for ParseError {
 }
 
 impl std::error::Error for ParseError {}
+
+/// Where an input has more than one parse (see [`Parser::parse_ambiguity`]): the symbol whose
+/// span the grammar derives in two ways. Mining counts the choices of the parse the parser
+/// picked, so a sample with several parses may be counted in the wrong way.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Ambiguity {
+    /// The rule (or "a repetition") with two derivations of the span.
+    pub symbol: String,
+    /// Byte offset where the span starts.
+    pub start: usize,
+    /// Byte offset where the span ends (exclusive).
+    pub end: usize,
+}
 
 impl Parser {
     /// Compiles `grammar` for parsing (the grammar is cloned into the parser).
@@ -166,6 +185,24 @@ impl Parser {
         result
     }
 
+    /// [`Parser::parse`], and whether the tree it returns is one of several: the first place
+    /// (top down) where the input has another parse. Keyword extraction (`%word`) counts: where
+    /// it decides, the parse is the one it picks.
+    pub fn parse_ambiguity(&self, input: &[u8]) -> Result<(Tree, Option<Ambiguity>), ParseError> {
+        if input.len() >= u32::MAX as usize {
+            return Err(self.error(input, 0, vec!["an input smaller than 4 GiB".into()]));
+        }
+        let mut scratch = self.take_scratch();
+        let built = self.first_run_tracking(input, &mut scratch, true, |chart, lexer| {
+            forest::build_checked(&self.compiled, &self.grammar, input, chart, lexer)
+        });
+        self.keep_scratch(scratch);
+        match built {
+            Some(result) => result.map_err(|internal| self.error(input, 0, vec![internal])),
+            None => self.parse(input).map(|tree| (tree, None)),
+        }
+    }
+
     /// The first recognition run over `input` (the one that looks ahead, with the fast paths as
     /// this parser has them), and `then` on its chart; `None` if that run rejects `input`. The
     /// lexer's DFA cache goes back into `scratch`.
@@ -175,10 +212,47 @@ impl Parser {
         scratch: &mut earley::Scratch,
         then: impl FnOnce(&earley::Chart<'_>, &mut lexical::Lexer<'_>) -> T,
     ) -> Option<T> {
+        self.first_run_tracking(input, scratch, false, then)
+    }
+
+    /// [`Parser::first_run`], recording the items derived more than once if `track`.
+    fn first_run_tracking<T>(
+        &self,
+        input: &[u8],
+        scratch: &mut earley::Scratch,
+        track: bool,
+        then: impl FnOnce(&earley::Chart<'_>, &mut lexical::Lexer<'_>) -> T,
+    ) -> Option<T> {
+        // Keyword extraction first; where no parse reads every keyword as one, the input is
+        // still in the language, read with names.
+        let mut then = Some(then);
+        if self.grammar.word().is_some() {
+            if let Some(done) = self.run_once(input, scratch, (true, track), &mut then) {
+                return Some(done);
+            }
+        }
+        self.run_once(input, scratch, (false, track), &mut then)
+    }
+
+    /// One recognition run of [`Parser::first_run`] (keyword extraction, ambiguity tracking); `then`
+    /// (taken) on its chart if it accepts.
+    fn run_once<T, F>(
+        &self,
+        input: &[u8],
+        scratch: &mut earley::Scratch,
+        (prefer_keywords, track_ambiguity): (bool, bool),
+        then: &mut Option<F>,
+    ) -> Option<T>
+    where
+        F: FnOnce(&earley::Chart<'_>, &mut lexical::Lexer<'_>) -> T,
+    {
         let mut lexer = self.lexer(input, scratch);
-        let result = earley::recognize(&self.compiled, &self.grammar, input, &mut lexer, scratch)
-            .ok()
-            .map(|chart| then(&chart, &mut lexer));
+        lexer.prefer_keywords = prefer_keywords;
+        lexer.track_ambiguity = track_ambiguity;
+        let result = match earley::recognize(&self.compiled, &self.grammar, input, &mut lexer, scratch) {
+            Ok(chart) => then.take().map(|then| then(&chart, &mut lexer)),
+            Err(_) => None,
+        };
         scratch.dfa_cache = lexer.dfa_cache.take();
         result
     }

@@ -519,3 +519,149 @@ fn json_tokens_are_matched_by_the_dfa() {
         assert!(p.compiled.tokens.has(crate::grammar::SymbolId(s as u32)), "{name}");
     }
 }
+
+/// The words of `tree` that `sym` derives, in order.
+fn words_of(p: &Parser, tree: &Tree, sym: &str) -> Vec<String> {
+    nodes_of(p, tree, sym)
+        .into_iter()
+        .map(|n| String::from_utf8_lossy(&tree.unparse_node(n)).into_owned())
+        .collect()
+}
+
+/// The nodes of `tree` of symbol `sym`, in pre-order.
+fn nodes_of(p: &Parser, tree: &Tree, sym: &str) -> Vec<NodeId> {
+    let g = p.grammar();
+    let mut found = Vec::new();
+    tree.pre_order(tree.root(), |n| {
+        if tree.kind(n).symbol().is_some_and(|s| g.symbol(s).name == sym) {
+            found.push(n);
+        }
+    });
+    found
+}
+
+/// A lexer skips all the layout before a token: a line comment's text is never a token, even
+/// where the comment's pattern could stop early (`"//" [^\n]*` as tree-sitter writes it).
+#[test]
+fn the_layout_is_matched_longest_first() {
+    let p = parser(
+        "%layout _ ; %lexeme word ;
+         s = ( _ word )* _ ;
+         word = [a-z]+ ;
+         _ = ( [ \\n] | \"//\" [^\\n]* )* ;",
+    );
+    let tree = ok(&p, "//abc def\n// x\nghi // jk\n");
+    assert_eq!(words_of(&p, &tree, "word"), ["ghi"]);
+    // Many comments in a row: one reading, not one per way to split them.
+    let many = "/// doc\n".repeat(300) + "x";
+    let (tree, ambiguity) = p.parse_ambiguity(many.as_bytes()).unwrap();
+    assert_eq!(words_of(&p, &tree, "word"), ["x"]);
+    assert_eq!(ambiguity, None);
+}
+
+/// `%word`: a name that spells a keyword expected there is the keyword (`return (x)` returns),
+/// and a name where no keyword reading parses (`return;` in a language with a bare name
+/// statement) is still accepted: the language does not change.
+#[test]
+fn keyword_extraction_prefers_the_keyword_and_keeps_the_language() {
+    let text = "%layout _ ;
+         s = ( stmt )* _ ;
+         stmt = _ \"return\" expr _ \";\" | expr _ \";\" ;
+         expr = name | name _ \"(\" expr _ \")\" | _ \"(\" expr _ \")\" ;
+         name = _ id ;
+         id = [a-z]+ ;
+         _ = \" \"* ;";
+    let with_word = parser(&format!("%word id ;\n{text}"));
+    let tree = ok(&with_word, "return (x);");
+    let stmt = nodes_of(&with_word, &tree, "stmt")[0];
+    assert!(
+        matches!(tree.kind(stmt), NodeKind::Rule { alt: 0, .. }),
+        "return (x) is a return"
+    );
+    assert_eq!(with_word.parse_ambiguity(b"return (x);").unwrap().1, None);
+    assert_eq!(words_of(&with_word, &ok(&with_word, "return;"), "id"), ["return"]);
+    // Without `%word` the same input has two parses, and `parse_ambiguity` says where.
+    let without = parser(text);
+    let (_, ambiguity) = without.parse_ambiguity(b"return (x);").unwrap();
+    let a = ambiguity.expect("two parses without keyword extraction");
+    assert_eq!((a.start, a.end), (0, 11), "{a:?}");
+}
+
+#[test]
+fn parse_ambiguity_names_the_first_place_with_two_parses() {
+    let p = parser("e = e \"+\" e | \"1\" ;");
+    assert_eq!(p.parse_ambiguity(b"1+1").unwrap().1, None);
+    let a = p.parse_ambiguity(b"1+1+1").unwrap().1.expect("(1+1)+1 and 1+(1+1)");
+    assert_eq!((a.symbol.as_str(), a.start, a.end), ("e", 0, 5));
+    assert!(p.parse_ambiguity(b"1+").is_err());
+}
+
+#[test]
+fn a_word_directive_names_one_rule() {
+    for (text, message) in [
+        ("%word a b ; s = \"x\" ; a = \"a\" ; b = \"b\" ;", "takes one rule name"),
+        ("%word nope ; s = \"x\" ;", "names no rule"),
+    ] {
+        let e = Grammar::from_text(text, "t.grammar").unwrap_err().to_string();
+        assert!(e.contains(message), "{text}: {e}");
+    }
+    let g = Grammar::from_text("%word id ; s = id ; id = [a-z]+ ;", "t.grammar").unwrap();
+    let printed = g.to_file_text();
+    assert!(printed.contains("%word id ;"), "{printed}");
+    assert!(!printed.contains("%lexeme"), "{printed}");
+    let again = Grammar::from_text(&printed, "again").unwrap();
+    assert_eq!(again.word().map(|w| again.symbol(w).name.clone()), Some("id".into()));
+}
+
+/// Precedences choose the parse as tree-sitter's do: the lower precedence on top, and a left
+/// (right) one nesting to the left (right) with its own kind; the parse is then unambiguous.
+#[test]
+fn precedences_choose_among_parses() {
+    let p = parser(
+        "e = @left(1) e \"+\" e | @left(1) e \"-\" e | @left(2) e \"*\" e | @right(0) e \"=\" e
+           | @prec(5) e \"(\" e \")\" | @prec(-1) \"r\" | @left(0) \"r\" e | \"(\" e \")\" | v ;
+         v = [a-z] ;",
+    );
+    for (input, expected) in [
+        ("a+b*c", "e(e(v(a)) + e(e(v(b)) * e(v(c))))"),
+        ("a*b+c", "e(e(e(v(a)) * e(v(b))) + e(v(c)))"),
+        ("a+b+c", "e(e(e(v(a)) + e(v(b))) + e(v(c)))"),
+        ("a-b+c", "e(e(e(v(a)) - e(v(b))) + e(v(c)))"),
+        ("a=b=c", "e(e(v(a)) = e(e(v(b)) = e(v(c))))"),
+        // `r` alone has the lowest precedence: `r(x)` returns `(x)`, it does not call `r`.
+        ("r(x)", "e(r e(( e(v(x)) )))"),
+        ("f(x)", "e(e(v(f)) ( e(v(x)) ))"),
+    ] {
+        let tree = ok(&p, input);
+        assert_eq!(shape(&p, &tree, tree.root()), expected, "{input}");
+        assert_eq!(p.parse_ambiguity(input.as_bytes()).unwrap().1, None, "{input}");
+    }
+    // The interpreter (no fast paths) chooses alike.
+    let g = p.grammar().clone();
+    let plain = Parser::interpreted(&g);
+    let tree = ok(&plain, "a+b*c+d");
+    assert_eq!(
+        shape(&plain, &tree, tree.root()),
+        "e(e(e(v(a)) + e(e(v(b)) * e(v(c)))) + e(v(d)))"
+    );
+}
+
+#[test]
+fn precedences_are_written_and_read_back() {
+    let g = Grammar::from_text("e = @left(1) e \"+\" e | @right(-2) 40% \"x\" | @prec(3) \"y\" ;", "t").unwrap();
+    let text = g.to_file_text();
+    assert!(text.contains("@left(1) e \"+\" e"), "{text}");
+    assert!(text.contains("@right(-2) 40% \"x\""), "{text}");
+    assert!(text.contains("@prec(3) \"y\""), "{text}");
+    let again = Grammar::from_text(&text, "again").unwrap();
+    assert_eq!(again.to_file_text(), text);
+    for bad in [
+        "e = @lft(1) \"x\" ;",
+        "e = @left(x) \"x\" ;",
+        "e = @left(1 \"x\" ;",
+        "e = \"x\" @left(1) ;",
+    ] {
+        let e = Grammar::from_text(bad, "t").unwrap_err().to_string();
+        assert!(e.contains("t:1:"), "{bad}: {e}");
+    }
+}

@@ -298,6 +298,7 @@ fn make(
             s.body = Body::Choice(vec![Alternative {
                 items: vec![item; min as usize],
                 weight: None,
+                prec: None,
                 span: s.span,
             }]);
             Ok(vec![owner_name(g, *sym)])
@@ -313,11 +314,13 @@ fn make(
                 (_, Some(0)) => Body::Choice(vec![Alternative {
                     items: Vec::new(),
                     weight: None,
+                    prec: None,
                     span,
                 }]),
                 (1, Some(1)) => Body::Choice(vec![Alternative {
                     items: vec![item],
                     weight: None,
+                    prec: None,
                     span,
                 }]),
                 (lo, hi) if hi.is_none_or(|h| h >= lo.max(1)) => Body::Repeat { item, min: lo, max: hi },
