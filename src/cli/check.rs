@@ -91,10 +91,26 @@ impl CheckArgs {
         let mut failed = 0;
         let mut bytes = 0;
         let started = std::time::Instant::now();
+        let mut ambiguous = 0;
         for (file, input) in &files {
             bytes += input.len();
-            match parser.parse(input) {
-                Ok(tree) if tree.unparse() == input[..] => {}
+            match parser.parse_ambiguity(input) {
+                Ok((tree, Some(a))) if tree.unparse() == input[..] => {
+                    ambiguous += 1;
+                    if ambiguous <= MAX_AMBIGUITY_LINES {
+                        let (line, col) = hellfuzz::grammar::line_col(input, a.start);
+                        let text = String::from_utf8_lossy(&input[a.start..a.end]);
+                        let text: String = text.chars().take(40).collect::<String>().escape_debug().to_string();
+                        eprintln!(
+                            "{file}:{line}:{col}: note: more than one parse: `{}` over bytes {}..{} (\"{text}{}\") derives in two ways; mining counts the one picked",
+                            a.symbol,
+                            a.start,
+                            a.end,
+                            if a.end - a.start > 40 { "…" } else { "" }
+                        );
+                    }
+                }
+                Ok((tree, None)) if tree.unparse() == input[..] => {}
                 Ok(_) => {
                     failed += 1;
                     eprintln!(
@@ -115,6 +131,17 @@ impl CheckArgs {
             bytes,
             secs * 1e3
         );
+        if ambiguous > 0 {
+            outln!(
+                "note: {ambiguous} of {} samples have more than one parse{} (an ambiguous grammar: what mining counts there depends on the parse picked)",
+                files.len(),
+                if ambiguous > MAX_AMBIGUITY_LINES {
+                    format!(", the first {MAX_AMBIGUITY_LINES} listed above")
+                } else {
+                    String::new()
+                }
+            );
+        }
         if failed > 0 {
             eprintln!(
                 "error: {failed} of {} samples do not parse (or do not unparse exactly): see the lines above",
@@ -129,6 +156,9 @@ impl CheckArgs {
         })
     }
 }
+
+/// Samples with more than one parse listed one by one; beyond this, only counted.
+const MAX_AMBIGUITY_LINES: usize = 20;
 
 /// With `rules`, the table of every rule; without, a line saying how to get it.
 fn rule_table(g: &hellfuzz::grammar::Grammar, rules: bool) {

@@ -37,7 +37,8 @@ impl Tree {
             if depth > MAX_INDENT {
                 let _ = write!(line, "[depth {depth}] ");
             }
-            let name = self.label(grammar, node);
+            let label = self.label(grammar, node);
+            let name = crate::grammar::abbreviated(&label);
             let _ = match self.kind(node) {
                 NodeKind::Rule { alt, .. }
                     if grammar.symbol(self.kind(node).symbol().unwrap()).alternatives().len() > 1 =>
