@@ -7,24 +7,14 @@
 //! median of several runs; lines are `name: value unit` as DESIGN.md's "Measuring" asks.
 //! Last, peak memory per input byte on a 20 MB document (a fresh process per parser).
 
-use std::time::Instant;
+#[path = "support/median.rs"]
+mod median;
+use median::median_secs;
 
 use hellfuzz::grammar::{builtin, Grammar};
 use hellfuzz::parse::Parser;
 
 const RUNS: usize = 7;
-
-fn median_secs(mut f: impl FnMut()) -> f64 {
-    let mut times: Vec<f64> = (0..RUNS)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed().as_secs_f64()
-        })
-        .collect();
-    times.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    times[RUNS / 2]
-}
 
 /// A JSON document of at least `size` bytes: an array of the seeds, repeated.
 fn document(seeds: &[&[u8]], size: usize) -> Vec<u8> {
@@ -125,13 +115,13 @@ fn main() {
     let mut report = Vec::new();
     for (name, docs) in [("seeds", seeds.clone()), ("1mb", vec![big.as_slice()])] {
         let bytes: usize = docs.iter().map(|d| d.len()).sum();
-        let ours = median_secs(|| {
+        let ours = median_secs(RUNS, || {
             for d in &docs {
                 let tree = parser.parse(d).expect("every benchmark document parses");
                 std::hint::black_box(tree);
             }
         });
-        let serde = median_secs(|| {
+        let serde = median_secs(RUNS, || {
             for d in &docs {
                 let v: serde_json::Value = serde_json::from_slice(d).expect("valid JSON");
                 std::hint::black_box(v);
@@ -156,7 +146,7 @@ fn main() {
             .filter(|d| p.parse(d).is_ok())
             .collect();
         let bytes: usize = docs.iter().map(|d| d.len()).sum();
-        let secs = median_secs(|| {
+        let secs = median_secs(RUNS, || {
             for d in &docs {
                 std::hint::black_box(p.parse(d).ok());
             }

@@ -9,23 +9,14 @@
 
 use std::time::Instant;
 
+#[path = "support/median.rs"]
+mod median;
+use median::median_secs;
+
 use hellfuzz::grammar::Grammar;
 use hellfuzz::parse::Parser;
 
 const RUNS: usize = 3;
-
-/// The median time of `RUNS` runs of `f`, in seconds.
-fn median_secs(mut f: impl FnMut()) -> f64 {
-    let mut times: Vec<f64> = (0..RUNS)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed().as_secs_f64()
-        })
-        .collect();
-    times.sort_by(|a, b| a.total_cmp(b));
-    times[RUNS / 2]
-}
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
@@ -45,7 +36,7 @@ fn main() {
         }
         let total: usize = parsed.iter().map(|(_, b)| b.len()).sum();
         let mut slowest = (0.0f64, String::new());
-        let secs = median_secs(|| {
+        let secs = median_secs(RUNS, || {
             for (f, b) in &parsed {
                 let t = Instant::now();
                 let tree = parser.parse(b).expect("parsed before");
