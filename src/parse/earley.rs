@@ -674,7 +674,9 @@ pub(crate) fn recognize<'s>(
                 if word >= iu {
                     return true;
                 }
-                if !keywords.contains(&(word, e)) {
+                if keywords.contains(&(word, e)) {
+                    lexer.names_dropped = true;
+                } else {
                     scan_ahead(&mut pending, e, item);
                 }
                 false

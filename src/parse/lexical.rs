@@ -56,6 +56,9 @@ pub(crate) struct Lexer<'a> {
     /// Keyword extraction (see [`Grammar::word`]): a name is not read where a keyword with the
     /// same span was. Only a run that may fail does this (the parser reruns without it).
     pub prefer_keywords: bool,
+    /// Set by recognition when keyword extraction dropped a name: only then can a run without
+    /// it accept what this run rejected.
+    pub names_dropped: bool,
     /// Whether recognition records the items derived more than once (see `Chart::ambiguous`).
     pub track_ambiguity: bool,
 }
@@ -100,6 +103,7 @@ impl<'a> Lexer<'a> {
             dfa_cache: None,
             fast: false,
             prefer_keywords: false,
+            names_dropped: false,
             track_ambiguity: false,
         }
     }

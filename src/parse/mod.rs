@@ -227,22 +227,25 @@ impl Parser {
         // still in the language, read with names.
         let mut then = Some(then);
         if self.grammar.word().is_some() {
-            if let Some(done) = self.run_once(input, scratch, (true, track), &mut then) {
-                return Some(done);
+            match self.run_once(input, scratch, (true, track), &mut then) {
+                (Some(done), _) => return Some(done),
+                // No name was dropped: the run without extraction would be this one again.
+                (None, false) => return None,
+                (None, true) => {}
             }
         }
-        self.run_once(input, scratch, (false, track), &mut then)
+        self.run_once(input, scratch, (false, track), &mut then).0
     }
 
     /// One recognition run of [`Parser::first_run`] (keyword extraction, ambiguity tracking); `then`
-    /// (taken) on its chart if it accepts.
+    /// (taken) on its chart if it accepts; and whether keyword extraction dropped a name.
     fn run_once<T, F>(
         &self,
         input: &[u8],
         scratch: &mut earley::Scratch,
         (prefer_keywords, track_ambiguity): (bool, bool),
         then: &mut Option<F>,
-    ) -> Option<T>
+    ) -> (Option<T>, bool)
     where
         F: FnOnce(&earley::Chart<'_>, &mut lexical::Lexer<'_>) -> T,
     {
@@ -254,7 +257,7 @@ impl Parser {
             Err(_) => None,
         };
         scratch.dfa_cache = lexer.dfa_cache.take();
-        result
+        (result, lexer.names_dropped)
     }
 
     /// A lexer for `input` with the fast paths as this parser has them (the DFA's cache taken
