@@ -41,6 +41,7 @@ mod bytes;
 mod corpus;
 mod depth_first;
 mod distinct;
+mod values;
 
 use rand::distr::Bernoulli;
 use rand::{Rng, RngCore, SeedableRng};
@@ -309,6 +310,8 @@ pub struct Generator<'a> {
     spare: Spare,
     /// The depth-first completion's stack, kept for its allocation.
     frames: Vec<depth_first::Frame<'a>>,
+    /// `%values` words parsed as their rules.
+    words: values::Words,
 }
 
 /// Buffers one draw leaves to the next (generation makes many small draws).
@@ -595,11 +598,13 @@ impl<'a> Generator<'a> {
             clipped: false,
             bytes_only: grammar.boundaries().layout_repeats().is_empty()
                 && grammar.distinct().is_empty()
-                && grammar.refer().is_empty(),
+                && grammar.refer().is_empty()
+                && grammar.values().is_empty(),
             plans: Vec::new(),
             options: Vec::new(),
             spare: Spare::default(),
             frames: Vec::new(),
+            words: values::Words::default(),
             #[cfg(test)]
             completions: [0; 3],
         }
@@ -638,7 +643,7 @@ impl<'a> Generator<'a> {
 
     /// One input: the bytes of what [`Generator::tree`] would give at this point, the same for
     /// the same seed. For grammars whose drawn trees need nothing over their whole (no layout,
-    /// `%distinct` or `%refer`: json, expr) no tree is built, which is several times faster.
+    /// `%distinct`, `%refer` or `%values`: json, expr) no tree is built, which is several times faster.
     pub fn input(&mut self) -> Vec<u8> {
         if self.bytes_only {
             self.whole()
@@ -1083,10 +1088,14 @@ impl<'a> Generator<'a> {
     }
 
     /// What a drawn (or partly redrawn) tree needs over its whole: names a scope declares made
-    /// distinct (`%distinct`), references pointed at declared names (`%refer`), and tokens
+    /// drawn from their words (`%values`), distinct (`%distinct`), references pointed at
+    /// declared names (`%refer`), and tokens
     /// drawn independently that would run into each other (`a` `in`) separated.
     fn finish(&mut self, tree: &mut Tree) {
         let g = self.grammar;
+        if !g.values().is_empty() {
+            self.draw_values(tree);
+        }
         if !g.distinct().is_empty() {
             self.make_distinct(tree);
         }

@@ -403,3 +403,46 @@ fn a_deeply_nested_exclusion_is_an_error_not_a_stack_overflow() {
         "{e}"
     );
 }
+
+#[test]
+fn values_draw_a_rules_text_from_its_words_and_leave_parsing_alone() {
+    // `unit` is any word to the parser, but generation draws it from `units`; a word that is
+    // no text of `unit` (`"9"`) leaves the node as it was drawn.
+    let g = load(
+        r#"
+        list = item ( "," item )* ;
+        item = [0-9] unit ;
+        unit = [a-z] [a-z] ;
+        units = "px" | "em" | "9" ;
+        %values unit units ;
+        "#,
+    );
+    assert!(accepts(&g, "1zz,2qq"), "parsing does not look at %values");
+    assert!(g.unused_rules().is_empty(), "the words rule counts as used");
+    let mut words = std::collections::HashSet::new();
+    for seed in 0..100 {
+        let text = generated(&g, seed);
+        for item in text.split(',') {
+            let unit = &item[1..];
+            assert!(unit.len() == 2, "seed {seed}: {text}");
+            words.insert(unit.to_string());
+        }
+    }
+    assert!(words.contains("px") && words.contains("em"), "{words:?}");
+    // Another word is only the `9` case: drawn as the rule draws it.
+    assert!(words.len() > 2, "{words:?}");
+    // Printed with the grammar and loaded again.
+    let text = g.to_file_text();
+    assert!(text.contains("%values unit units ;"), "{text}");
+    assert_eq!(load(&text).values().len(), 1);
+    // Errors name what is wrong.
+    let e = error("a = b ; b = \"x\" ; %values b ;");
+    assert!(
+        e.contains("`%values` takes a rule and the rule its texts are drawn from"),
+        "{e}"
+    );
+    let e = error("a = b ; b = \"x\" ; %values b nowhere ;");
+    assert!(e.contains("draws from `nowhere`, which is not a rule"), "{e}");
+    let e = error("a = b ; b = \"x\" ; %values c b ;");
+    assert!(e.contains("`%values` names `c`, which is not a rule"), "{e}");
+}

@@ -263,6 +263,22 @@ pub struct Grammar {
     refer: Vec<Refer>,
     /// `%hoist` declarations.
     hoist: Vec<Hoist>,
+    /// `%values` declarations.
+    values: Vec<Values>,
+}
+
+/// A `%values NAME SOURCE ;` declaration: in generated inputs, the text of every `names` node
+/// is drawn from `source` (and parsed again as the node's rule; a drawn text that is not one
+/// of its texts leaves the node as it was). For tokens whose valid spellings a grammar cannot
+/// say, such as the Unicode property names of a regex or a date's valid days: `hellfuzz
+/// refine` writes one with the texts the samples and the user's parser accept. Parsing does
+/// not look at it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Values {
+    /// The rule whose texts are drawn (all its context instances).
+    pub names: Vec<SymbolId>,
+    /// The rule they are drawn from (unreachable from the start rule, as a rule of words).
+    pub source: SymbolId,
 }
 
 /// A `%hoist NAME SCOPE... ;` declaration: a `%distinct` name whose parent is a `names` node
@@ -460,6 +476,27 @@ impl Grammar {
         let mut distinct = Vec::new();
         let mut refer = Vec::new();
         let mut hoist = Vec::new();
+        let mut values = Vec::new();
+        for d in file.directives.iter().filter(|d| d.name == "values") {
+            let [(name, name_span), (source, source_span)] = &d.args[..] else {
+                continue;
+            };
+            let names = instances_named(&symbols, name);
+            if names.is_empty() {
+                sink.error(
+                    *name_span,
+                    format!("`%values` names `{name}`, which is not a rule; define `{name} = ... ;`"),
+                );
+            }
+            match rule_named(&symbols, source) {
+                Some(source) if !names.is_empty() => values.push(Values { names, source }),
+                Some(_) => {}
+                None => sink.error(
+                    *source_span,
+                    format!("`%values {name} {source}` draws from `{source}`, which is not a rule; define `{source} = \"text\" | ... ;`"),
+                ),
+            }
+        }
         for d in file
             .directives
             .iter()
@@ -490,7 +527,8 @@ impl Grammar {
             }
         }
         let analysis = Analysis::compute(&symbols, &terminals, start);
-        let roots = used_roots(&symbols, &lexemes, &exclusions);
+        let sources: Vec<SymbolId> = values.iter().map(|v| v.source).collect();
+        let roots = used_roots(&symbols, &lexemes, &exclusions, &sources);
         analysis.report(&symbols, &analysis::used_symbols(&symbols, start, &roots), &mut sink);
         let longest = if layouts.is_empty() {
             vec![false; symbols.len()]
@@ -521,6 +559,7 @@ impl Grammar {
             distinct,
             refer,
             hoist,
+            values,
         })
     }
 
@@ -543,6 +582,46 @@ impl Grammar {
     /// The `%distinct` declarations: names generation keeps distinct within a scope.
     pub fn distinct(&self) -> &[Distinct] {
         &self.distinct
+    }
+
+    /// The `%values` declarations: rules whose generated texts are drawn from a rule of words.
+    pub fn values(&self) -> &[Values] {
+        &self.values
+    }
+
+    /// The same grammar with `start` as its start symbol (same symbol ids), to parse a text
+    /// as one rule (a `%values` word as the rule it spells).
+    pub fn with_start(&self, start: SymbolId) -> Grammar {
+        let mut g = self.clone();
+        g.start = start;
+        g
+    }
+
+    /// The grammar with `changes` made to its rules and `distinct` and `values` declarations
+    /// added, printed and loaded anew (what `refine`'s edits make).
+    pub fn rebuilt_with(
+        &self,
+        symbols: Vec<Symbol>,
+        terminals: Vec<Terminal>,
+        distinct: Vec<Distinct>,
+        values: Vec<Values>,
+        origin: &str,
+    ) -> Result<(Grammar, String), GrammarError> {
+        let mut draft = self.clone();
+        draft.symbols = symbols;
+        draft.terminals = terminals;
+        for d in distinct {
+            if !draft.distinct.contains(&d) {
+                draft.distinct.push(d);
+            }
+        }
+        for v in values {
+            draft.values.retain(|old| old.names != v.names);
+            draft.values.push(v);
+        }
+        let text = draft.to_file_text();
+        drop(draft);
+        Ok((Grammar::from_text(&text, origin)?, text))
     }
 
     /// Whether two symbols have the same body (`stmt*` in two rules, `label_ref = ident ;` and
@@ -624,12 +703,7 @@ impl Grammar {
         terminals: Vec<Terminal>,
         origin: &str,
     ) -> Result<(Grammar, String), GrammarError> {
-        let mut draft = self.clone();
-        draft.symbols = symbols;
-        draft.terminals = terminals;
-        let text = draft.to_file_text();
-        drop(draft);
-        Ok((Grammar::from_text(&text, origin)?, text))
+        self.rebuilt_with(symbols, terminals, Vec::new(), Vec::new(), origin)
     }
 
     /// The character class terminal written `text` (as [`Terminal::Class::text`] holds it).
@@ -682,7 +756,8 @@ impl Grammar {
     /// Named rules that neither the start rule nor a `%lexeme` reaches (the ones `check` warns
     /// about), in file order.
     pub fn unused_rules(&self) -> Vec<SymbolId> {
-        let roots = used_roots(&self.symbols, &self.lexemes, &self.exclusions);
+        let sources: Vec<SymbolId> = self.values.iter().map(|v| v.source).collect();
+        let roots = used_roots(&self.symbols, &self.lexemes, &self.exclusions, &sources);
         let used = analysis::used_symbols(&self.symbols, self.start, &roots);
         (0..self.symbols.len())
             .filter(|&i| !used[i] && !self.symbols[i].synthetic)
@@ -884,8 +959,14 @@ fn rule_named(symbols: &[Symbol], name: &str) -> Option<SymbolId> {
 
 /// The rules that count as used besides what the start rule reaches: the `%lexeme` rules and
 /// the rules inlined into an exclusion.
-fn used_roots(symbols: &[Symbol], lexemes: &[SymbolId], exclusions: &[Exclusion]) -> Vec<SymbolId> {
+fn used_roots(
+    symbols: &[Symbol],
+    lexemes: &[SymbolId],
+    exclusions: &[Exclusion],
+    sources: &[SymbolId],
+) -> Vec<SymbolId> {
     let mut roots = lexemes.to_vec();
+    roots.extend_from_slice(sources);
     roots.extend(
         exclusions
             .iter()

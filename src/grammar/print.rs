@@ -85,7 +85,7 @@ impl Grammar {
     }
 
     /// The whole grammar as a file that loads again as the same grammar: the directives
-    /// (`%layout`, `%lexeme`, `%distinct`, `%hoist`, `%refer`), then every rule, with
+    /// (`%layout`, `%lexeme`, `%distinct`, `%hoist`, `%refer`, `%values`), then every rule, with
     /// contexts and exclusions expanded into plain rules ([`Grammar::to_text`] leaves the
     /// directives out).
     pub fn to_file_text(&self) -> String {
@@ -135,6 +135,9 @@ impl Grammar {
         }
         for r in self.refer() {
             directive("refer", [names(&r.refs), names(&r.defs)].concat());
+        }
+        for v in self.values() {
+            directive("values", [names(&v.names), names(&[v.source])].concat());
         }
         if !out.is_empty() {
             out.push('\n');

@@ -55,6 +55,10 @@ pub(crate) const DIRECTIVES: &[(&str, &str)] = &[
         "a reference rule, then definition rules: generation copies the nearest enclosing definition's text",
     ),
     (
+        "values",
+        "a rule, then a rule of its texts: generation draws the first rule's text from the second",
+    ),
+    (
         "lexeme",
         "rule names: words the real lexer knows (for token boundaries; they need not be reachable)",
     ),
@@ -460,6 +464,12 @@ impl<'a> Parser<'a> {
             return self.err(
                 start,
                 "`%distinct` takes a name rule and at least one scope rule: `%distinct binding block ;`",
+            );
+        }
+        if name == "values" && args.len() != 2 {
+            return self.err(
+                start,
+                "`%values` takes a rule and the rule its texts are drawn from: `%values property property_names ;`",
             );
         }
         if name == "layout" && args.is_empty() {
