@@ -4,7 +4,9 @@
 //! symbol and item position; [`apply`] makes the edited grammar, which the caller checks against
 //! the samples before keeping it.
 
-use crate::grammar::{Alternative, Body, CharClass, Grammar, GrammarError, Item, Symbol, SymbolId, Terminal};
+use crate::grammar::{
+    Alternative, Body, CharClass, Distinct, Grammar, GrammarError, Item, Symbol, SymbolId, Terminal, TerminalId, Values,
+};
 
 /// Where an item sits: in alternative `alt` of `parent` (`None` for the body of a `?` or a
 /// repetition) at position `item`.
@@ -63,6 +65,23 @@ pub enum Change {
         /// Most iterations (`None`: unbounded).
         max: Option<u32>,
     },
+    /// Generation draws the text of `sym` (a named rule) from `words`, texts the parser takes
+    /// there (`%values sym sym_values ;` and a rule `sym_values` of the words): for tokens
+    /// whose valid spellings no edit of the rules can say. Parsing is not changed.
+    Values {
+        /// The rule.
+        sym: SymbolId,
+        /// Its texts to draw from, most used first.
+        words: Vec<Vec<u8>>,
+    },
+    /// Generation keeps the texts of `name` nodes in one `scope` node distinct (`%distinct
+    /// name scope ;`): a key given twice in a table. Parsing is not changed.
+    Distinct {
+        /// The name rule.
+        name: SymbolId,
+        /// The scope rule.
+        scope: SymbolId,
+    },
 }
 
 impl Change {
@@ -109,6 +128,27 @@ impl Change {
                     |p| format!(" where `{}` uses it", name(p.parent)),
                 );
                 format!("`{}` ({}): {how}{at}", name(*sym), g.item_text(Item::Symbol(*sym)))
+            }
+            Change::Values { sym, words } => {
+                let shown: Vec<String> = words
+                    .iter()
+                    .take(8)
+                    .map(|w| format!("{:?}", String::from_utf8_lossy(w)))
+                    .collect();
+                let more = if words.len() > 8 {
+                    format!(" and {} more", words.len() - 8)
+                } else {
+                    String::new()
+                };
+                format!(
+                    "`{}` drawn from the {} text(s) the parser takes: {}{more}",
+                    name(*sym),
+                    words.len(),
+                    shown.join(", ")
+                )
+            }
+            Change::Distinct { name: n, scope } => {
+                format!("`{}` kept distinct within one `{}`", name(*n), name(*scope))
             }
         }
     }
@@ -200,26 +240,63 @@ pub struct Applied {
 
 /// `grammar` with `changes` made, loaded anew.
 pub fn apply(grammar: &Grammar, changes: &[Change], origin: &str) -> Result<Applied, EditError> {
-    let mut symbols = grammar.symbols().to_vec();
-    let mut terminals = grammar.terminals().to_vec();
+    let mut draft = Draft {
+        symbols: grammar.symbols().to_vec(),
+        terminals: grammar.terminals().to_vec(),
+        distinct: Vec::new(),
+        values: Vec::new(),
+    };
     let mut rules = Vec::new();
     for change in changes {
-        rules.push(make(grammar, &mut symbols, &mut terminals, change)?);
+        rules.push(make(grammar, &mut draft, change)?);
     }
     let (grammar, text) = grammar
-        .rebuilt(symbols, terminals, origin)
+        .rebuilt_with(draft.symbols, draft.terminals, draft.distinct, draft.values, origin)
         .map_err(EditError::Invalid)?;
     Ok(Applied { grammar, text, rules })
 }
 
+/// The grammar's parts being edited.
+struct Draft {
+    symbols: Vec<Symbol>,
+    terminals: Vec<Terminal>,
+    distinct: Vec<Distinct>,
+    values: Vec<Values>,
+}
+
+/// The literal terminal `bytes`, added if the grammar has none.
+fn literal(terminals: &mut Vec<Terminal>, bytes: &[u8]) -> TerminalId {
+    let i = terminals
+        .iter()
+        .position(|t| matches!(t, Terminal::Literal(b) if b == bytes))
+        .unwrap_or_else(|| {
+            terminals.push(Terminal::Literal(bytes.to_vec()));
+            terminals.len() - 1
+        });
+    TerminalId(i as u32)
+}
+
+/// The named symbols of the rule `sym` is an instance of (`x` and every `x[...]`).
+fn instances(symbols: &[Symbol], g: &Grammar, sym: SymbolId) -> Vec<SymbolId> {
+    let base = crate::grammar::base_name(&owner_name(g, sym));
+    (0..symbols.len())
+        .filter(|&i| {
+            let s = &symbols[i];
+            !s.synthetic && crate::grammar::base_name(&s.name) == base
+        })
+        .map(|i| SymbolId(i as u32))
+        .collect()
+}
+
 /// Makes one change; the named rules it changed or added.
-fn make(
-    g: &Grammar,
-    symbols: &mut Vec<Symbol>,
-    terminals: &mut Vec<Terminal>,
-    change: &Change,
-) -> Result<Vec<String>, EditError> {
+fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, EditError> {
     let impossible = |what: &str| Err(EditError::Impossible(format!("{what}: {}", change.describe(g))));
+    let Draft {
+        symbols,
+        terminals,
+        distinct,
+        values,
+    } = draft;
     match change {
         Change::DropAlternative { sym, alt } => {
             let Body::Choice(alts) = &mut symbols[sym.index()].body else {
@@ -347,6 +424,66 @@ fn make(
             symbols.push(copy);
             set_item(symbols, place, Item::Symbol(id));
             Ok(vec![name, owner_name(g, place.parent)])
+        }
+        Change::Values { sym, words } => {
+            let original = &symbols[sym.index()];
+            if original.synthetic || words.is_empty() {
+                return impossible("not a named rule, or no words");
+            }
+            let span = original.span;
+            let base = crate::grammar::base_name(&original.name).to_string();
+            let alts = words
+                .iter()
+                .map(|w| Alternative {
+                    items: if w.is_empty() {
+                        Vec::new()
+                    } else {
+                        vec![Item::Terminal(literal(terminals, w))]
+                    },
+                    weight: None,
+                    prec: None,
+                    span,
+                })
+                .collect();
+            let taken = |n: &str| symbols.iter().any(|s| s.name == n);
+            let name = std::iter::once(format!("{base}_values"))
+                .chain((2..).map(|k| format!("{base}_values_{k}")))
+                .find(|n| !taken(n))
+                .expect("some name is free");
+            // A second edit of the same rule replaces the words of the first.
+            let names = instances(symbols, g, *sym);
+            let old_source = values.iter().find(|v| v.names == names).map(|v| v.source);
+            let source = match old_source.or_else(|| g.values().iter().find(|v| v.names == names).map(|v| v.source)) {
+                Some(src) => {
+                    symbols[src.index()].body = Body::Choice(alts);
+                    src
+                }
+                None => {
+                    symbols.push(Symbol {
+                        name: name.clone(),
+                        body: Body::Choice(alts),
+                        span,
+                        synthetic: false,
+                    });
+                    SymbolId(symbols.len() as u32 - 1)
+                }
+            };
+            values.retain(|v| v.names != names);
+            values.push(Values { names, source });
+            Ok(vec![base, symbols[source.index()].name.clone()])
+        }
+        Change::Distinct { name, scope } => {
+            if symbols[name.index()].synthetic || symbols[scope.index()].synthetic {
+                return impossible("not named rules");
+            }
+            let d = Distinct {
+                names: instances(symbols, g, *name),
+                scopes: instances(symbols, g, *scope),
+            };
+            if !distinct.contains(&d) {
+                distinct.push(d);
+            }
+            Ok(vec![owner_name(g, *name)])
         }
     }
 }

@@ -4,7 +4,7 @@
 //! A hierarchical search over the derivation tree, as HDD over levels: from the root, descend
 //! into the child whose replacement alone makes the input accepted, until none does.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::{place_of, Judge, Place, Verdict};
 use crate::grammar::{Grammar, Item, SymbolId, Terminal, TerminalId};
@@ -135,10 +135,17 @@ pub(crate) fn isolate(grammar: &Grammar, tree: Tree, good: &Good<'_>, judge: &Ju
             .children(node)
             .filter(|&c| good_part(grammar, &work, c, good).is_some())
             .collect();
-        // prefix(k): the input with the children after the first k replaced.
+        // prefix(k): the input with the children after the first k replaced or, in a
+        // repetition, left out (a sample's smallest statement is no safe stand-in for every
+        // other: CSS's `@charset` is valid first only).
+        let removable = removable_after(grammar, &work, node);
         let with_suffix_replaced = |w: &Tree, k: usize| -> Option<Vec<u8>> {
             let mut t = w.clone();
             for &c in &children[k..] {
+                if removable.contains(&c) {
+                    t.remove(c);
+                    continue;
+                }
                 let with = good_part(grammar, &t, c, good)?;
                 let new = graft(grammar, &mut t, &with)?;
                 t.replace(c, new);
@@ -162,6 +169,10 @@ pub(crate) fn isolate(grammar: &Grammar, tree: Tree, good: &Good<'_>, judge: &Ju
         // Child `hi - 1` (kept) with the ones after it replaced is rejected; replaced, accepted.
         let culprit_child = children[hi - 1];
         for &c in &children[hi..] {
+            if removable.contains(&c) {
+                work.remove(c);
+                continue;
+            }
             let with = good_part(grammar, &work, c, good)?;
             let new = graft(grammar, &mut work, &with)?;
             work.replace(c, new);
@@ -183,6 +194,19 @@ pub(crate) fn isolate(grammar: &Grammar, tree: Tree, good: &Good<'_>, judge: &Ju
         node,
         input,
     })
+}
+
+/// In a repetition node, the children that may be left out together (the ones past the
+/// repetition's minimum count); none for other nodes.
+fn removable_after(grammar: &Grammar, tree: &Tree, node: NodeId) -> HashSet<NodeId> {
+    let NodeKind::Repeat { symbol } = tree.kind(node) else {
+        return HashSet::new();
+    };
+    let min = match grammar.symbol(symbol).body {
+        crate::grammar::Body::Repeat { min, .. } => min as usize,
+        _ => return HashSet::new(),
+    };
+    tree.children(node).skip(min).collect()
 }
 
 /// The known-good part for `node`: a sample's smallest subtree of its symbol (or the cheapest

@@ -160,10 +160,14 @@ pub struct Edit {
 /// Rounds in a row without an edit after which [`refine`] stops ([`Stop::Stuck`]).
 pub const STUCK_ROUNDS: usize = 2;
 
+/// Rounds in a row that must meet the acceptance targets before [`refine`] stops
+/// ([`Stop::Targets`]).
+pub const TARGET_ROUNDS: usize = 2;
+
 /// Why the refinement stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stop {
-    /// Both acceptance targets were met.
+    /// Both acceptance targets were met ([`TARGET_ROUNDS`] rounds in a row).
     Targets,
     /// [`STUCK_ROUNDS`] rounds in a row found nothing more to edit.
     Stuck,
@@ -199,6 +203,7 @@ impl Refined {
              # `x[in y]` is a copy of `x` for its use in `y`.\n"
         );
         let mut done: HashSet<&str> = HashSet::new();
+        let directives = self.grammar.to_file_text();
         for edit in &self.edits {
             for rule in &edit.rules {
                 if !done.insert(rule.as_str()) {
@@ -209,6 +214,14 @@ impl Refined {
                     out.push_str(&format!("# round {}: {}\n", e.round, e.what));
                     out.push_str(&format!("#   rejected: {}\n", shown(&e.input)));
                     out.push_str(&format!("#   culprit:  {}\n", shown(&e.culprit)));
+                }
+                // The generation tables an edit declared (`%values`, `%distinct`) on the rule.
+                for line in directives.lines() {
+                    let mut words = line.split_whitespace();
+                    if matches!(words.next(), Some("%values" | "%distinct")) && words.next() == Some(rule.as_str()) {
+                        out.push_str(line);
+                        out.push('\n');
+                    }
                 }
                 match self.grammar.symbol_by_name(rule) {
                     Some(sym) => out.push_str(&self.grammar.rule_text(sym)),
@@ -392,6 +405,7 @@ pub fn refine(
     // Rounds in a row that found no edit: each draws other inputs, so one may find what the
     // last did not; two in a row end the refinement.
     let mut empty_rounds = 0;
+    let mut met_in_a_row = 0;
     let cancelled = || options.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
     // Past the time, a round's search stops; its edits so far are made and measured once more.
     let stop_search = || cancelled() || start.elapsed() >= options.max_time;
@@ -408,12 +422,16 @@ pub fn refine(
             number,
             ..Round::default()
         };
-        let rejected = generate_and_judge(&state.grammar, &trees, &judge, options, number, &mut round);
+        let (rejected, accepted) = generate_and_judge(&state.grammar, &trees, &judge, options, number, &mut round);
         if let Some(why) = judge.failure() {
             return Err(RefineError::CommandFailed(why));
         }
         let met = round.default_percent() >= options.target_default * 100.0
             && round.inverted_percent() >= options.target_inverted * 100.0;
+        // One round's few hundred inputs can meet the targets by luck: they must be met in
+        // TARGET_ROUNDS rounds in a row (the rounds between still make their edits).
+        met_in_a_row = if met { met_in_a_row + 1 } else { 0 };
+        let met = met && (met_in_a_row >= TARGET_ROUNDS || rejected.is_empty());
         let out_of_time = start.elapsed() >= options.max_time;
         if met || out_of_time || cancelled() {
             round.edits_total = state.edits.len();
@@ -442,13 +460,15 @@ pub fn refine(
         let culprits: Vec<Culprit> = found.into_iter().flatten().collect();
         round.culprits = culprits.len();
         let facts = Facts::new(g, &trees);
+        let sample_profile = profile(g, &trees);
+        let texts = Texts::new(g, trees.iter().chain(&accepted));
         let mut proposals: Vec<(Vec<Change>, Vec<u8>, Vec<u8>)> = Vec::new();
         let mut keys = HashSet::new();
         for c in &culprits {
             if stop_search() {
                 break;
             }
-            let mut changes = propose(g, c, &trees, &facts, &judge, options.jobs);
+            let mut changes = propose(g, c, &trees, &facts, &texts, &judge, options.jobs);
             changes.retain(|change| !refused.contains(&change.key(g)));
             let Some(first) = changes.first() else {
                 continue;
@@ -464,10 +484,17 @@ pub fn refine(
         let mut current: Option<edit::Applied> = None;
         for (changes, input, culprit) in proposals {
             for change in changes {
+                // Several culprits may come down to one edit after their first choices failed.
+                if kept.iter().any(|k| k.0 == change) {
+                    break;
+                }
                 let mut all: Vec<Change> = kept.iter().map(|k| k.0.clone()).collect();
                 all.push(change.clone());
                 match edit::apply(g, &all, &origin) {
-                    Ok(applied) if parse_all(&applied.grammar, &samples).is_ok() => {
+                    Ok(applied)
+                        if parse_all(&applied.grammar, &samples)
+                            .is_ok_and(|t| profile(&applied.grammar, &t) == sample_profile) =>
+                    {
                         current = Some(applied);
                         kept.push((change, input, culprit));
                         break;
@@ -515,7 +542,8 @@ pub fn refine(
 }
 
 /// Generates a round's inputs of both modes, judges them, fills in `round`'s acceptance, and
-/// returns the rejected inputs to isolate (the smallest, both modes alike).
+/// returns the rejected inputs to isolate (the smallest, both modes alike) and the accepted
+/// ones (whose words the parser took).
 fn generate_and_judge(
     g: &Grammar,
     trees: &[Tree],
@@ -523,7 +551,7 @@ fn generate_and_judge(
     options: &Options,
     number: usize,
     round: &mut Round,
-) -> Vec<Tree> {
+) -> (Vec<Tree>, Vec<Tree>) {
     let model = samples::model_of(g, trees);
     let mined = Probabilities::new(g, Some(&model), ProbabilityMode::Mined);
     let inverted = Probabilities::new(g, Some(&model), ProbabilityMode::Inverted);
@@ -546,6 +574,7 @@ fn generate_and_judge(
     let bytes: Vec<Vec<u8>> = inputs.iter().map(|(_, t)| t.unparse()).collect();
     let verdicts = crate::pool::map(&bytes, options.jobs, |_, b| judge.verdict(b));
     let mut rejected: [Vec<Tree>; 2] = [Vec::new(), Vec::new()];
+    let mut accepted = Vec::new();
     for ((inverted, tree), v) in inputs.into_iter().zip(verdicts) {
         let ok = v == Verdict::Accepted;
         if inverted {
@@ -555,7 +584,9 @@ fn generate_and_judge(
             round.default_tried += 1;
             round.default_accepted += usize::from(ok);
         }
-        if !ok {
+        if ok {
+            accepted.push(tree);
+        } else {
             rejected[usize::from(inverted)].push(tree);
         }
     }
@@ -575,7 +606,7 @@ fn generate_and_judge(
         out.extend(b);
     }
     out.truncate(options.culprits);
-    out
+    (out, accepted)
 }
 
 /// What the samples do, for deciding an edit: per symbol the alternatives they use, and the
@@ -658,8 +689,221 @@ fn sample_spots(trees: &[Tree], matches: impl Fn(&Tree, NodeId) -> bool, n: usiz
 const SAMPLE_CONTEXTS: usize = 2;
 
 /// Edits that would exclude `culprit`, strongest first (the first that every sample
-/// survives is made); none if no edit is found.
+/// survives is made); none if no edit is found. Edits of the rules come first; then, as no
+/// edit of a context-free rule may capture what is wrong, the generation tables: a name that
+/// must not repeat (`%distinct`), a token drawn from the texts the parser takes (`%values`).
 fn propose(
+    g: &Grammar,
+    culprit: &Culprit,
+    trees: &[Tree],
+    facts: &Facts,
+    texts: &Texts<'_>,
+    judge: &Judge<'_>,
+    jobs: usize,
+) -> Vec<Change> {
+    let mut out = rule_edits(g, culprit, trees, facts, judge, jobs);
+    out.extend(distinct_edit(g, culprit, texts, judge));
+    out.extend(values_edit(g, culprit, texts, judge));
+    out
+}
+
+/// Levels above a culprit that [`values_edit`] and [`distinct_edit`] look at.
+const TABLE_WALK_UP: usize = 6;
+
+/// Longest text of a rule that [`values_edit`] treats as a token (longer ones are not words).
+const MAX_WORD_LEN: usize = 64;
+
+/// Most words a `%values` edit keeps (the most used first).
+const MAX_WORDS: usize = 256;
+
+/// Words probed in the culprit's place before a `%values` edit is proposed.
+const WORD_PROBES: usize = 3;
+
+/// The culprit node and its ancestors, up to [`TABLE_WALK_UP`] of them, named rules only,
+/// not the root nor the layout.
+fn named_path(g: &Grammar, culprit: &Culprit) -> Vec<NodeId> {
+    let tree = &culprit.tree;
+    let (layout, _) = g.layout_parts();
+    let mut out = Vec::new();
+    let mut node = Some(culprit.node);
+    for _ in 0..=TABLE_WALK_UP {
+        let Some(n) = node else { break };
+        if n == tree.root() {
+            break;
+        }
+        if let Some(sym) = tree.kind(n).symbol() {
+            if !g.symbol(sym).synthetic && !layout[sym.index()] {
+                out.push(n);
+            }
+        }
+        node = tree.parent(n);
+    }
+    out
+}
+
+/// A `%values` edit: the nearest named rule around the culprit whose texts are short (words),
+/// whose text here the samples (and accepted inputs) never have, and where their words, put
+/// in its place, are accepted.
+fn values_edit(g: &Grammar, culprit: &Culprit, texts: &Texts<'_>, judge: &Judge<'_>) -> Option<Change> {
+    let tree = &culprit.tree;
+    for node in named_path(g, culprit) {
+        let sym = tree.kind(node).symbol()?;
+        let Some(words) = texts.words(sym) else { continue };
+        let text = tree.unparse_node(node);
+        if words.iter().any(|w| w.text == text) {
+            continue;
+        }
+        let fits = words.iter().take(WORD_PROBES).all(|w| {
+            replaced(g, tree, node, &Replacement::Subtree(w.tree, w.node))
+                .is_some_and(|b| judge.verdict(&b) == Verdict::Accepted)
+        });
+        if fits {
+            return Some(Change::Values {
+                sym,
+                words: words.iter().take(MAX_WORDS).map(|w| w.text.clone()).collect(),
+            });
+        }
+    }
+    None
+}
+
+/// A `%distinct` edit: the nearest named rule around the culprit whose text repeats another
+/// node's of the same rule, where another text in either place is accepted: the two may not
+/// be the same. The scope is the nearest named rule around both.
+fn distinct_edit(g: &Grammar, culprit: &Culprit, texts: &Texts<'_>, judge: &Judge<'_>) -> Option<Change> {
+    let tree = &culprit.tree;
+    for node in named_path(g, culprit) {
+        let sym = tree.kind(node).symbol()?;
+        let text = tree.unparse_node(node);
+        if text.is_empty() {
+            continue;
+        }
+        let mut same: Vec<NodeId> = Vec::new();
+        let mut used: HashSet<Vec<u8>> = HashSet::new();
+        tree.pre_order(tree.root(), |n| {
+            if tree.kind(n).symbol() == Some(sym) {
+                let t = tree.unparse_node(n);
+                if n != node && t == text {
+                    same.push(n);
+                }
+                used.insert(t);
+            }
+        });
+        let nested = |a: NodeId, b: NodeId| ancestors(tree, a).any(|x| x == b) || ancestors(tree, b).any(|x| x == a);
+        let Some(&twin) = same.iter().find(|&&m| !nested(m, node)) else {
+            continue;
+        };
+        let Some(other) = texts
+            .words(sym)
+            .and_then(|ws| ws.iter().find(|w| !used.contains(&w.text)))
+        else {
+            continue;
+        };
+        let fixed = |at: NodeId| {
+            replaced(g, tree, at, &Replacement::Subtree(other.tree, other.node))
+                .is_some_and(|b| judge.verdict(&b) == Verdict::Accepted)
+        };
+        if !(fixed(node) && fixed(twin)) {
+            continue;
+        }
+        let common: HashSet<NodeId> = ancestors(tree, node).collect();
+        let scope = ancestors(tree, twin)
+            .filter(|a| common.contains(a))
+            .filter_map(|a| tree.kind(a).symbol())
+            .find(|&s| !g.symbol(s).synthetic)?;
+        return Some(Change::Distinct { name: sym, scope });
+    }
+    None
+}
+
+/// How many nodes of each named rule the trees have. An edit must leave the samples' profile
+/// as it is: where a superset grammar parses a sample in a second way (`{1,3}` as four
+/// literal characters), an edit that rules out the first way lets every sample parse and yet
+/// takes the first way out of the language.
+fn profile(g: &Grammar, trees: &[Tree]) -> HashMap<String, usize> {
+    let mut out: HashMap<String, usize> = HashMap::new();
+    for tree in trees {
+        tree.pre_order(tree.root(), |n| {
+            if let Some(s) = tree.kind(n).symbol() {
+                if !g.symbol(s).synthetic {
+                    *out.entry(crate::grammar::base_name(&g.symbol(s).name).to_string())
+                        .or_default() += 1;
+                }
+            }
+        });
+    }
+    out
+}
+
+/// The nodes above `node`, nearest first.
+fn ancestors(tree: &Tree, node: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+    std::iter::successors(tree.parent(node), move |&p| tree.parent(p))
+}
+
+/// The short texts (words) of each named rule in the samples and in inputs the parser took,
+/// most used first, each with a node that has it.
+struct Texts<'t> {
+    words: HashMap<SymbolId, Vec<Word<'t>>>,
+}
+
+/// One text of a rule.
+struct Word<'t> {
+    text: Vec<u8>,
+    uses: usize,
+    tree: &'t Tree,
+    node: NodeId,
+}
+
+impl<'t> Texts<'t> {
+    fn new(g: &Grammar, trees: impl IntoIterator<Item = &'t Tree>) -> Texts<'t> {
+        let mut words: HashMap<SymbolId, Vec<Word<'t>>> = HashMap::new();
+        let mut long: HashSet<SymbolId> = HashSet::new();
+        let mut index: HashMap<(SymbolId, Vec<u8>), usize> = HashMap::new();
+        for tree in trees {
+            tree.pre_order(tree.root(), |n| {
+                let Some(sym) = tree.kind(n).symbol() else { return };
+                // Words are tokens: a rule that can grow by recursion is a structure (a
+                // regex's alternation), whose texts in a few samples are no list of its forms.
+                if g.symbol(sym).synthetic || g.analysis().reaches_recursion[sym.index()] || long.contains(&sym) {
+                    return;
+                }
+                if tree.len_of(n) > MAX_WORD_LEN {
+                    long.insert(sym);
+                    return;
+                }
+                let text = tree.unparse_node(n);
+                let list = words.entry(sym).or_default();
+                match index.get(&(sym, text.clone())) {
+                    Some(&i) => list[i].uses += 1,
+                    None => {
+                        index.insert((sym, text.clone()), list.len());
+                        list.push(Word {
+                            text,
+                            uses: 1,
+                            tree,
+                            node: n,
+                        });
+                    }
+                }
+            });
+        }
+        for sym in long {
+            words.remove(&sym);
+        }
+        for list in words.values_mut() {
+            list.sort_by(|a, b| b.uses.cmp(&a.uses).then_with(|| a.text.cmp(&b.text)));
+        }
+        Texts { words }
+    }
+
+    /// The words of `sym`, if all its texts are short.
+    fn words(&self, sym: SymbolId) -> Option<&[Word<'t>]> {
+        self.words.get(&sym).map(Vec::as_slice).filter(|w| !w.is_empty())
+    }
+}
+
+/// Edits of the rules that would exclude `culprit` (see [`propose`]).
+fn rule_edits(
     g: &Grammar,
     culprit: &Culprit,
     trees: &[Tree],
@@ -825,8 +1069,19 @@ fn unseen_choice(
                 // it, they refuse the edit and the next is tried.
                 out.push(bound(0, Some(0)));
             }
-            if k == 0 && fewest >= 1 && min == 0 && with_count(1) {
-                out.push(bound(1, max));
+            if k < fewest && (min as usize) < fewest && with_count(fewest) {
+                // Too few: the fewest the parser takes here (a year of four digits where the
+                // grammar allows one to four), between what was rejected and the samples' fewest.
+                let (mut lo, mut hi) = (k, fewest);
+                while hi - lo > 1 {
+                    let mid = lo + (hi - lo) / 2;
+                    if with_count(mid) {
+                        hi = mid;
+                    } else {
+                        lo = mid;
+                    }
+                }
+                out.push(bound(u32::try_from(hi).unwrap_or(u32::MAX), max));
             }
             if k > most.max(1) && matches!(g.symbol(symbol).body, Body::Repeat { .. }) {
                 // Too many: the most the parser takes here, found by keeping fewer (between

@@ -198,3 +198,116 @@ proptest! {
         prop_assert_eq!(loaded, Some(class), "{}", text);
     }
 }
+
+/// A settings format whose boundary no context-free edit can draw: keys may not repeat, a
+/// unit is one of a few words, a month is 01 to 12, and a year has four digits.
+const SETTINGS: &str = r#"
+doc   = line* ;
+line  = key "=" value "\n" ;
+key   = [a-z]+ ;
+value = date | unit ;
+date  = [0-9]{1,4} "-" month ;
+month = [0-9] [0-9] ;
+unit  = [a-z]+ ;
+"#;
+
+const SETTINGS_SAMPLES: &[&str] = &[
+    "width=px\nheight=em\nsince=2024-01\n",
+    "a=1999-12\nb=px\n",
+    "margin=em\nupdated=2021-06\npadding=px\nborder=em\n",
+    "start=2000-02\nend=2010-11\n",
+];
+
+/// The parser of the settings format.
+fn settings_accepts(input: &[u8]) -> Verdict {
+    let Ok(text) = std::str::from_utf8(input) else {
+        return Verdict::Rejected;
+    };
+    let mut keys = HashSet::new();
+    for line in text.lines() {
+        let Some((key, value)) = line.split_once('=') else {
+            return Verdict::Rejected;
+        };
+        if !keys.insert(key) {
+            return Verdict::Rejected;
+        }
+        let ok = match value.split_once('-') {
+            Some((year, month)) => year.len() == 4 && matches!(month.parse::<u32>(), Ok(1..=12)) && month.len() == 2,
+            None => ["px", "em", "pt", "cm"].contains(&value),
+        };
+        if !ok {
+            return Verdict::Rejected;
+        }
+    }
+    Verdict::Accepted
+}
+
+#[test]
+fn refine_learns_words_distinct_names_and_a_fewest_count_where_rules_cannot_say_it() {
+    let g = Grammar::from_text(SETTINGS, "settings.grammar").unwrap();
+    let samples: Vec<Sample> = SETTINGS_SAMPLES
+        .iter()
+        .enumerate()
+        .map(|(i, s)| Sample {
+            name: format!("settings-{i}"),
+            bytes: s.as_bytes().to_vec(),
+        })
+        .collect();
+    for s in &samples {
+        assert_eq!(settings_accepts(&s.bytes), Verdict::Accepted, "{}", s.name);
+    }
+    let mut o = options(1);
+    o.max_rounds = 12;
+    o.target_default = 0.99;
+    o.target_inverted = 0.99;
+    let refined = refine(&g, &samples, &settings_accepts, &o, &mut |_| {}).unwrap();
+    let r = &refined.grammar;
+    let name = |s: SymbolId| crate::grammar::base_name(&r.symbol(s).name).to_string();
+    // A unit is drawn from the words the parser takes; keys are kept distinct in a document.
+    let values: Vec<String> = r.values().iter().map(|v| name(v.names[0])).collect();
+    assert!(values.contains(&"unit".to_string()), "{values:?}\n{}", refined.text);
+    let distinct: Vec<(String, String)> = r
+        .distinct()
+        .iter()
+        .map(|d| (name(d.names[0]), name(d.scopes[0])))
+        .collect();
+    assert!(
+        distinct.iter().any(|(n, _)| n == "key"),
+        "{distinct:?}\n{}",
+        refined.text
+    );
+    // A year has four digits: a rule edit, so a short year no longer parses.
+    assert!(!parses(r, b"x=99-01\n"), "{}", refined.text);
+    // Words and distinct names are for generation: what the parser takes and the samples
+    // never had still parses.
+    for ok in ["x=pt\n", "x=cm\ny=cm\n", "k=2030-09\n"] {
+        assert!(parses(r, ok.as_bytes()), "{ok:?} no longer parses\n{}", refined.text);
+    }
+    for s in SETTINGS_SAMPLES {
+        assert!(parses(r, s.as_bytes()));
+    }
+    // The text loads with its declarations, and generation keeps to the boundary.
+    let reloaded = Grammar::from_text(&refined.text, "refined.grammar").unwrap();
+    assert_eq!(reloaded.values().len(), r.values().len());
+    assert_eq!(reloaded.distinct().len(), r.distinct().len());
+    let trees: Vec<Tree> = SETTINGS_SAMPLES
+        .iter()
+        .map(|s| Parser::new(r).parse(s.as_bytes()).unwrap())
+        .collect();
+    let model = samples::model_of(r, &trees);
+    for mode in [ProbabilityMode::Mined, ProbabilityMode::Inverted] {
+        let probs = Probabilities::new(r, Some(&model), mode);
+        let mut gen = Generator::new(r, &probs, Limits::up_to(200), 3);
+        let accepted = (0..300)
+            .filter(|_| settings_accepts(&gen.input()) == Verdict::Accepted)
+            .count();
+        assert!(
+            accepted >= 285,
+            "{mode:?}: {accepted} of 300 accepted\n{}",
+            refined.text
+        );
+    }
+    let text = refined.edits_text("settings.grammar");
+    assert!(text.contains("drawn from the"), "{text}");
+    assert!(text.contains("kept distinct within one"), "{text}");
+}
