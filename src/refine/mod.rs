@@ -406,6 +406,10 @@ pub fn refine(
     // last did not; two in a row end the refinement.
     let mut empty_rounds = 0;
     let mut met_in_a_row = 0;
+    // Generated inputs the command accepted: in the language as surely as the samples, and
+    // with what the samples lack (an edit that drops `CREATE VIEW` everywhere because one
+    // rejected input had a broken one must not pass because no sample has a view).
+    let mut known: Vec<Vec<u8>> = Vec::new();
     let cancelled = || options.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
     // Past the time, a round's search stops; its edits so far are made and measured once more.
     let stop_search = || cancelled() || start.elapsed() >= options.max_time;
@@ -423,6 +427,7 @@ pub fn refine(
             ..Round::default()
         };
         let (rejected, accepted) = generate_and_judge(&state.grammar, &trees, &judge, options, number, &mut round);
+        remember(&mut known, &accepted, &state.grammar, options.jobs);
         if let Some(why) = judge.failure() {
             return Err(RefineError::CommandFailed(why));
         }
@@ -493,7 +498,8 @@ pub fn refine(
                 match edit::apply(g, &all, &origin) {
                     Ok(applied)
                         if parse_all(&applied.grammar, &samples)
-                            .is_ok_and(|t| profile(&applied.grammar, &t) == sample_profile) =>
+                            .is_ok_and(|t| profile(&applied.grammar, &t) == sample_profile)
+                            && still_parsed(&applied.grammar, &known, options.jobs) =>
                     {
                         current = Some(applied);
                         kept.push((change, input, culprit));
@@ -816,6 +822,45 @@ fn distinct_edit(g: &Grammar, culprit: &Culprit, texts: &Texts<'_>, judge: &Judg
     None
 }
 
+/// Accepted inputs an edit is checked against, at most: the newest and the oldest alike.
+const MAX_KNOWN: usize = 400;
+
+/// Adds a round's accepted inputs to `known`, interleaved with the ones before, at most
+/// [`MAX_KNOWN`] (older rounds drew from a wider grammar: their inputs are the most varied).
+fn remember(known: &mut Vec<Vec<u8>>, accepted: &[Tree], grammar: &Grammar, jobs: usize) {
+    let seen: HashSet<Vec<u8>> = known.iter().cloned().collect();
+    let mut new: Vec<Vec<u8>> = accepted
+        .iter()
+        .map(Tree::unparse)
+        .filter(|b| !seen.contains(b))
+        .collect();
+    new.sort();
+    new.dedup();
+    // Only what the grammar parses now (a drawn tree's text may read otherwise): the check is
+    // that an edit keeps them, not that they were ever in.
+    let parser = Parser::new(grammar);
+    let parsed = crate::pool::map(&new, jobs, |_, b| parser.recognize(b).is_ok());
+    let mut parsed = parsed.into_iter();
+    new.retain(|_| parsed.next().unwrap_or(false));
+    let old = std::mem::take(known);
+    let (mut a, mut b) = (old.into_iter(), new.into_iter());
+    while known.len() < MAX_KNOWN {
+        match (a.next(), b.next()) {
+            (None, None) => break,
+            (x, y) => known.extend(x.into_iter().chain(y)),
+        }
+    }
+    known.truncate(MAX_KNOWN);
+}
+
+/// Whether `grammar` still parses every known accepted input.
+fn still_parsed(grammar: &Grammar, known: &[Vec<u8>], jobs: usize) -> bool {
+    let parser = Parser::new(grammar);
+    crate::pool::map(known, jobs, |_, b| parser.recognize(b).is_ok())
+        .into_iter()
+        .all(|ok| ok)
+}
+
 /// How many nodes of each named rule the trees have. An edit must leave the samples' profile
 /// as it is: where a superset grammar parses a sample in a second way (`{1,3}` as four
 /// literal characters), an edit that rules out the first way lets every sample parse and yet
@@ -938,6 +983,27 @@ fn rule_edits(
             return Vec::new();
         };
         node = parent;
+    }
+    // A node whose only child spans all of it (`_statement` -> `_declaration_statement` ->
+    // `let_declaration`) made its choice in that child: the deepest such choice first.
+    let mut chain = vec![node];
+    while chain.len() <= WALK_UP {
+        let last = *chain.last().expect("not empty");
+        let mut children = tree.children(last);
+        match (children.next(), children.next()) {
+            (Some(only), None) if tree.kind(only).symbol().is_some() && tree.len_of(only) == tree.len_of(last) => {
+                chain.push(only)
+            }
+            _ => break,
+        }
+    }
+    for &below in chain.iter().skip(1).rev() {
+        if let Some(place) = place_of(g, tree, below) {
+            let changes = unseen_choice(g, tree, below, place, trees, facts, judge);
+            if !changes.is_empty() {
+                return changes;
+            }
+        }
     }
     // The nearest choice, up to WALK_UP levels, that the samples never make this way here.
     for _ in 0..WALK_UP {
