@@ -93,7 +93,7 @@ impl RefineArgs {
         let mut progress = |r: &Refined| {
             if let Some(round) = r.rounds.last() {
                 eprintln!(
-                    "round {}: accepted {:.1} % of \"more of the same\", {:.1} % of inverted; {} culprit(s) found, {} edit(s) ({} in all, {} refused: a sample would not parse); {} runs, {:.0} s",
+                    "round {}: accepted {:.1} % of \"more of the same\", {:.1} % of inverted; {} culprit(s) found, {} edit(s) ({} in all, {} refused: a sample or accepted input would no longer parse as before); {} runs, {:.0} s",
                     round.number,
                     round.default_percent(),
                     round.inverted_percent(),

@@ -113,7 +113,8 @@ pub struct Round {
     pub edits_total: usize,
     /// Rejected inputs whose culprit was found.
     pub culprits: usize,
-    /// Edits not made because a sample would no longer parse.
+    /// Edits not made because a sample would no longer parse (or parse otherwise), or an
+    /// accepted input would no longer parse.
     pub refused: usize,
     /// Acceptance command runs so far.
     pub runs: usize,
@@ -983,27 +984,6 @@ fn rule_edits(
             return Vec::new();
         };
         node = parent;
-    }
-    // A node whose only child spans all of it (`_statement` -> `_declaration_statement` ->
-    // `let_declaration`) made its choice in that child: the deepest such choice first.
-    let mut chain = vec![node];
-    while chain.len() <= WALK_UP {
-        let last = *chain.last().expect("not empty");
-        let mut children = tree.children(last);
-        match (children.next(), children.next()) {
-            (Some(only), None) if tree.kind(only).symbol().is_some() && tree.len_of(only) == tree.len_of(last) => {
-                chain.push(only)
-            }
-            _ => break,
-        }
-    }
-    for &below in chain.iter().skip(1).rev() {
-        if let Some(place) = place_of(g, tree, below) {
-            let changes = unseen_choice(g, tree, below, place, trees, facts, judge);
-            if !changes.is_empty() {
-                return changes;
-            }
-        }
     }
     // The nearest choice, up to WALK_UP levels, that the samples never make this way here.
     for _ in 0..WALK_UP {
