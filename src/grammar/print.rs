@@ -85,10 +85,20 @@ impl Grammar {
     }
 
     /// The whole grammar as a file that loads again as the same grammar: the directives
-    /// (`%layout`, `%lexeme`, `%distinct`, `%hoist`, `%refer`, `%values`), then every rule, with
-    /// contexts and exclusions expanded into plain rules ([`Grammar::to_text`] leaves the
-    /// directives out).
+    /// ([`Grammar::directives_text`]), then every rule, with contexts and exclusions expanded
+    /// into plain rules ([`Grammar::to_text`] leaves the directives out).
     pub fn to_file_text(&self) -> String {
+        let mut out = self.directives_text();
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&self.to_text());
+        out
+    }
+
+    /// The grammar's directives as a file writes them, one per line: `%layout`, `%lexeme`,
+    /// `%word`, `%distinct`, `%hoist`, `%refer`, `%values` (empty if it has none).
+    pub fn directives_text(&self) -> String {
         let names = |ids: &[SymbolId]| -> Vec<String> {
             let mut out: Vec<String> = Vec::new();
             for &id in ids {
@@ -139,10 +149,6 @@ impl Grammar {
         for v in self.values() {
             directive("values", [names(&v.names), names(&[v.source])].concat());
         }
-        if !out.is_empty() {
-            out.push('\n');
-        }
-        out.push_str(&self.to_text());
         out
     }
 

@@ -204,7 +204,7 @@ impl Refined {
              # `x[in y]` is a copy of `x` for its use in `y`.\n"
         );
         let mut done: HashSet<&str> = HashSet::new();
-        let directives = self.grammar.to_file_text();
+        let directives = self.grammar.directives_text();
         for edit in &self.edits {
             for rule in &edit.rules {
                 if !done.insert(rule.as_str()) {
@@ -839,9 +839,7 @@ fn remember(known: &mut Vec<Vec<u8>>, accepted: &[Tree], grammar: &Grammar, jobs
     new.dedup();
     // Only what the grammar parses now (a drawn tree's text may read otherwise): the check is
     // that an edit keeps them, not that they were ever in.
-    let parser = Parser::new(grammar);
-    let parsed = crate::pool::map(&new, jobs, |_, b| parser.recognize(b).is_ok());
-    let mut parsed = parsed.into_iter();
+    let mut parsed = parses_each(grammar, &new, jobs).into_iter();
     new.retain(|_| parsed.next().unwrap_or(false));
     let old = std::mem::take(known);
     let (mut a, mut b) = (old.into_iter(), new.into_iter());
@@ -856,10 +854,13 @@ fn remember(known: &mut Vec<Vec<u8>>, accepted: &[Tree], grammar: &Grammar, jobs
 
 /// Whether `grammar` still parses every known accepted input.
 fn still_parsed(grammar: &Grammar, known: &[Vec<u8>], jobs: usize) -> bool {
+    parses_each(grammar, known, jobs).into_iter().all(|ok| ok)
+}
+
+/// Per input, whether `grammar` parses it (`jobs` at once).
+fn parses_each(grammar: &Grammar, inputs: &[Vec<u8>], jobs: usize) -> Vec<bool> {
     let parser = Parser::new(grammar);
-    crate::pool::map(known, jobs, |_, b| parser.recognize(b).is_ok())
-        .into_iter()
-        .all(|ok| ok)
+    crate::pool::map(inputs, jobs, |_, b| parser.recognize(b).is_ok())
 }
 
 /// How many nodes of each named rule the trees have. An edit must leave the samples' profile
@@ -1118,32 +1119,17 @@ fn unseen_choice(
             if k < fewest && (min as usize) < fewest && with_count(fewest) {
                 // Too few: the fewest the parser takes here (a year of four digits where the
                 // grammar allows one to four), between what was rejected and the samples' fewest.
-                let (mut lo, mut hi) = (k, fewest);
-                while hi - lo > 1 {
-                    let mid = lo + (hi - lo) / 2;
-                    if with_count(mid) {
-                        hi = mid;
-                    } else {
-                        lo = mid;
-                    }
-                }
-                out.push(bound(u32::try_from(hi).unwrap_or(u32::MAX), max));
+                let (_, fewest_taken) = bisect(k, fewest, |n| !with_count(n));
+                out.push(bound(u32::try_from(fewest_taken).unwrap_or(u32::MAX), max));
             }
             if k > most.max(1) && matches!(g.symbol(symbol).body, Body::Repeat { .. }) {
                 // Too many: the most the parser takes here, found by keeping fewer (between
                 // what the samples have and what was rejected), is the bound; not the samples'
                 // own most, which would collapse `{10}` onto their `{2}`.
-                let (mut lo, mut hi) = (most.max(min as usize).max(1), k);
+                let lo = most.max(min as usize).max(1);
                 if with_count(lo) {
-                    while hi - lo > 1 {
-                        let mid = lo + (hi - lo) / 2;
-                        if with_count(mid) {
-                            lo = mid;
-                        } else {
-                            hi = mid;
-                        }
-                    }
-                    out.push(bound(min, Some(u32::try_from(lo).unwrap_or(u32::MAX))));
+                    let (most_taken, _) = bisect(lo, k, &with_count);
+                    out.push(bound(min, Some(u32::try_from(most_taken).unwrap_or(u32::MAX))));
                 }
             }
             if k > 1 && most <= 1 && min <= 1 && with_count(1) {
@@ -1153,6 +1139,21 @@ fn unseen_choice(
         }
         NodeKind::Leaf { .. } => Vec::new(),
     }
+}
+
+/// The adjacent pair `(n, n + 1)` between `lo` and `hi` where `low_side` turns from true to
+/// false, by bisection: `low_side(lo)` is known true and `low_side(hi)` false (neither is
+/// asked), and the predicate is taken to be monotone in between.
+fn bisect(mut lo: usize, mut hi: usize, mut low_side: impl FnMut(usize) -> bool) -> (usize, usize) {
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if low_side(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    (lo, hi)
 }
 
 /// Representatives probed per block of non-ASCII code points.
