@@ -59,6 +59,30 @@ fn parses(g: &Grammar, input: &[u8]) -> bool {
     Parser::new(g).parse(input).is_ok()
 }
 
+/// `n` inputs of `g` mined from the samples `texts`, "more of the same" and inverted (`seed`, at most
+/// `max_size` bytes).
+fn generated(
+    g: &Grammar,
+    texts: &[&str],
+    max_size: usize,
+    seed: u64,
+    n: usize,
+) -> Vec<(ProbabilityMode, Vec<Vec<u8>>)> {
+    let trees: Vec<Tree> = texts
+        .iter()
+        .map(|s| Parser::new(g).parse(s.as_bytes()).unwrap())
+        .collect();
+    let model = samples::model_of(g, &trees);
+    [ProbabilityMode::Mined, ProbabilityMode::Inverted]
+        .into_iter()
+        .map(|mode| {
+            let probs = Probabilities::new(g, Some(&model), mode);
+            let mut gen = Generator::new(g, &probs, Limits::up_to(max_size), seed);
+            (mode, (0..n).map(|_| gen.input()).collect())
+        })
+        .collect()
+}
+
 #[test]
 fn refine_learns_json_numbers_and_strings_from_serde_json() {
     let g = Grammar::from_text(LOOSE_JSON, "loose.grammar").unwrap();
@@ -96,16 +120,8 @@ fn refine_learns_json_numbers_and_strings_from_serde_json() {
     // The refined text loads as the same grammar, and its output is all JSON.
     let reloaded = Grammar::from_text(&refined.text, "refined.grammar").unwrap();
     assert_eq!(reloaded.fingerprint(), r.fingerprint());
-    let trees: Vec<Tree> = SAMPLES
-        .iter()
-        .map(|s| Parser::new(r).parse(s.as_bytes()).unwrap())
-        .collect();
-    let model = samples::model_of(r, &trees);
-    for mode in [ProbabilityMode::Mined, ProbabilityMode::Inverted] {
-        let probs = Probabilities::new(r, Some(&model), mode);
-        let mut gen = Generator::new(r, &probs, Limits::up_to(300), 9);
-        for _ in 0..300 {
-            let input = gen.input();
+    for (mode, inputs) in generated(r, SAMPLES, 300, 9, 300) {
+        for input in inputs {
             assert_eq!(
                 json_accepts(&input),
                 Verdict::Accepted,
@@ -290,16 +306,10 @@ fn refine_learns_words_distinct_names_and_a_fewest_count_where_rules_cannot_say_
     let reloaded = Grammar::from_text(&refined.text, "refined.grammar").unwrap();
     assert_eq!(reloaded.values().len(), r.values().len());
     assert_eq!(reloaded.distinct().len(), r.distinct().len());
-    let trees: Vec<Tree> = SETTINGS_SAMPLES
-        .iter()
-        .map(|s| Parser::new(r).parse(s.as_bytes()).unwrap())
-        .collect();
-    let model = samples::model_of(r, &trees);
-    for mode in [ProbabilityMode::Mined, ProbabilityMode::Inverted] {
-        let probs = Probabilities::new(r, Some(&model), mode);
-        let mut gen = Generator::new(r, &probs, Limits::up_to(200), 3);
-        let accepted = (0..300)
-            .filter(|_| settings_accepts(&gen.input()) == Verdict::Accepted)
+    for (mode, inputs) in generated(r, SETTINGS_SAMPLES, 200, 3, 300) {
+        let accepted = inputs
+            .iter()
+            .filter(|i| settings_accepts(i) == Verdict::Accepted)
             .count();
         assert!(
             accepted >= 285,
