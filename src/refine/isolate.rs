@@ -13,11 +13,17 @@ use crate::tree::{fix_boundaries, NodeId, NodeKind, Tree};
 /// Oracle calls one isolation may make: a culprit deeper than this is not worth its time.
 const MAX_CALLS: usize = 400;
 
-/// What the samples offer as known-good replacements: per symbol the smallest subtree the
-/// samples derive from it, per class terminal the character they draw from it most.
+/// Known-good parts kept per symbol, each of another shape: the smallest sample subtree of a
+/// symbol may be valid only where it stands (Rust's `#[test]` is a whole declaration statement
+/// in tree-sitter-rust, but needs an item after it), and the next one stands in for it.
+const CANDIDATES: usize = 3;
+
+/// What the samples offer as known-good replacements: per symbol the smallest subtrees the
+/// samples derive from it (one per shape, up to [`CANDIDATES`], smallest first), per class
+/// terminal the character they draw from it most.
 pub(crate) struct Good<'s> {
     trees: &'s [Tree],
-    smallest: HashMap<SymbolId, (usize, NodeId)>,
+    smallest: HashMap<SymbolId, Vec<(usize, NodeId)>>,
     /// Per class terminal at a place of a rule, the character the samples draw most there.
     chars: HashMap<(Place, TerminalId), char>,
 }
@@ -25,7 +31,9 @@ pub(crate) struct Good<'s> {
 impl<'s> Good<'s> {
     /// Indexes the samples' trees (derivations of `grammar`).
     pub(crate) fn new(grammar: &Grammar, trees: &'s [Tree]) -> Good<'s> {
-        let mut smallest: HashMap<SymbolId, (usize, NodeId)> = HashMap::new();
+        // Per symbol and shape (the alternative taken, or how many iterations: none, one, more),
+        // the smallest subtree.
+        let mut shapes: HashMap<(SymbolId, u32), (usize, NodeId)> = HashMap::new();
         let mut counts: HashMap<(Place, TerminalId, char), u64> = HashMap::new();
         for (i, tree) in trees.iter().enumerate() {
             tree.pre_order(tree.root(), |n| match tree.kind(n) {
@@ -37,13 +45,25 @@ impl<'s> Good<'s> {
                 }
                 kind => {
                     let sym = kind.symbol().expect("inner nodes have symbols");
+                    let shape = match kind {
+                        NodeKind::Rule { alt, .. } => alt,
+                        _ => tree.child_count(n).min(2) as u32,
+                    };
                     let len = tree.len_of(n);
-                    let better = smallest.get(&sym).is_none_or(|&(t, m)| len < trees[t].len_of(m));
+                    let better = shapes.get(&(sym, shape)).is_none_or(|&(t, m)| len < trees[t].len_of(m));
                     if better {
-                        smallest.insert(sym, (i, n));
+                        shapes.insert((sym, shape), (i, n));
                     }
                 }
             });
+        }
+        let mut smallest: HashMap<SymbolId, Vec<(usize, NodeId)>> = HashMap::new();
+        for ((sym, _), at) in shapes {
+            smallest.entry(sym).or_default().push(at);
+        }
+        for list in smallest.values_mut() {
+            list.sort_by_key(|&(t, n)| (trees[t].len_of(n), t, n));
+            list.truncate(CANDIDATES);
         }
         let mut chars: HashMap<(Place, TerminalId), (char, u64)> = HashMap::new();
         for ((p, t, c), n) in counts {
@@ -59,9 +79,11 @@ impl<'s> Good<'s> {
         }
     }
 
-    /// The samples' smallest subtree of `sym`, if they derive it.
-    pub(crate) fn subtree(&self, sym: SymbolId) -> Option<(&'s Tree, NodeId)> {
-        self.smallest.get(&sym).map(|&(t, n)| (&self.trees[t], n))
+    /// The samples' `k`-th smallest subtree of `sym` (of a shape the smaller ones do not
+    /// have), or the largest kept if there are fewer; `None` if they do not derive `sym`.
+    pub(crate) fn subtree(&self, sym: SymbolId, k: usize) -> Option<(&'s Tree, NodeId)> {
+        let list = self.smallest.get(&sym)?;
+        list.get(k).or(list.last()).map(|&(t, n)| (&self.trees[t], n))
     }
 }
 
@@ -125,7 +147,9 @@ pub(crate) fn isolate(grammar: &Grammar, tree: Tree, good: &Good<'_>, judge: &Ju
     };
     let mut work = tree;
     let root = work.root();
-    if !accepted(&replacement_of(grammar, &work, root, good)?)? {
+    if !(0..CANDIDATES)
+        .any(|k| replacement_of(grammar, &work, root, good, k).is_some_and(|bytes| accepted(&bytes) == Some(true)))
+    {
         return None;
     }
     let mut node = root;
@@ -133,34 +157,32 @@ pub(crate) fn isolate(grammar: &Grammar, tree: Tree, good: &Good<'_>, judge: &Ju
         // Children that a known-good part would change, in order.
         let children: Vec<NodeId> = work
             .children(node)
-            .filter(|&c| good_part(grammar, &work, c, good).is_some())
+            .filter(|&c| good_part(grammar, &work, c, good, 0).is_some())
             .collect();
         // prefix(k): the input with the children after the first k replaced or, in a
         // repetition, left out (a sample's smallest statement is no safe stand-in for every
         // other: CSS's `@charset` is valid first only).
         let removable = removable_after(grammar, &work, node);
-        let with_suffix_replaced = |w: &Tree, k: usize| -> Option<Vec<u8>> {
+        let with_suffix_replaced = |w: &Tree, k: usize, candidate: usize| -> Option<Vec<u8>> {
             let mut t = w.clone();
-            for &c in &children[k..] {
-                if removable.contains(&c) {
-                    t.remove(c);
-                    continue;
-                }
-                let with = good_part(grammar, &t, c, good)?;
-                let new = graft(grammar, &mut t, &with)?;
-                t.replace(c, new);
-            }
+            replace_after(grammar, &mut t, &children[k..], &removable, good, candidate)?;
             fix_boundaries(grammar, &mut t);
             Some(t.unparse())
         };
-        if children.is_empty() || !accepted(&with_suffix_replaced(&work, 0)?)? {
+        if children.is_empty() {
             break;
         }
+        // The first candidate parts with which all the children replaced is accepted.
+        let Some(candidate) = (0..CANDIDATES)
+            .find(|&c| with_suffix_replaced(&work, 0, c).is_some_and(|bytes| accepted(&bytes) == Some(true)))
+        else {
+            break;
+        };
         // accepted at 0 replaced... rejected with none replaced (all k kept): bisect.
         let (mut lo, mut hi) = (0, children.len());
         while hi - lo > 1 {
             let mid = (lo + hi) / 2;
-            if accepted(&with_suffix_replaced(&work, mid)?)? {
+            if accepted(&with_suffix_replaced(&work, mid, candidate)?)? {
                 lo = mid;
             } else {
                 hi = mid;
@@ -168,15 +190,7 @@ pub(crate) fn isolate(grammar: &Grammar, tree: Tree, good: &Good<'_>, judge: &Ju
         }
         // Child `hi - 1` (kept) with the ones after it replaced is rejected; replaced, accepted.
         let culprit_child = children[hi - 1];
-        for &c in &children[hi..] {
-            if removable.contains(&c) {
-                work.remove(c);
-                continue;
-            }
-            let with = good_part(grammar, &work, c, good)?;
-            let new = graft(grammar, &mut work, &with)?;
-            work.replace(c, new);
-        }
+        replace_after(grammar, &mut work, &children[hi..], &removable, good, candidate)?;
         node = culprit_child;
         if matches!(work.kind(node), NodeKind::Leaf { .. }) {
             break;
@@ -196,6 +210,31 @@ pub(crate) fn isolate(grammar: &Grammar, tree: Tree, good: &Good<'_>, judge: &Ju
     })
 }
 
+/// Replaces each of `nodes` by its `candidate` known-good part, or leaves it out where it is
+/// `removable`; `None` if a part cannot be grafted.
+fn replace_after(
+    grammar: &Grammar,
+    tree: &mut Tree,
+    nodes: &[NodeId],
+    removable: &HashSet<NodeId>,
+    good: &Good<'_>,
+    candidate: usize,
+) -> Option<()> {
+    for &c in nodes {
+        if removable.contains(&c) {
+            tree.remove(c);
+            continue;
+        }
+        // A child already like its candidate part stays as it is.
+        let Some(with) = good_part(grammar, tree, c, good, candidate) else {
+            continue;
+        };
+        let new = graft(grammar, tree, &with)?;
+        tree.replace(c, new);
+    }
+    Some(())
+}
+
 /// In a repetition node, the children that may be left out together (the ones past the
 /// repetition's minimum count); none for other nodes.
 fn removable_after(grammar: &Grammar, tree: &Tree, node: NodeId) -> HashSet<NodeId> {
@@ -212,7 +251,13 @@ fn removable_after(grammar: &Grammar, tree: &Tree, node: NodeId) -> HashSet<Node
 /// The known-good part for `node`: a sample's smallest subtree of its symbol (or the cheapest
 /// derivation where the samples have none), the character the samples draw most from a class
 /// leaf's class under the same parent; `None` where that is what the node already is.
-fn good_part<'g>(grammar: &Grammar, tree: &Tree, node: NodeId, good: &Good<'g>) -> Option<Replacement<'g>> {
+fn good_part<'g>(
+    grammar: &Grammar,
+    tree: &Tree,
+    node: NodeId,
+    good: &Good<'g>,
+    candidate: usize,
+) -> Option<Replacement<'g>> {
     match tree.kind(node) {
         NodeKind::Leaf { terminal } => {
             // Where the samples never drew this class at this place, the class's smallest
@@ -227,7 +272,7 @@ fn good_part<'g>(grammar: &Grammar, tree: &Tree, node: NodeId, good: &Good<'g>) 
         }
         kind => {
             let sym = kind.symbol().expect("inner nodes have symbols");
-            match good.subtree(sym) {
+            match good.subtree(sym, candidate) {
                 Some((t, n)) if t.unparse_node(n) != tree.unparse_node(node) => Some(Replacement::Subtree(t, n)),
                 Some(_) => None,
                 None => {
@@ -249,8 +294,8 @@ fn graft(grammar: &Grammar, tree: &mut Tree, with: &Replacement<'_>) -> Option<N
 }
 
 /// The input with `node` replaced by its known-good part (see [`good_part`]), as bytes.
-fn replacement_of(grammar: &Grammar, tree: &Tree, node: NodeId, good: &Good<'_>) -> Option<Vec<u8>> {
-    let with = good_part(grammar, tree, node, good)?;
+fn replacement_of(grammar: &Grammar, tree: &Tree, node: NodeId, good: &Good<'_>, candidate: usize) -> Option<Vec<u8>> {
+    let with = good_part(grammar, tree, node, good, candidate)?;
     replaced(grammar, tree, node, &with)
 }
 

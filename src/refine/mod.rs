@@ -308,7 +308,17 @@ pub(crate) struct Judge<'a> {
     not_run: Mutex<Option<String>>,
 }
 
-impl Judge<'_> {
+impl<'a> Judge<'a> {
+    /// A judge that asks `accept`, once per distinct input.
+    pub(crate) fn new(accept: &'a (dyn Fn(&[u8]) -> Verdict + Sync)) -> Judge<'a> {
+        Judge {
+            accept,
+            cache: Mutex::new(HashMap::new()),
+            runs: AtomicUsize::new(0),
+            not_run: Mutex::new(None),
+        }
+    }
+
     /// The verdict on `input`.
     pub(crate) fn verdict(&self, input: &[u8]) -> Verdict {
         use std::hash::{Hash, Hasher};
@@ -350,12 +360,7 @@ pub fn refine(
     if samples.is_empty() {
         return Err(RefineError::NoSamples);
     }
-    let judge = Judge {
-        accept,
-        cache: Mutex::new(HashMap::new()),
-        runs: AtomicUsize::new(0),
-        not_run: Mutex::new(None),
-    };
+    let judge = Judge::new(accept);
     // The grammar as a file: contexts expanded, so every edit is an edit of plain rules.
     let origin = grammar.origin().to_string();
     let text = grammar.to_file_text();
