@@ -92,6 +92,20 @@ impl RefineArgs {
         };
         let mut progress = |r: &Refined| {
             if let Some(round) = r.rounds.last() {
+                if round.reverted > 0 {
+                    eprintln!(
+                        "round {}: accepted {:.1} % of \"more of the same\", {:.1} % of inverted, less than before the last round's edits: took back its {} edit(s) ({} in all); {} runs, {:.0} s",
+                        round.number,
+                        round.default_percent(),
+                        round.inverted_percent(),
+                        round.reverted,
+                        round.edits_total,
+                        round.runs,
+                        round.elapsed.as_secs_f64()
+                    );
+                    save(r);
+                    return;
+                }
                 eprintln!(
                     "round {}: accepted {:.1} % of \"more of the same\", {:.1} % of inverted; {} culprit(s) found, {} edit(s) ({} in all, {} refused: a sample or accepted input would no longer parse as before); {} runs, {:.0} s",
                     round.number,

@@ -116,6 +116,8 @@ pub struct Round {
     /// Edits not made because a sample would no longer parse (or parse otherwise), or an
     /// accepted input would no longer parse.
     pub refused: usize,
+    /// Edits of the round before taken back because this round's acceptance fell with them.
+    pub reverted: usize,
     /// Acceptance command runs so far.
     pub runs: usize,
     /// Time since the start.
@@ -416,6 +418,8 @@ pub fn refine(
     // with what the samples lack (an edit that drops `CREATE VIEW` everywhere because one
     // rejected input had a broken one must not pass because no sample has a view).
     let mut known: Vec<Vec<u8>> = Vec::new();
+    // The grammar before the last round's edits, with that round's figures.
+    let mut undo: Option<Undo> = None;
     let cancelled = || options.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
     // Past the time, a round's search stops; its edits so far are made and measured once more.
     let stop_search = || cancelled() || start.elapsed() >= options.max_time;
@@ -433,10 +437,34 @@ pub fn refine(
             ..Round::default()
         };
         let (rejected, accepted) = generate_and_judge(&state.grammar, &trees, &judge, options, number, &mut round);
-        remember(&mut known, &accepted, &state.grammar, options.jobs);
         if let Some(why) = judge.failure() {
             return Err(RefineError::CommandFailed(why));
         }
+        // Edits are made to exclude what the parser rejects, but on an ambiguous grammar one
+        // can do harm elsewhere (the samples read `let` as an expression, so dropping the
+        // `let` statement passes every check): if acceptance fell with the last round's edits,
+        // they are taken back and refused, and the grammar before them is measured again.
+        if let Some(before) = undo.take() {
+            if fell(&before.round, &round) {
+                round.reverted = state.edits.len() - before.edits;
+                state.edits.truncate(before.edits);
+                state.grammar = before.grammar;
+                state.text = before.text;
+                refused.extend(before.keys);
+                met_in_a_row = 0;
+                round.edits_total = state.edits.len();
+                round.runs = judge.runs.load(Ordering::Relaxed);
+                round.elapsed = start.elapsed();
+                state.rounds.push(round);
+                round_done(&state);
+                if stop_search() {
+                    state.stop = Some(if cancelled() { Stop::Interrupted } else { Stop::Budget });
+                    break;
+                }
+                continue;
+            }
+        }
+        remember(&mut known, &accepted, &state.grammar, options.jobs);
         let met = round.default_percent() >= options.target_default * 100.0
             && round.inverted_percent() >= options.target_inverted * 100.0;
         // One round's few hundred inputs can meet the targets by luck: they must be met in
@@ -533,8 +561,14 @@ pub fn refine(
             }
         }
         if let Some(applied) = current {
-            state.grammar = applied.grammar;
-            state.text = applied.text;
+            let keys = kept.iter().map(|k| k.0.key(&state.grammar)).collect();
+            undo = Some(Undo {
+                grammar: std::mem::replace(&mut state.grammar, applied.grammar),
+                text: std::mem::replace(&mut state.text, applied.text),
+                edits: state.edits.len() - kept.len(),
+                keys,
+                round: round.clone(),
+            });
         }
         round.edits_total = state.edits.len();
         round.runs = judge.runs.load(Ordering::Relaxed);
@@ -551,6 +585,47 @@ pub fn refine(
         state.stop = Some(Stop::Budget);
     }
     Ok(state)
+}
+
+/// The grammar as it was before a round's edits.
+struct Undo {
+    grammar: Grammar,
+    text: String,
+    /// Edits made before that round.
+    edits: usize,
+    /// The round's edits, to refuse if they are taken back.
+    keys: Vec<String>,
+    /// The round's figures, measured before its edits.
+    round: Round,
+}
+
+/// Whether acceptance (both modes together) fell from `before` to `after` by more than two
+/// standard errors of the difference: one round's few hundred inputs vary by some points.
+fn fell(before: &Round, after: &Round) -> bool {
+    let share = |a: usize, n: usize| if n == 0 { 0.0 } else { a as f64 / n as f64 };
+    let variance = |p: f64, n: usize| if n == 0 { 0.0 } else { p * (1.0 - p) / n as f64 };
+    let pairs = [
+        (
+            before.default_accepted,
+            before.default_tried,
+            after.default_accepted,
+            after.default_tried,
+        ),
+        (
+            before.inverted_accepted,
+            before.inverted_tried,
+            after.inverted_accepted,
+            after.inverted_tried,
+        ),
+    ];
+    let mut drop = 0.0;
+    let mut var = 0.0;
+    for (a0, n0, a1, n1) in pairs {
+        let (p0, p1) = (share(a0, n0), share(a1, n1));
+        drop += p0 - p1;
+        var += variance(p0, n0) + variance(p1, n1);
+    }
+    drop > 0.0 && drop > 2.0 * var.sqrt()
 }
 
 /// Generates a round's inputs of both modes, judges them, fills in `round`'s acceptance, and
