@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::generate::{targets_with_trees, Generator, Limits};
-use crate::grammar::{Body, CharClass, Grammar, SymbolId, Terminal};
+use crate::grammar::{Body, CharClass, Grammar, SymbolId, Terminal, TerminalId};
 use crate::mine::{samples, Probabilities, ProbabilityMode};
 use crate::parse::{ParseError, Parser};
 use crate::tree::{NodeId, NodeKind, Tree};
@@ -986,9 +986,35 @@ impl<'t> Texts<'t> {
         let mut words: HashMap<SymbolId, Vec<Word<'t>>> = HashMap::new();
         let mut long: HashSet<SymbolId> = HashSet::new();
         let mut index: HashMap<(SymbolId, Vec<u8>), usize> = HashMap::new();
+        // A name that spells a keyword (`static`, `await`) is one only where anything goes (in
+        // a Rust macro's token tree) or where an ambiguous parse put it: no word to draw where
+        // keyword extraction reserves it, and nor is any text around it.
+        let keywords: HashSet<&[u8]> = g
+            .terminals()
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| u32::try_from(i).is_ok_and(|i| g.boundaries().is_keyword(TerminalId(i))))
+            .filter_map(|(_, t)| match t {
+                Terminal::Literal(bytes) => Some(&bytes[..]),
+                Terminal::Class { .. } => None,
+            })
+            .collect();
         for tree in trees {
+            let mut spelled: HashSet<NodeId> = HashSet::new();
+            if !keywords.is_empty() {
+                tree.pre_order(tree.root(), |n| {
+                    let is_keyword = tree.kind(n).symbol().is_some_and(|sym| g.is_word_name(sym))
+                        && keywords.contains(tree.unparse_node(n).trim_ascii());
+                    if is_keyword {
+                        spelled.extend(std::iter::successors(Some(n), |&m| tree.parent(m)));
+                    }
+                });
+            }
             tree.pre_order(tree.root(), |n| {
                 let Some(sym) = tree.kind(n).symbol() else { return };
+                if spelled.contains(&n) {
+                    return;
+                }
                 // Words are tokens: a rule that can grow by recursion is a structure (a
                 // regex's alternation), whose texts in a few samples are no list of its forms.
                 if g.symbol(sym).synthetic || g.analysis().reaches_recursion[sym.index()] || long.contains(&sym) {
