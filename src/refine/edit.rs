@@ -65,6 +65,15 @@ pub enum Change {
         /// Most iterations (`None`: unbounded).
         max: Option<u32>,
     },
+    /// `place` gets a copy of `sym` as it is (named `sym[in parent]`), so that later edits
+    /// can change what it holds there only: layout never holds a space after CSS's `::`, but
+    /// it may hold a comment, and the next round drops the space from the copy's items.
+    Specialize {
+        /// The rule.
+        sym: SymbolId,
+        /// The reference to specialize.
+        place: Place,
+    },
     /// Generation draws the text of `sym` (a named rule) from `words`, texts the parser takes
     /// there (`%values sym sym_values ;` and a rule `sym_values` of the words): for tokens
     /// whose valid spellings no edit of the rules can say. Parsing is not changed.
@@ -129,6 +138,12 @@ impl Change {
                 );
                 format!("`{}` ({}): {how}{at}", name(*sym), g.item_text(Item::Symbol(*sym)))
             }
+            Change::Specialize { sym, place } => format!(
+                "`{}` ({}) made a rule of its own where `{}` uses it, for the edits inside it",
+                name(*sym),
+                g.item_text(Item::Symbol(*sym)),
+                name(place.parent)
+            ),
             Change::Values { sym, words } => {
                 let shown: Vec<String> = words
                     .iter()
@@ -276,6 +291,71 @@ fn literal(terminals: &mut Vec<Terminal>, bytes: &[u8]) -> TerminalId {
     TerminalId(i as u32)
 }
 
+/// Gives `place` its own copy of `sym` with `body` (named `sym[in parent]`, with the rule's
+/// span, so that mining pools it with the rule's other instances); a group, or a copy already
+/// made for this place, is used there only and gets `body` itself. The named rules changed or
+/// added.
+fn specialize(
+    g: &Grammar,
+    symbols: &mut Vec<Symbol>,
+    sym: SymbolId,
+    place: Place,
+    body: Body,
+) -> Result<Vec<String>, &'static str> {
+    if place_item(symbols, place) != Some(Item::Symbol(sym)) {
+        return Err("the place does not use the rule");
+    }
+    let original = &symbols[sym.index()];
+    let parent = owner_name(g, place.parent);
+    if original.synthetic || is_copy_for(&original.name, &parent) {
+        symbols[sym.index()].body = body;
+        return Ok(vec![owner_name(g, sym)]);
+    }
+    let copy = Symbol {
+        name: specialized_name(symbols, &original.name, &parent),
+        body,
+        span: original.span,
+        synthetic: false,
+    };
+    let name = copy.name.clone();
+    let id = SymbolId(symbols.len() as u32);
+    symbols.push(copy);
+    own_groups(symbols, id);
+    set_item(symbols, place, Item::Symbol(id));
+    Ok(vec![name, parent])
+}
+
+/// Gives the new rule `id` copies of the groups its body uses, named `rule.N`: a group is
+/// used in one place only, and is edited there in place, so a copy must not share its groups
+/// with the rule it was copied from.
+fn own_groups(symbols: &mut Vec<Symbol>, id: SymbolId) {
+    let name = symbols[id.index()].name.clone();
+    let mut next = 1;
+    // A worklist, not recursion: groups nest as deep as the grammar file does.
+    let mut todo = vec![id];
+    while let Some(s) = todo.pop() {
+        let mut body = symbols[s.index()].body.clone();
+        let items: Vec<&mut Item> = match &mut body {
+            Body::Choice(alts) => alts.iter_mut().flat_map(|a| a.items.iter_mut()).collect(),
+            Body::Repeat { item, .. } | Body::Optional(item) => vec![item],
+        };
+        for item in items {
+            let Item::Symbol(child) = *item else { continue };
+            if !symbols[child.index()].synthetic {
+                continue;
+            }
+            let mut group = symbols[child.index()].clone();
+            group.name = format!("{name}.{next}");
+            next += 1;
+            let new = SymbolId(symbols.len() as u32);
+            symbols.push(group);
+            *item = Item::Symbol(new);
+            todo.push(new);
+        }
+        symbols[s.index()].body = body;
+    }
+}
+
 /// The named symbols of the rule `sym` is an instance of (`x` and every `x[...]`).
 fn instances(symbols: &[Symbol], g: &Grammar, sym: SymbolId) -> Vec<SymbolId> {
     let base = crate::grammar::base_name(&owner_name(g, sym));
@@ -309,37 +389,15 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
             Ok(vec![owner_name(g, *sym)])
         }
         Change::DropAlternativeAt { sym, alt, place } => {
-            let original = &symbols[sym.index()];
-            let Body::Choice(alts) = &original.body else {
+            let Body::Choice(alts) = &symbols[sym.index()].body else {
                 return impossible("not a choice");
             };
             if alts.len() < 2 || *alt >= alts.len() {
                 return impossible("no other alternative would be left");
             }
-            if place_item(symbols, *place) != Some(Item::Symbol(*sym)) {
-                return impossible("the place does not use the rule");
-            }
             let mut alts: Vec<Alternative> = alts.clone();
             alts.remove(*alt);
-            let copy = Symbol {
-                name: specialized_name(symbols, &original.name, &owner_name(g, place.parent)),
-                body: Body::Choice(alts),
-                // The same place in the file: mining pools it with the rule's other instances.
-                span: original.span,
-                synthetic: original.synthetic,
-            };
-            let parent = owner_name(g, place.parent);
-            // A group, or a copy already made for this place, is used there only: edit it.
-            if original.synthetic || is_copy_for(&original.name, &parent) {
-                // A group is used in one place only: edit it there.
-                symbols[sym.index()].body = copy.body;
-                return Ok(vec![parent]);
-            }
-            let name = copy.name.clone();
-            let id = SymbolId(symbols.len() as u32);
-            symbols.push(copy);
-            set_item(symbols, *place, Item::Symbol(id));
-            Ok(vec![name, parent])
+            specialize(g, symbols, *sym, *place, Body::Choice(alts)).or_else(&impossible)
         }
         Change::NarrowClass { place, class } => {
             if class.is_empty() {
@@ -403,27 +461,21 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
                 (lo, hi) if hi.is_none_or(|h| h >= lo.max(1)) => Body::Repeat { item, min: lo, max: hi },
                 _ => return impossible("the bounds are empty"),
             };
-            let Some(place) =
-                place.filter(|p| !original.synthetic && !is_copy_for(&original.name, &owner_name(g, p.parent)))
-            else {
-                // Everywhere, or a group (used in one place only): the symbol itself.
-                symbols[sym.index()].body = body;
-                return Ok(vec![owner_name(g, *sym)]);
-            };
-            if place_item(symbols, place) != Some(Item::Symbol(*sym)) {
-                return impossible("the place does not use the rule");
+            match place {
+                Some(place) => specialize(g, symbols, *sym, *place, body).or_else(&impossible),
+                None => {
+                    symbols[sym.index()].body = body;
+                    Ok(vec![owner_name(g, *sym)])
+                }
             }
-            let copy = Symbol {
-                name: specialized_name(symbols, &original.name, &owner_name(g, place.parent)),
-                body,
-                span,
-                synthetic: false,
-            };
-            let name = copy.name.clone();
-            let id = SymbolId(symbols.len() as u32);
-            symbols.push(copy);
-            set_item(symbols, place, Item::Symbol(id));
-            Ok(vec![name, owner_name(g, place.parent)])
+        }
+        Change::Specialize { sym, place } => {
+            let original = &symbols[sym.index()];
+            if original.synthetic || is_copy_for(&original.name, &owner_name(g, place.parent)) {
+                return impossible("already a rule of that place alone");
+            }
+            let body = original.body.clone();
+            specialize(g, symbols, *sym, *place, body).or_else(&impossible)
         }
         Change::Values { sym, words } => {
             let original = &symbols[sym.index()];

@@ -1241,6 +1241,12 @@ fn unseen_choice(
             if k > 1 && most <= 1 && min <= 1 && with_count(1) {
                 out.push(bound(min, Some(1)));
             }
+            if !out.is_empty() {
+                // Last, where every count edit is refused (an accepted input has a comment
+                // where a space is rejected): a copy for this place, whose items the next
+                // round's culprits can edit there alone.
+                out.push(Change::Specialize { sym: symbol, place });
+            }
             out
         }
         NodeKind::Leaf { .. } => Vec::new(),

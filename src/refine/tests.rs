@@ -1,5 +1,6 @@
 //! Tests of refinement against acceptance checks whose boundary is known.
 
+use super::edit::{Change, Place};
 use super::*;
 use crate::grammar::Grammar;
 use proptest::prelude::*;
@@ -456,4 +457,47 @@ fn words_to_draw_never_spell_a_keyword() {
     let stmts = words("stmt");
     assert!(stmts.iter().all(|s| !s.contains("m(")), "{stmts:?}");
     assert!(stmts.contains(&"let a = b;".to_string()), "{stmts:?}");
+}
+
+#[test]
+fn a_rule_copied_for_one_place_has_groups_of_its_own() {
+    let g = Grammar::from_text(
+        r#"s = a "|" b ; a = sep ; b = sep ; sep = ( " " | "/**/" )* ;"#,
+        "t.grammar",
+    )
+    .unwrap();
+    let id = |name: &str| g.symbol_by_name(name).unwrap();
+    let specialize = Change::Specialize {
+        sym: id("sep"),
+        place: Place {
+            parent: id("a"),
+            alt: Some(0),
+            item: 0,
+        },
+    };
+    // The copy alone is the same language.
+    let copied = edit::apply(&g, std::slice::from_ref(&specialize), "t.grammar").unwrap();
+    assert!(parses(&copied.grammar, b" /**/| /**/ "));
+    assert!(copied.text.contains("sep[in a]"), "{}", copied.text);
+    // Edits are made together: the space dropped from the original's group (where `b` uses
+    // it) after the copy for `a` was made leaves `a` its spaces.
+    let crate::grammar::Body::Repeat {
+        item: crate::grammar::Item::Symbol(group),
+        ..
+    } = g.symbol(id("sep")).body
+    else {
+        panic!("sep is a repetition of a group");
+    };
+    let drop_space = Change::DropAlternativeAt {
+        sym: group,
+        alt: 0,
+        place: Place {
+            parent: id("sep"),
+            alt: None,
+            item: 0,
+        },
+    };
+    let edited = edit::apply(&g, &[specialize, drop_space], "t.grammar").unwrap().grammar;
+    assert!(parses(&edited, b" /**/|/**/"), "`a` lost its spaces with `b`");
+    assert!(!parses(&edited, b"| "), "a space is still layout in `b`");
 }
