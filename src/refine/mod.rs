@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::generate::{targets_with_trees, Generator, Limits};
-use crate::grammar::{Body, CharClass, Grammar, SymbolId, Terminal, TerminalId};
+use crate::grammar::{Body, CharClass, Grammar, Item, SymbolId, Terminal, TerminalId};
 use crate::mine::{samples, Probabilities, ProbabilityMode};
 use crate::parse::{ParseError, Parser};
 use crate::tree::{NodeId, NodeKind, Tree};
@@ -775,6 +775,93 @@ fn sample_spots(trees: &[Tree], matches: impl Fn(&Tree, NodeId) -> bool, n: usiz
 /// Sample contexts tried per probe.
 const SAMPLE_CONTEXTS: usize = 2;
 
+/// The cheapest derivation of alternative `alt` of `sym`, as a tree of its own.
+fn cheapest_alternative(g: &Grammar, sym: SymbolId, alt: u32) -> Option<Tree> {
+    let mut t = Tree::with_text(Vec::new(), 16);
+    let n = t.new_node(NodeKind::Rule { symbol: sym, alt });
+    for &item in &g.symbol(sym).alternatives().get(alt as usize)?.items {
+        let c = t.add_cheapest(g, item)?;
+        t.append_child(n, c);
+    }
+    t.set_root(n);
+    Some(t)
+}
+
+/// Alternative `alt` of `sym` as a tree of its own, each item the samples' smallest subtree
+/// of its symbol (the cheapest derivation where they have none).
+fn filled_alternative(g: &Grammar, trees: &[Tree], sym: SymbolId, alt: u32) -> Option<Tree> {
+    let items = &g.symbol(sym).alternatives().get(alt as usize)?.items;
+    let wanted: HashSet<SymbolId> = items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Symbol(s) => Some(*s),
+            Item::Terminal(_) => None,
+        })
+        .collect();
+    let mut smallest: HashMap<SymbolId, (&Tree, NodeId)> = HashMap::new();
+    for tree in trees {
+        tree.pre_order(tree.root(), |n| {
+            let Some(s) = tree.kind(n).symbol().filter(|s| wanted.contains(s)) else {
+                return;
+            };
+            if smallest.get(&s).is_none_or(|&(t, m)| tree.len_of(n) < t.len_of(m)) {
+                smallest.insert(s, (tree, n));
+            }
+        });
+    }
+    let mut t = Tree::with_text(Vec::new(), 16);
+    let n = t.new_node(NodeKind::Rule { symbol: sym, alt });
+    for &item in items {
+        let c = match item {
+            Item::Symbol(s) if smallest.contains_key(&s) => {
+                let (from, at) = smallest[&s];
+                t.graft(from, at)
+            }
+            _ => t.add_cheapest(g, item)?,
+        };
+        t.append_child(n, c);
+    }
+    t.set_root(n);
+    Some(t)
+}
+
+/// Places other than the culprit's where an alternative is tried before it is dropped
+/// everywhere.
+const OTHER_PLACES: usize = 16;
+
+/// Sample nodes of the rule `sym` is an instance of (`sym` or a copy `sym[in p]` made for a
+/// place), the first at each place other than `except` where the samples use it, at most `n`.
+fn spots_at_places<'t>(
+    g: &Grammar,
+    trees: &'t [Tree],
+    sym: SymbolId,
+    except: Place,
+    n: usize,
+) -> Vec<(&'t Tree, NodeId)> {
+    let base = crate::grammar::base_name(&g.symbol(sym).name);
+    let instance: Vec<bool> = (0..g.symbols().len())
+        .map(|i| {
+            let s = g.symbol(SymbolId(i as u32));
+            !s.synthetic && crate::grammar::base_name(&s.name) == base
+        })
+        .collect();
+    let mut places = HashSet::from([except]);
+    let mut out = Vec::new();
+    for tree in trees {
+        tree.pre_order(tree.root(), |node| {
+            let of_rule = tree.kind(node).symbol().is_some_and(|s| instance[s.index()]);
+            if out.len() < n && of_rule {
+                if let Some(p) = place_of(g, tree, node) {
+                    if places.insert(p) {
+                        out.push((tree, node));
+                    }
+                }
+            }
+        });
+    }
+    out
+}
+
 /// Edits that would exclude `culprit`, strongest first (the first that every sample
 /// survives is made); none if no edit is found. Edits of the rules come first; then, as no
 /// edit of a context-free rule may capture what is wrong, the generation tables: a name that
@@ -1136,29 +1223,37 @@ fn unseen_choice(
             }
             // The alternative with the cheapest of everything under it accepted: what is to
             // blame is what it holds (a value the parser refuses there), not the alternative.
-            let cheaply = || -> Option<bool> {
+            let cheapest = cheapest_alternative(g, symbol, alt);
+            let cheaply = cheapest.as_ref().is_some_and(|c| {
                 let mut t = tree.clone();
-                let n = t.new_node(NodeKind::Rule { symbol, alt });
-                for &item in &g.symbol(symbol).alternatives().get(alt as usize)?.items {
-                    let c = t.add_cheapest(g, item)?;
-                    t.append_child(n, c);
-                }
+                let n = t.graft(c, c.root());
                 t.replace(node, n);
                 crate::tree::fix_boundaries(g, &mut t);
-                Some(judge.verdict(&t.unparse()) == Verdict::Accepted)
-            };
-            if cheaply().unwrap_or(false) {
+                judge.verdict(&t.unparse()) == Verdict::Accepted
+            });
+            if cheaply {
                 return Vec::new();
             }
-            // Is the alternative, as it is here, accepted where the samples use the rule?
-            // Then it is wrong only here.
-            let spots = sample_spots(trees, |t, n| t.kind(n).symbol() == Some(symbol), SAMPLE_CONTEXTS);
+            // Is the alternative, as it is here, as its cheapest or filled with the samples'
+            // smallest parts, accepted at another place where the samples use the rule? Then
+            // it is wrong only here. One spot per place: Rust's `?Sized` is a type only in a
+            // bound, and a few spots at the samples' commonest places (a `let`'s type) would
+            // drop it everywhere; and `?_`, its cheapest form, is no type anywhere.
+            let spots = spots_at_places(g, trees, symbol, place, OTHER_PLACES);
+            let filled = filled_alternative(g, trees, symbol, alt);
             let elsewhere = spots.iter().any(|&(t, n)| {
-                let mut copy = t.clone();
-                let new = copy.graft(tree, node);
-                copy.replace(n, new);
-                crate::tree::fix_boundaries(g, &mut copy);
-                judge.verdict(&copy.unparse()) == Verdict::Accepted
+                let variants = [
+                    Some((tree, node)),
+                    cheapest.as_ref().map(|c| (c, c.root())),
+                    filled.as_ref().map(|f| (f, f.root())),
+                ];
+                variants.into_iter().flatten().any(|(from, at)| {
+                    let mut copy = t.clone();
+                    let new = copy.graft(from, at);
+                    copy.replace(n, new);
+                    crate::tree::fix_boundaries(g, &mut copy);
+                    judge.verdict(&copy.unparse()) == Verdict::Accepted
+                })
             });
             let here = Change::DropAlternativeAt {
                 sym: symbol,

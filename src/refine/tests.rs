@@ -501,3 +501,84 @@ fn a_rule_copied_for_one_place_has_groups_of_its_own() {
     assert!(parses(&edited, b" /**/|/**/"), "`a` lost its spaces with `b`");
     assert!(!parses(&edited, b"| "), "a space is still layout in `b`");
 }
+
+/// `?name` is a type only in a bound (as Rust's `?Sized`): a grammar that allows it in every
+/// type, and samples whose first types are all in `let`s.
+const BOUNDS: &str = r#"
+prog = item* ;
+item = "let " id ":" ty ";" | "fn " id "<" id ":" ty ">;" ;
+ty = id | "?" id ;
+id = [a-z]+ ;
+"#;
+
+fn bounds_accepts(input: &[u8]) -> Verdict {
+    let Ok(text) = std::str::from_utf8(input) else {
+        return Verdict::Rejected;
+    };
+    let name = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_lowercase());
+    let mut rest = text;
+    while !rest.is_empty() {
+        let ok = if let Some(r) = rest.strip_prefix("let ") {
+            r.split_once(';').and_then(|(decl, after)| {
+                let (x, t) = decl.split_once(':')?;
+                rest = after;
+                Some(name(x) && name(t))
+            })
+        } else if let Some(r) = rest.strip_prefix("fn ") {
+            r.split_once(">;").and_then(|(sig, after)| {
+                let (f, bound) = sig.split_once('<')?;
+                let (t, b) = bound.split_once(':')?;
+                rest = after;
+                Some(name(f) && name(t) && name(b.strip_prefix('?').unwrap_or(b)))
+            })
+        } else {
+            None
+        };
+        if ok != Some(true) {
+            return Verdict::Rejected;
+        }
+    }
+    Verdict::Accepted
+}
+
+#[test]
+fn an_alternative_valid_at_another_place_is_dropped_only_where_it_is_not() {
+    let g = Grammar::from_text(BOUNDS, "bounds.grammar").unwrap();
+    let texts = ["let a:b;let c:d;let e:f;fn g<h:i>;", "let x:y;fn z<t:u>;let v:w;"];
+    let samples: Vec<Sample> = texts
+        .iter()
+        .enumerate()
+        .map(|(i, s)| Sample {
+            name: format!("sample-{i}"),
+            bytes: s.as_bytes().to_vec(),
+        })
+        .collect();
+    let trees: Vec<Tree> = texts
+        .iter()
+        .map(|t| Parser::new(&g).parse(t.as_bytes()).unwrap())
+        .collect();
+    // The culprit `?b` in a `let`: the spots to try it at are one per other place, so the
+    // bound is among them although the samples' first types are all in `let`s.
+    let ty = g.symbol_by_name("ty").unwrap();
+    let item = g.symbol_by_name("item").unwrap();
+    let in_let = Place {
+        parent: item,
+        alt: Some(0),
+        item: 3,
+    };
+    let spots = spots_at_places(&g, &trees, ty, in_let, OTHER_PLACES);
+    let texts_around: Vec<String> = spots
+        .iter()
+        .map(|&(t, n)| String::from_utf8_lossy(&t.unparse_node(t.parent(n).unwrap())).into_owned())
+        .collect();
+    assert_eq!(texts_around, ["fn g<h:i>;"]);
+    // So refine drops `?` from the `let`s and keeps it in bounds.
+    let mut opts = options(3);
+    opts.target_default = 0.95;
+    opts.target_inverted = 0.9;
+    let refined = refine(&g, &samples, &bounds_accepts, &opts, &mut |_| {}).unwrap();
+    let r = &refined.grammar;
+    let edits = refined.edits_text("bounds.grammar");
+    assert!(!parses(r, b"let a:?b;"), "{edits}");
+    assert!(parses(r, b"fn f<t:?s>;"), "`?` dropped in bounds too:\n{edits}");
+}
