@@ -1093,7 +1093,12 @@ impl<'t> Texts<'t> {
                     let is_keyword = tree.kind(n).symbol().is_some_and(|sym| g.is_word_name(sym))
                         && keywords.contains(tree.unparse_node(n).trim_ascii());
                     if is_keyword {
-                        spelled.extend(std::iter::successors(Some(n), |&m| tree.parent(m)));
+                        // Up to an ancestor already marked: each node is marked once.
+                        for m in std::iter::successors(Some(n), |&m| tree.parent(m)) {
+                            if !spelled.insert(m) {
+                                break;
+                            }
+                        }
                     }
                 });
             }
