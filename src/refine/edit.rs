@@ -357,7 +357,7 @@ fn own_groups(symbols: &mut Vec<Symbol>, id: SymbolId) {
 }
 
 /// The named symbols of the rule `sym` is an instance of (`x` and every `x[...]`).
-fn instances(symbols: &[Symbol], g: &Grammar, sym: SymbolId) -> Vec<SymbolId> {
+pub(crate) fn instances(symbols: &[Symbol], g: &Grammar, sym: SymbolId) -> Vec<SymbolId> {
     let base = crate::grammar::base_name(&owner_name(g, sym));
     (0..symbols.len())
         .filter(|&i| {

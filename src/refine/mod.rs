@@ -507,7 +507,7 @@ pub fn refine(
             if stop_search() {
                 break;
             }
-            let mut changes = propose(g, c, &trees, &facts, &texts, &judge, options.jobs);
+            let mut changes = propose(g, c, &trees, &good, &facts, &texts, &judge, options.jobs);
             changes.retain(|change| !refused.contains(&change.key(g)));
             let Some(first) = changes.first() else {
                 continue;
@@ -775,49 +775,19 @@ fn sample_spots(trees: &[Tree], matches: impl Fn(&Tree, NodeId) -> bool, n: usiz
 /// Sample contexts tried per probe.
 const SAMPLE_CONTEXTS: usize = 2;
 
-/// The cheapest derivation of alternative `alt` of `sym`, as a tree of its own.
-fn cheapest_alternative(g: &Grammar, sym: SymbolId, alt: u32) -> Option<Tree> {
+/// Alternative `alt` of `sym` as a tree of its own: each item the samples' smallest subtree
+/// of its symbol where `good` is given and they have one, else its cheapest derivation.
+fn alternative_tree(g: &Grammar, sym: SymbolId, alt: u32, good: Option<&Good<'_>>) -> Option<Tree> {
     let mut t = Tree::with_text(Vec::new(), 16);
     let n = t.new_node(NodeKind::Rule { symbol: sym, alt });
     for &item in &g.symbol(sym).alternatives().get(alt as usize)?.items {
-        let c = t.add_cheapest(g, item)?;
-        t.append_child(n, c);
-    }
-    t.set_root(n);
-    Some(t)
-}
-
-/// Alternative `alt` of `sym` as a tree of its own, each item the samples' smallest subtree
-/// of its symbol (the cheapest derivation where they have none).
-fn filled_alternative(g: &Grammar, trees: &[Tree], sym: SymbolId, alt: u32) -> Option<Tree> {
-    let items = &g.symbol(sym).alternatives().get(alt as usize)?.items;
-    let wanted: HashSet<SymbolId> = items
-        .iter()
-        .filter_map(|i| match i {
-            Item::Symbol(s) => Some(*s),
+        let part = match item {
+            Item::Symbol(s) => good.and_then(|good| good.subtree(s, 0)),
             Item::Terminal(_) => None,
-        })
-        .collect();
-    let mut smallest: HashMap<SymbolId, (&Tree, NodeId)> = HashMap::new();
-    for tree in trees {
-        tree.pre_order(tree.root(), |n| {
-            let Some(s) = tree.kind(n).symbol().filter(|s| wanted.contains(s)) else {
-                return;
-            };
-            if smallest.get(&s).is_none_or(|&(t, m)| tree.len_of(n) < t.len_of(m)) {
-                smallest.insert(s, (tree, n));
-            }
-        });
-    }
-    let mut t = Tree::with_text(Vec::new(), 16);
-    let n = t.new_node(NodeKind::Rule { symbol: sym, alt });
-    for &item in items {
-        let c = match item {
-            Item::Symbol(s) if smallest.contains_key(&s) => {
-                let (from, at) = smallest[&s];
-                t.graft(from, at)
-            }
-            _ => t.add_cheapest(g, item)?,
+        };
+        let c = match part {
+            Some((from, at)) => t.graft(from, at),
+            None => t.add_cheapest(g, item)?,
         };
         t.append_child(n, c);
     }
@@ -838,18 +808,17 @@ fn spots_at_places<'t>(
     except: Place,
     n: usize,
 ) -> Vec<(&'t Tree, NodeId)> {
-    let base = crate::grammar::base_name(&g.symbol(sym).name);
-    let instance: Vec<bool> = (0..g.symbols().len())
-        .map(|i| {
-            let s = g.symbol(SymbolId(i as u32));
-            !s.synthetic && crate::grammar::base_name(&s.name) == base
-        })
-        .collect();
+    // A group stands at one place only; `instances` would take it for the rule that holds it.
+    let instances: HashSet<SymbolId> = if g.symbol(sym).synthetic {
+        HashSet::from([sym])
+    } else {
+        edit::instances(g.symbols(), g, sym).into_iter().collect()
+    };
     let mut places = HashSet::from([except]);
     let mut out = Vec::new();
     for tree in trees {
         tree.pre_order(tree.root(), |node| {
-            let of_rule = tree.kind(node).symbol().is_some_and(|s| instance[s.index()]);
+            let of_rule = tree.kind(node).symbol().is_some_and(|s| instances.contains(&s));
             if out.len() < n && of_rule {
                 if let Some(p) = place_of(g, tree, node) {
                     if places.insert(p) {
@@ -866,16 +835,18 @@ fn spots_at_places<'t>(
 /// survives is made); none if no edit is found. Edits of the rules come first; then, as no
 /// edit of a context-free rule may capture what is wrong, the generation tables: a name that
 /// must not repeat (`%distinct`), a token drawn from the texts the parser takes (`%values`).
+#[allow(clippy::too_many_arguments)]
 fn propose(
     g: &Grammar,
     culprit: &Culprit,
     trees: &[Tree],
+    good: &Good<'_>,
     facts: &Facts,
     texts: &Texts<'_>,
     judge: &Judge<'_>,
     jobs: usize,
 ) -> Vec<Change> {
-    let mut out = rule_edits(g, culprit, trees, facts, judge, jobs);
+    let mut out = rule_edits(g, culprit, trees, good, facts, judge, jobs);
     out.extend(distinct_edit(g, culprit, texts, judge));
     out.extend(values_edit(g, culprit, texts, judge));
     out
@@ -1152,6 +1123,7 @@ fn rule_edits(
     g: &Grammar,
     culprit: &Culprit,
     trees: &[Tree],
+    good: &Good<'_>,
     facts: &Facts,
     judge: &Judge<'_>,
     jobs: usize,
@@ -1189,7 +1161,7 @@ fn rule_edits(
         let Some(place) = place_of(g, tree, node) else {
             break;
         };
-        let changes = unseen_choice(g, tree, node, place, trees, facts, judge);
+        let changes = unseen_choice(g, tree, node, place, trees, good, facts, judge);
         if !changes.is_empty() {
             return changes;
         }
@@ -1208,12 +1180,14 @@ const WALK_UP: usize = 4;
 /// choose that at this place: an alternative they do not use here (dropped everywhere if the
 /// parser rejects it where the samples use the rule too), a repetition or optional part used
 /// where they never use it (or always use it).
+#[allow(clippy::too_many_arguments)]
 fn unseen_choice(
     g: &Grammar,
     tree: &Tree,
     node: NodeId,
     place: Place,
     trees: &[Tree],
+    good: &Good<'_>,
     facts: &Facts,
     judge: &Judge<'_>,
 ) -> Vec<Change> {
@@ -1228,7 +1202,7 @@ fn unseen_choice(
             }
             // The alternative with the cheapest of everything under it accepted: what is to
             // blame is what it holds (a value the parser refuses there), not the alternative.
-            let cheapest = cheapest_alternative(g, symbol, alt);
+            let cheapest = alternative_tree(g, symbol, alt, None);
             let cheaply = cheapest.as_ref().is_some_and(|c| {
                 let mut t = tree.clone();
                 let n = t.graft(c, c.root());
@@ -1245,7 +1219,7 @@ fn unseen_choice(
             // bound, and a few spots at the samples' commonest places (a `let`'s type) would
             // drop it everywhere; and `?_`, its cheapest form, is no type anywhere.
             let spots = spots_at_places(g, trees, symbol, place, OTHER_PLACES);
-            let filled = filled_alternative(g, trees, symbol, alt);
+            let filled = alternative_tree(g, symbol, alt, Some(good));
             let elsewhere = spots.iter().any(|&(t, n)| {
                 let variants = [
                     Some((tree, node)),
