@@ -423,6 +423,13 @@ pub fn refine(
     let cancelled = || options.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
     // Past the time, a round's search stops; its edits so far are made and measured once more.
     let stop_search = || cancelled() || start.elapsed() >= options.max_time;
+    // A round's figures, completed and added to the result.
+    let end_round = |state: &mut Refined, mut round: Round| {
+        round.edits_total = state.edits.len();
+        round.runs = judge.runs.load(Ordering::Relaxed);
+        round.elapsed = start.elapsed();
+        state.rounds.push(round);
+    };
     for number in 1..=options.max_rounds {
         if cancelled() {
             state.stop = Some(Stop::Interrupted);
@@ -452,10 +459,7 @@ pub fn refine(
                 state.text = before.text;
                 refused.extend(before.keys);
                 met_in_a_row = 0;
-                round.edits_total = state.edits.len();
-                round.runs = judge.runs.load(Ordering::Relaxed);
-                round.elapsed = start.elapsed();
-                state.rounds.push(round);
+                end_round(&mut state, round);
                 round_done(&state);
                 if stop_search() {
                     state.stop = Some(if cancelled() { Stop::Interrupted } else { Stop::Budget });
@@ -473,10 +477,7 @@ pub fn refine(
         let met = met && (met_in_a_row >= TARGET_ROUNDS || rejected.is_empty());
         let out_of_time = start.elapsed() >= options.max_time;
         if met || out_of_time || cancelled() {
-            round.edits_total = state.edits.len();
-            round.runs = judge.runs.load(Ordering::Relaxed);
-            round.elapsed = start.elapsed();
-            state.rounds.push(round);
+            end_round(&mut state, round);
             state.stop = Some(if met {
                 Stop::Targets
             } else if cancelled() {
@@ -570,10 +571,7 @@ pub fn refine(
                 round: round.clone(),
             });
         }
-        round.edits_total = state.edits.len();
-        round.runs = judge.runs.load(Ordering::Relaxed);
-        round.elapsed = start.elapsed();
-        state.rounds.push(round);
+        end_round(&mut state, round);
         if stuck {
             state.stop = Some(Stop::Stuck);
             round_done(&state);
