@@ -23,11 +23,16 @@ const SAMPLES: &[&str] = &[
 ];
 
 fn samples() -> Vec<Sample> {
-    SAMPLES
+    named_samples("sample", SAMPLES)
+}
+
+/// `texts` as samples named `{prefix}-0`, `{prefix}-1`, ...
+fn named_samples(prefix: &str, texts: &[&str]) -> Vec<Sample> {
+    texts
         .iter()
         .enumerate()
         .map(|(i, s)| Sample {
-            name: format!("sample-{i}"),
+            name: format!("{prefix}-{i}"),
             bytes: s.as_bytes().to_vec(),
         })
         .collect()
@@ -262,14 +267,7 @@ fn settings_accepts(input: &[u8]) -> Verdict {
 #[test]
 fn refine_learns_words_distinct_names_and_a_fewest_count_where_rules_cannot_say_it() {
     let g = Grammar::from_text(SETTINGS, "settings.grammar").unwrap();
-    let samples: Vec<Sample> = SETTINGS_SAMPLES
-        .iter()
-        .enumerate()
-        .map(|(i, s)| Sample {
-            name: format!("settings-{i}"),
-            bytes: s.as_bytes().to_vec(),
-        })
-        .collect();
+    let samples = named_samples("settings", SETTINGS_SAMPLES);
     for s in &samples {
         assert_eq!(settings_accepts(&s.bytes), Verdict::Accepted, "{}", s.name);
     }
@@ -545,14 +543,7 @@ fn bounds_accepts(input: &[u8]) -> Verdict {
 fn an_alternative_valid_at_another_place_is_dropped_only_where_it_is_not() {
     let g = Grammar::from_text(BOUNDS, "bounds.grammar").unwrap();
     let texts = ["let a:b;let c:d;let e:f;fn g<h:i>;", "let x:y;fn z<t:u>;let v:w;"];
-    let samples: Vec<Sample> = texts
-        .iter()
-        .enumerate()
-        .map(|(i, s)| Sample {
-            name: format!("sample-{i}"),
-            bytes: s.as_bytes().to_vec(),
-        })
-        .collect();
+    let samples = named_samples("sample", &texts);
     let trees: Vec<Tree> = texts
         .iter()
         .map(|t| Parser::new(&g).parse(t.as_bytes()).unwrap())
