@@ -27,6 +27,23 @@ import subprocess
 import sys
 
 
+def skip_quoted(text, i):
+    """The index just past the "…" literal, '…' literal or […] class that starts at `i`
+    (backslash escapes inside; an unclosed one ends at the line's end)."""
+    close = ']' if text[i] == '[' else text[i]
+    i += 1
+    n = len(text)
+    while i < n and text[i] != close and text[i] != '\n':
+        i += 2 if text[i] == '\\' else 1
+    return i + 1
+
+
+def skip_comment(text, i):
+    """The index of the line break that ends the `#` comment starting at `i` (or the end)."""
+    end = text.find('\n', i)
+    return len(text) if end < 0 else end
+
+
 def items(text):
     """Yields (kind, name, body, item_text) for each rule and directive of a grammar file,
     skipping `#` comments; `;` inside "…", '…' and […] (with backslash escapes) does not end an
@@ -37,22 +54,17 @@ def items(text):
         if c.isspace():
             i += 1
         elif c == '#':
-            while i < n and text[i] != '\n':
-                i += 1
+            i = skip_comment(text, i)
         else:
             start = i
             while i < n and text[i] != ';':
                 c = text[i]
                 if c in '"\'[':
-                    close = ']' if c == '[' else c
-                    i += 1
-                    while i < n and text[i] != close and text[i] != '\n':
-                        i += 2 if text[i] == '\\' else 1
+                    i = skip_quoted(text, i)
                 elif c == '#':  # a comment inside a rule runs to the end of its line
-                    while i < n and text[i] != '\n':
-                        i += 1
-                    continue
-                i += 1
+                    i = skip_comment(text, i)
+                else:
+                    i += 1
             item = text[start:i + 1]
             i += 1
             if item.startswith('%'):
@@ -74,14 +86,9 @@ def refs(body):
     while i < n:
         c = body[i]
         if c in '"\'[':
-            close = ']' if c == '[' else c
-            i += 1
-            while i < n and body[i] != close and body[i] != '\n':
-                i += 2 if body[i] == '\\' else 1
-            i += 1
+            i = skip_quoted(body, i)
         elif c == '#':
-            while i < n and body[i] != '\n':
-                i += 1
+            i = skip_comment(body, i)
         elif c == '`':
             j = body.index('`', i + 1)
             out.add(body[i + 1:j])
