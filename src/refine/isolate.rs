@@ -16,7 +16,7 @@ const MAX_CALLS: usize = 400;
 /// Known-good parts kept per symbol, each of another shape: the smallest sample subtree of a
 /// symbol may be valid only where it stands (Rust's `#[test]` is a whole declaration statement
 /// in tree-sitter-rust, but needs an item after it), and the next one stands in for it.
-const CANDIDATES: usize = 3;
+pub(crate) const CANDIDATES: usize = 3;
 
 /// What the samples offer as known-good replacements: per symbol the smallest subtrees the
 /// samples derive from it (one per shape, up to [`CANDIDATES`], smallest first), per class
@@ -105,6 +105,23 @@ pub(crate) enum Replacement<'a> {
     Char(TerminalId, char),
     /// The cheapest derivation of the item.
     Cheapest(Item),
+}
+
+/// `tree` with `node` replaced by its `candidate` known-good part (see [`good_part`]), token
+/// boundaries fixed; `None` where that is what the node already is.
+pub(crate) fn with_good_part(
+    grammar: &Grammar,
+    tree: &Tree,
+    node: NodeId,
+    good: &Good<'_>,
+    candidate: usize,
+) -> Option<Tree> {
+    let with = good_part(grammar, tree, node, good, candidate)?;
+    let mut t = tree.clone();
+    let new = graft(grammar, &mut t, &with)?;
+    t.replace(node, new);
+    fix_boundaries(grammar, &mut t);
+    Some(t)
 }
 
 /// `tree` with `node` replaced, token boundaries fixed, as bytes.

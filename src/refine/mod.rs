@@ -161,7 +161,7 @@ pub struct Edit {
 }
 
 /// Rounds in a row without an edit after which [`refine`] stops ([`Stop::Stuck`]).
-pub const STUCK_ROUNDS: usize = 2;
+pub const STUCK_ROUNDS: usize = 3;
 
 /// Rounds in a row that must meet the acceptance targets before [`refine`] stops
 /// ([`Stop::Targets`]).
@@ -410,8 +410,11 @@ pub fn refine(
         stop: None,
     };
     let mut refused: HashSet<String> = HashSet::new();
-    // Rounds in a row that found no edit: each draws other inputs, so one may find what the
-    // last did not; two in a row end the refinement.
+    // Edits taken back with others: one of them did the harm, so each is made again only
+    // alone among its kind (one per round), and refused if taken back once more.
+    let mut probation: HashSet<String> = HashSet::new();
+    // Rounds in a row that found no edit: each draws other inputs and isolates twice as many,
+    // so one may find what the last did not; STUCK_ROUNDS in a row end the refinement.
     let mut empty_rounds = 0;
     let mut met_in_a_row = 0;
     // Generated inputs the command accepted: in the language as surely as the samples, and
@@ -443,21 +446,26 @@ pub fn refine(
             number,
             ..Round::default()
         };
-        let (rejected, accepted) = generate_and_judge(&state.grammar, &trees, &judge, options, number, &mut round);
+        // A round that found nothing to edit may have looked at too few culprits (the smallest
+        // rejected inputs share their faults): the next looks at twice as many.
+        let culprits = options.culprits.saturating_mul(1 << empty_rounds.min(4));
+        let (rejected, accepted) =
+            generate_and_judge(&state.grammar, &trees, &judge, options, number, culprits, &mut round);
         if let Some(why) = judge.failure() {
             return Err(RefineError::CommandFailed(why));
         }
         // Edits are made to exclude what the parser rejects, but on an ambiguous grammar one
         // can do harm elsewhere (the samples read `let` as an expression, so dropping the
         // `let` statement passes every check): if acceptance fell with the last round's edits,
-        // they are taken back and refused, and the grammar before them is measured again.
+        // they are taken back, and the grammar before them is measured again. An edit taken
+        // back alone, or for the second time, is refused; the others are on probation.
         if let Some(before) = undo.take() {
             if fell(&before.round, &round) {
                 round.reverted = state.edits.len() - before.edits;
                 state.edits.truncate(before.edits);
                 state.grammar = before.grammar;
                 state.text = before.text;
-                refused.extend(before.keys);
+                take_back(before.keys, &mut refused, &mut probation);
                 met_in_a_row = 0;
                 end_round(&mut state, round);
                 round_done(&state);
@@ -522,10 +530,16 @@ pub fn refine(
         // next, weaker edit is tried).
         let mut kept: Vec<(Change, Vec<u8>, Vec<u8>)> = Vec::new();
         let mut current: Option<edit::Applied> = None;
+        let mut on_probation = false;
         for (changes, input, culprit) in proposals {
             for change in changes {
                 // Several culprits may come down to one edit after their first choices failed.
                 if kept.iter().any(|k| k.0 == change) {
+                    break;
+                }
+                let tried_again = probation.contains(&change.key(g));
+                if tried_again && on_probation {
+                    // Another round tries it.
                     break;
                 }
                 let mut all: Vec<Change> = kept.iter().map(|k| k.0.clone()).collect();
@@ -538,6 +552,7 @@ pub fn refine(
                     {
                         current = Some(applied);
                         kept.push((change, input, culprit));
+                        on_probation |= tried_again;
                         break;
                     }
                     _ => {
@@ -597,6 +612,20 @@ struct Undo {
     round: Round,
 }
 
+/// Settles the keys of edits just taken back: one taken back alone, or a second time, is
+/// refused; the others go on probation, to be made again one per round.
+fn take_back(keys: Vec<String>, refused: &mut HashSet<String>, probation: &mut HashSet<String>) {
+    let alone = keys.len() == 1;
+    for key in keys {
+        let again = probation.remove(&key);
+        if alone || again {
+            refused.insert(key);
+        } else {
+            probation.insert(key);
+        }
+    }
+}
+
 /// Whether acceptance (both modes together) fell from `before` to `after` by more than two
 /// standard errors of the difference: one round's few hundred inputs vary by some points.
 fn fell(before: &Round, after: &Round) -> bool {
@@ -626,6 +655,10 @@ fn fell(before: &Round, after: &Round) -> bool {
     drop > 0.0 && drop > 2.0 * var.sqrt()
 }
 
+/// Appended to an accepted input to see whether the parser read it to the end: an unclosed
+/// group, which no language we know of takes after a complete input.
+const UNREAD: &[u8] = b" ((";
+
 /// Generates a round's inputs of both modes, judges them, fills in `round`'s acceptance, and
 /// returns the rejected inputs to isolate (the smallest, both modes alike) and the accepted
 /// ones (whose words the parser took).
@@ -635,6 +668,7 @@ fn generate_and_judge(
     judge: &Judge<'_>,
     options: &Options,
     number: usize,
+    culprits: usize,
     round: &mut Round,
 ) -> (Vec<Tree>, Vec<Tree>) {
     let model = samples::model_of(g, trees);
@@ -657,10 +691,19 @@ fn generate_and_judge(
     let mut hell = Generator::new(g, &inverted, Limits::up_to(max_size), seed ^ 1);
     inputs.extend((0..options.per_round).map(|_| (true, hell.tree())));
     let bytes: Vec<Vec<u8>> = inputs.iter().map(|(_, t)| t.unparse()).collect();
-    let verdicts = crate::pool::map(&bytes, options.jobs, |_, b| judge.verdict(b));
+    // An accepted input is evidence of the language only if the parser read it to the end:
+    // sqlparser stops after `BEGIN END` and accepts whatever follows, and an input that
+    // blocks every edit by that is no guide. One that still passes with an unclosed `((`
+    // appended counts as accepted, but is not kept.
+    let verdicts = crate::pool::map(&bytes, options.jobs, |_, b| {
+        let v = judge.verdict(b);
+        let read_to_end =
+            v == Verdict::Accepted && judge.verdict(&[b.as_slice(), UNREAD].concat()) != Verdict::Accepted;
+        (v, read_to_end)
+    });
     let mut rejected: [Vec<Tree>; 2] = [Vec::new(), Vec::new()];
     let mut accepted = Vec::new();
-    for ((inverted, tree), v) in inputs.into_iter().zip(verdicts) {
+    for ((inverted, tree), (v, read_to_end)) in inputs.into_iter().zip(verdicts) {
         let ok = v == Verdict::Accepted;
         if inverted {
             round.inverted_tried += 1;
@@ -669,9 +712,9 @@ fn generate_and_judge(
             round.default_tried += 1;
             round.default_accepted += usize::from(ok);
         }
-        if ok {
+        if read_to_end {
             accepted.push(tree);
-        } else {
+        } else if !ok {
             rejected[usize::from(inverted)].push(tree);
         }
     }
@@ -682,7 +725,7 @@ fn generate_and_judge(
     let [mut d, mut i] = rejected;
     let (mut d, mut i) = (d.drain(..), i.drain(..));
     let mut out = Vec::new();
-    while out.len() < options.culprits {
+    while out.len() < culprits {
         let (a, b) = (d.next(), i.next());
         if a.is_none() && b.is_none() {
             break;
@@ -690,7 +733,7 @@ fn generate_and_judge(
         out.extend(a);
         out.extend(b);
     }
-    out.truncate(options.culprits);
+    out.truncate(culprits);
     (out, accepted)
 }
 
@@ -1168,7 +1211,123 @@ fn rule_edits(
         };
         node = parent;
     }
+    earlier_choice(g, culprit, trees, good, facts, judge)
+}
+
+/// Siblings before a culprit (and before its ancestors) that [`earlier_choice`] tries.
+const EARLIER_SIBLINGS: usize = 8;
+
+/// Edits of a choice made before the culprit, which only what follows shows wrong: sqlparser
+/// takes `BEGIN` without its `;` only when no statement follows, so isolation blames the first
+/// statement, which no replacement makes valid there. If the input is still rejected with
+/// what the culprit holds replaced by known-good parts, the nearest preceding sibling (of the
+/// culprit or of an ancestor, up to [`WALK_UP`] levels) whose own known-good part, or another
+/// count of its repetition, makes it accepted is edited as a culprit would be.
+fn earlier_choice(
+    g: &Grammar,
+    culprit: &Culprit,
+    trees: &[Tree],
+    good: &Good<'_>,
+    facts: &Facts,
+    judge: &Judge<'_>,
+) -> Vec<Change> {
+    // The culprit with what it holds replaced by known-good parts: its own choice (its
+    // alternative, its count) stays.
+    let mut base = culprit.tree.clone();
+    let children: Vec<NodeId> = base.children(culprit.node).collect();
+    for c in children {
+        if let Some(t) = isolate::with_good_part(g, &base, c, good, 0) {
+            base = t;
+        }
+    }
+    if judge.verdict(&base.unparse()) == Verdict::Accepted {
+        // What the culprit holds is to blame, not its context.
+        return Vec::new();
+    }
+    let accepted = |t: &Tree| judge.verdict(&t.unparse()) == Verdict::Accepted;
+    let mut tried = 0;
+    for on_path in std::iter::once(culprit.node)
+        .chain(ancestors(&culprit.tree, culprit.node))
+        .take(WALK_UP + 1)
+    {
+        let Some(parent) = culprit.tree.parent(on_path) else {
+            break;
+        };
+        let before: Vec<NodeId> = base.children(parent).take_while(|&c| c != on_path).collect();
+        for &sibling in before.iter().rev() {
+            if tried >= EARLIER_SIBLINGS {
+                return Vec::new();
+            }
+            let Some(place) = place_of(g, &base, sibling) else {
+                continue;
+            };
+            let to_blame = match base.kind(sibling) {
+                NodeKind::Leaf { .. } => continue,
+                NodeKind::Rule { symbol, .. } if g.symbol(symbol).alternatives().len() < 2 => continue,
+                NodeKind::Rule { .. } => {
+                    tried += 1;
+                    (0..isolate::CANDIDATES)
+                        .any(|k| isolate::with_good_part(g, &base, sibling, good, k).is_some_and(|t| accepted(&t)))
+                }
+                NodeKind::Repeat { .. } | NodeKind::Optional { .. } => {
+                    tried += 1;
+                    let k = base.child_count(sibling);
+                    with_count(g, &base, sibling, if k == 0 { 1 } else { 0 }).is_some_and(|t| accepted(&t))
+                }
+            };
+            if !to_blame {
+                continue;
+            }
+            return match base.kind(sibling) {
+                NodeKind::Repeat { symbol } | NodeKind::Optional { symbol }
+                    if !facts.iterations.contains_key(&(symbol, Some(place))) =>
+                {
+                    // No sample comes here (a `BEGIN … END` block): the parser alone says
+                    // which count is wrong, and no sample can object to the bound.
+                    let max = match g.symbol(symbol).body {
+                        Body::Repeat { max, .. } => max,
+                        _ => Some(1),
+                    };
+                    let (min, max) = if base.child_count(sibling) == 0 {
+                        (1, max)
+                    } else {
+                        (0, Some(0))
+                    };
+                    vec![Change::Bound {
+                        sym: symbol,
+                        place: Some(place),
+                        min,
+                        max,
+                    }]
+                }
+                _ => unseen_choice(g, &base, sibling, place, trees, good, facts, judge),
+            };
+        }
+    }
     Vec::new()
+}
+
+/// `tree` with the repetition or optional `node` holding `n` iterations: the first ones kept,
+/// or more drawn as the cheapest derivation of the item; token boundaries fixed.
+fn with_count(g: &Grammar, tree: &Tree, node: NodeId, n: usize) -> Option<Tree> {
+    let symbol = tree.kind(node).symbol()?;
+    let mut t = tree.clone();
+    let children: Vec<NodeId> = t.children(node).collect();
+    for &c in children.iter().skip(n) {
+        t.remove(c);
+    }
+    if n > children.len() {
+        let item = match g.symbol(symbol).body {
+            Body::Repeat { item, .. } | Body::Optional(item) => item,
+            Body::Choice(_) => return None,
+        };
+        for _ in children.len()..n {
+            let new = t.add_cheapest(g, item)?;
+            t.append_child(node, new);
+        }
+    }
+    crate::tree::fix_boundaries(g, &mut t);
+    Some(t)
 }
 
 /// Levels above a culprit [`propose`] looks for a choice the samples never make.
@@ -1267,25 +1426,7 @@ fn unseen_choice(
             // derivation of the item) is accepted. A repeated flag (`(?ii)`) is not fixed by
             // a longer name, nor a duplicate group name by a shorter one.
             let with_count = |n: usize| -> bool {
-                let mut t = tree.clone();
-                let children: Vec<NodeId> = t.children(node).collect();
-                for &c in children.iter().skip(n) {
-                    t.remove(c);
-                }
-                if n > children.len() {
-                    let item = match g.symbol(symbol).body {
-                        Body::Repeat { item, .. } | Body::Optional(item) => item,
-                        Body::Choice(_) => return false,
-                    };
-                    for _ in children.len()..n {
-                        let Some(new) = t.add_cheapest(g, item) else {
-                            return false;
-                        };
-                        t.append_child(node, new);
-                    }
-                }
-                crate::tree::fix_boundaries(g, &mut t);
-                judge.verdict(&t.unparse()) == Verdict::Accepted
+                with_count(g, tree, node, n).is_some_and(|t| judge.verdict(&t.unparse()) == Verdict::Accepted)
             };
             let mut out = Vec::new();
             if k > 0 && min == 0 && most <= 1 && with_count(0) {
