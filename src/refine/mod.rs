@@ -1198,20 +1198,35 @@ fn rule_edits(
         node = parent;
     }
     // The nearest choice, up to WALK_UP levels, that the samples never make this way here.
+    let start = node;
+    let mut out = Vec::new();
     for _ in 0..WALK_UP {
         let Some(place) = place_of(g, tree, node) else {
             break;
         };
-        let changes = unseen_choice(g, tree, node, place, trees, good, facts, judge);
-        if !changes.is_empty() {
-            return changes;
+        out = unseen_choice(g, tree, node, place, trees, good, facts, judge);
+        if !out.is_empty() {
+            break;
         }
         let Some(parent) = tree.parent(node) else {
             break;
         };
         node = parent;
     }
-    earlier_choice(g, culprit, trees, good, facts, judge)
+    // Weaker edits follow, for when those are refused (the samples never have a shebang, but
+    // accepted inputs do): a choice made before the culprit, then the nearest count at a place
+    // no sample reaches, where the parser alone decides (layout before Rust's shebang). The
+    // earlier choice says more: `BEGIN` needs its `;` before statements, rather than a block
+    // holds none.
+    out.extend(earlier_choice(g, culprit, trees, good, facts, judge));
+    out.extend(
+        std::iter::once(start)
+            .chain(ancestors(tree, start))
+            .take(WALK_UP)
+            .find_map(|n| place_of(g, tree, n).and_then(|place| unreached_count(g, tree, n, place, facts, judge))),
+    );
+    out.dedup();
+    out
 }
 
 /// Siblings before a culprit (and before its ancestors) that [`earlier_choice`] tries.
@@ -1271,40 +1286,55 @@ fn earlier_choice(
                 }
                 NodeKind::Repeat { .. } | NodeKind::Optional { .. } => {
                     tried += 1;
+                    if let Some(change) = unreached_count(g, &base, sibling, place, facts, judge) {
+                        return vec![change];
+                    }
                     let k = base.child_count(sibling);
                     with_count(g, &base, sibling, if k == 0 { 1 } else { 0 }).is_some_and(|t| accepted(&t))
                 }
             };
-            if !to_blame {
-                continue;
+            if to_blame {
+                return unseen_choice(g, &base, sibling, place, trees, good, facts, judge);
             }
-            return match base.kind(sibling) {
-                NodeKind::Repeat { symbol } | NodeKind::Optional { symbol }
-                    if !facts.iterations.contains_key(&(symbol, Some(place))) =>
-                {
-                    // No sample comes here (a `BEGIN … END` block): the parser alone says
-                    // which count is wrong, and no sample can object to the bound.
-                    let max = match g.symbol(symbol).body {
-                        Body::Repeat { max, .. } => max,
-                        _ => Some(1),
-                    };
-                    let (min, max) = if base.child_count(sibling) == 0 {
-                        (1, max)
-                    } else {
-                        (0, Some(0))
-                    };
-                    vec![Change::Bound {
-                        sym: symbol,
-                        place: Some(place),
-                        min,
-                        max,
-                    }]
-                }
-                _ => unseen_choice(g, &base, sibling, place, trees, good, facts, judge),
-            };
         }
     }
     Vec::new()
+}
+
+/// The count edit for a repetition or optional part at a place no sample reaches (layout
+/// before Rust's shebang, `;` after the `BEGIN` of a block): the parser alone says which count
+/// is wrong, and no sample can object to the bound. `None` if the samples reach the place, or
+/// the other count (none for some, one for none) is rejected as well.
+fn unreached_count(
+    g: &Grammar,
+    tree: &Tree,
+    node: NodeId,
+    place: Place,
+    facts: &Facts,
+    judge: &Judge<'_>,
+) -> Option<Change> {
+    let (NodeKind::Repeat { symbol } | NodeKind::Optional { symbol }) = tree.kind(node) else {
+        return None;
+    };
+    if facts.iterations.contains_key(&(symbol, Some(place))) {
+        return None;
+    }
+    let (min, max) = match g.symbol(symbol).body {
+        Body::Repeat { min, max, .. } => (min, max),
+        _ => (0, Some(1)),
+    };
+    let (n, lo, hi) = match tree.child_count(node) {
+        0 => (1, min.max(1), max),
+        _ if min == 0 => (0, 0, Some(0)),
+        _ => return None,
+    };
+    with_count(g, tree, node, n).filter(|t| judge.verdict(&t.unparse()) == Verdict::Accepted)?;
+    Some(Change::Bound {
+        sym: symbol,
+        place: Some(place),
+        min: lo,
+        max: hi,
+    })
 }
 
 /// `tree` with the repetition or optional `node` holding `n` iterations: the first ones kept,
