@@ -404,6 +404,8 @@ fn acceptance_fell_only_beyond_a_rounds_noise() {
     };
     // rust's `let` statement dropped: 43.5 % to 31.5 % of "more of the same".
     assert!(fell(&round(87, 3), &round(63, 5)));
+    // Inverted inputs bought with "more of the same" (sql): a fall all the same.
+    assert!(fell(&round(147, 11), &round(101, 59)));
     // A few points either way is one round's noise.
     assert!(!fell(&round(87, 3), &round(80, 3)));
     assert!(!fell(&round(100, 100), &round(100, 100)));
