@@ -1285,11 +1285,15 @@ fn earlier_choice(
                 }
                 NodeKind::Repeat { .. } | NodeKind::Optional { .. } => {
                     tried += 1;
-                    if let Some(change) = unreached_count(g, &base, sibling, place, facts, judge) {
-                        return vec![change];
+                    let to_blame =
+                        with_count(g, &base, sibling, other_count(&base, sibling)).is_some_and(|t| accepted(&t));
+                    if let Some(bound) = to_blame
+                        .then(|| unreached_bound(g, &base, sibling, place, facts))
+                        .flatten()
+                    {
+                        return vec![bound];
                     }
-                    let k = base.child_count(sibling);
-                    with_count(g, &base, sibling, if k == 0 { 1 } else { 0 }).is_some_and(|t| accepted(&t))
+                    to_blame
                 }
             };
             if to_blame {
@@ -1300,18 +1304,17 @@ fn earlier_choice(
     Vec::new()
 }
 
+/// The other count of a repetition or optional part: one where it has none, none where it
+/// has some.
+fn other_count(tree: &Tree, node: NodeId) -> usize {
+    usize::from(tree.child_count(node) == 0)
+}
+
 /// The count edit for a repetition or optional part at a place no sample reaches (layout
-/// before Rust's shebang, `;` after the `BEGIN` of a block): the parser alone says which count
-/// is wrong, and no sample can object to the bound. `None` if the samples reach the place, or
-/// the other count (none for some, one for none) is rejected as well.
-fn unreached_count(
-    g: &Grammar,
-    tree: &Tree,
-    node: NodeId,
-    place: Place,
-    facts: &Facts,
-    judge: &Judge<'_>,
-) -> Option<Change> {
+/// before Rust's shebang, `;` after the `BEGIN` of a block), should the parser take its
+/// [`other_count`]: the parser alone says which count is wrong, and no sample can object to
+/// the bound. `None` if the samples reach the place.
+fn unreached_bound(g: &Grammar, tree: &Tree, node: NodeId, place: Place, facts: &Facts) -> Option<Change> {
     let (NodeKind::Repeat { symbol } | NodeKind::Optional { symbol }) = tree.kind(node) else {
         return None;
     };
@@ -1322,18 +1325,31 @@ fn unreached_count(
         Body::Repeat { min, max, .. } => (min, max),
         _ => (0, Some(1)),
     };
-    let (n, lo, hi) = match tree.child_count(node) {
-        0 => (1, min.max(1), max),
-        _ if min == 0 => (0, 0, Some(0)),
+    let (lo, hi) = match tree.child_count(node) {
+        0 => (min.max(1), max),
+        _ if min == 0 => (0, Some(0)),
         _ => return None,
     };
-    with_count(g, tree, node, n).filter(|t| judge.verdict(&t.unparse()) == Verdict::Accepted)?;
     Some(Change::Bound {
         sym: symbol,
         place: Some(place),
         min: lo,
         max: hi,
     })
+}
+
+/// [`unreached_bound`], if the parser takes the input with the [`other_count`].
+fn unreached_count(
+    g: &Grammar,
+    tree: &Tree,
+    node: NodeId,
+    place: Place,
+    facts: &Facts,
+    judge: &Judge<'_>,
+) -> Option<Change> {
+    let bound = unreached_bound(g, tree, node, place, facts)?;
+    with_count(g, tree, node, other_count(tree, node)).filter(|t| judge.verdict(&t.unparse()) == Verdict::Accepted)?;
+    Some(bound)
 }
 
 /// `tree` with the repetition or optional `node` holding `n` iterations: the first ones kept,
@@ -1454,20 +1470,20 @@ fn unseen_choice(
             // input with `n` iterations (the first ones kept, or one drawn as the cheapest
             // derivation of the item) is accepted. A repeated flag (`(?ii)`) is not fixed by
             // a longer name, nor a duplicate group name by a shorter one.
-            let with_count = |n: usize| -> bool {
+            let accepted_with = |n: usize| -> bool {
                 with_count(g, tree, node, n).is_some_and(|t| judge.verdict(&t.unparse()) == Verdict::Accepted)
             };
             let mut out = Vec::new();
-            if k > 0 && min == 0 && most <= 1 && with_count(0) {
+            if k > 0 && min == 0 && most <= 1 && accepted_with(0) {
                 // Never there first: where the samples have it once, an ambiguous grammar may
                 // have read their text into it (layout inside a string); if a sample needs
                 // it, they refuse the edit and the next is tried.
                 out.push(bound(0, Some(0)));
             }
-            if k < fewest && (min as usize) < fewest && with_count(fewest) {
+            if k < fewest && (min as usize) < fewest && accepted_with(fewest) {
                 // Too few: the fewest the parser takes here (a year of four digits where the
                 // grammar allows one to four), between what was rejected and the samples' fewest.
-                let (_, fewest_taken) = bisect(k, fewest, |n| !with_count(n));
+                let (_, fewest_taken) = bisect(k, fewest, |n| !accepted_with(n));
                 out.push(bound(u32::try_from(fewest_taken).unwrap_or(u32::MAX), max));
             }
             if k > most.max(1) && matches!(g.symbol(symbol).body, Body::Repeat { .. }) {
@@ -1475,12 +1491,12 @@ fn unseen_choice(
                 // what the samples have and what was rejected), is the bound; not the samples'
                 // own most, which would collapse `{10}` onto their `{2}`.
                 let lo = most.max(min as usize).max(1);
-                if with_count(lo) {
-                    let (most_taken, _) = bisect(lo, k, &with_count);
+                if accepted_with(lo) {
+                    let (most_taken, _) = bisect(lo, k, &accepted_with);
                     out.push(bound(min, Some(u32::try_from(most_taken).unwrap_or(u32::MAX))));
                 }
             }
-            if k > 1 && most <= 1 && min <= 1 && with_count(1) {
+            if k > 1 && most <= 1 && min <= 1 && accepted_with(1) {
                 out.push(bound(min, Some(1)));
             }
             if !out.is_empty() {

@@ -61,6 +61,22 @@ fn options(seed: u64) -> Options {
     }
 }
 
+/// `g` refined with the targets (95 % default, 90 % inverted) as [`options`] for
+/// `seed` set them otherwise, and its edits file, to show when an assertion fails.
+fn refined_to_targets(
+    g: &Grammar,
+    samples: &[Sample],
+    accept: &(dyn Fn(&[u8]) -> Verdict + Sync),
+    seed: u64,
+) -> (Refined, String) {
+    let mut opts = options(seed);
+    opts.target_default = 0.95;
+    opts.target_inverted = 0.9;
+    let refined = refine(g, samples, accept, &opts, &mut |_| {}).unwrap();
+    let edits = refined.edits_text(g.origin());
+    (refined, edits)
+}
+
 fn parses(g: &Grammar, input: &[u8]) -> bool {
     Parser::new(g).parse(input).is_ok()
 }
@@ -566,12 +582,8 @@ fn an_alternative_valid_at_another_place_is_dropped_only_where_it_is_not() {
         .collect();
     assert_eq!(texts_around, ["fn g<h:i>;"]);
     // So refine drops `?` from the `let`s and keeps it in bounds.
-    let mut opts = options(3);
-    opts.target_default = 0.95;
-    opts.target_inverted = 0.9;
-    let refined = refine(&g, &samples, &bounds_accepts, &opts, &mut |_| {}).unwrap();
+    let (refined, edits) = refined_to_targets(&g, &samples, &bounds_accepts, 3);
     let r = &refined.grammar;
-    let edits = refined.edits_text("bounds.grammar");
     assert!(!parses(r, b"let a:?b;"), "{edits}");
     assert!(parses(r, b"fn f<t:?s>;"), "`?` dropped in bounds too:\n{edits}");
 }
@@ -653,12 +665,8 @@ fn an_input_the_parser_did_not_read_to_its_end_blocks_no_edit() {
     let samples = named_samples("sample", &["sel:a;sel:bc;", "sel:x;begin;sel:y;end;"]);
     // Inverted inputs put `halt` first as often as not, and the parser takes whatever follows
     // it: were those inputs known to be in the language, `!` could not be dropped.
-    let mut opts = options(5);
-    opts.target_default = 0.95;
-    opts.target_inverted = 0.9;
-    let refined = refine(&g, &samples, &blocks_accepts, &opts, &mut |_| {}).unwrap();
+    let (refined, edits) = refined_to_targets(&g, &samples, &blocks_accepts, 5);
     let r = &refined.grammar;
-    let edits = refined.edits_text("blocks.grammar");
     assert!(!parses(r, b"sel:a!;"), "{edits}");
     assert!(parses(r, b"halt;sel:a;"), "{edits}");
     assert!(parses(r, b"begin;sel:a;end;sel:b;"), "{edits}");
@@ -703,12 +711,8 @@ fn a_count_where_no_sample_goes_is_bounded_as_the_parser_says() {
     // No sample has a `#!` line, but accepted inputs will: dropping it is refused, and what
     // remains is the layout before it, at a place no sample reaches.
     let samples = named_samples("sample", &["sel:a;sel:bc;", "sel:x;"]);
-    let mut opts = options(2);
-    opts.target_default = 0.95;
-    opts.target_inverted = 0.9;
-    let refined = refine(&g, &samples, &shebang_accepts, &opts, &mut |_| {}).unwrap();
+    let (refined, edits) = refined_to_targets(&g, &samples, &shebang_accepts, 2);
     let r = &refined.grammar;
-    let edits = refined.edits_text("shebang.grammar");
     assert!(!parses(r, b" #!x\nsel:a;"), "{edits}");
     assert!(parses(r, b"#!x\nsel:a;"), "{edits}");
 }
