@@ -25,6 +25,7 @@ pub use print::abbreviated;
 pub(crate) mod regex;
 pub(crate) mod syntax;
 
+use std::collections::HashSet;
 use std::fmt;
 use std::path::Path;
 
@@ -714,12 +715,20 @@ impl Grammar {
             .map(|i| TerminalId(i as u32))
     }
 
-    /// What belongs to layout: per symbol, whether a `%layout` rule reaches it (whitespace,
-    /// comments and their parts); per terminal, whether every use of it is in such a symbol.
-    /// Inversion leaves layout as the samples have it (see `mine::Probabilities`).
+    /// What belongs to layout: per symbol, whether a `%layout` rule or a copy of one for a
+    /// context (`_[in string]`) reaches it (whitespace, comments and their parts); per
+    /// terminal, whether every use of it is in such a symbol. Inversion leaves layout as the
+    /// samples have it (see `mine::Probabilities`).
     pub fn layout_parts(&self) -> (Vec<bool>, Vec<bool>) {
         let mut symbols = vec![false; self.symbols.len()];
-        let mut stack: Vec<SymbolId> = self.layouts.clone();
+        let names: HashSet<&str> = self.layouts.iter().map(|&s| self.symbol(s).name.as_str()).collect();
+        let copies = self
+            .symbols
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.name.contains('[') && names.contains(context::base_name(&s.name).as_str()))
+            .map(|(i, _)| SymbolId(i as u32));
+        let mut stack: Vec<SymbolId> = self.layouts.iter().copied().chain(copies).collect();
         while let Some(s) = stack.pop() {
             if std::mem::replace(&mut symbols[s.index()], true) {
                 continue;

@@ -96,7 +96,14 @@ pub enum Change {
 impl Change {
     /// A key that is the same for the same edit (edits found for several inputs are made once).
     pub fn key(&self, grammar: &Grammar) -> String {
-        self.describe(grammar)
+        match self {
+            // The words change as inputs are accepted: the same edit with other words is
+            // still the edit that was taken back.
+            Change::Values { sym, .. } => {
+                format!("`{}` drawn from the texts the parser takes", owner_name(grammar, *sym))
+            }
+            _ => self.describe(grammar),
+        }
     }
 
     /// What the edit does, for people: `drop alternative 3 of `escape` ("\\" "k")`.

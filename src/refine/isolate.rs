@@ -18,6 +18,12 @@ const MAX_CALLS: usize = 400;
 /// in tree-sitter-rust, but needs an item after it), and the next one stands in for it.
 pub(crate) const CANDIDATES: usize = 3;
 
+/// Parts tried in turn where a node is replaced: the samples' [`CANDIDATES`], then the
+/// cheapest derivation. A sample's part may be valid only where the samples use it (CSS's
+/// smallest block holds declarations, which `@media` and `@scope` do not take), while the
+/// cheapest (`{}`) is valid nearly everywhere.
+pub(crate) const PARTS: usize = CANDIDATES + 1;
+
 /// What the samples offer as known-good replacements: per symbol the smallest subtrees the
 /// samples derive from it (one per shape, up to [`CANDIDATES`], smallest first), per class
 /// terminal the character they draw from it most.
@@ -164,7 +170,7 @@ pub(crate) fn isolate(grammar: &Grammar, tree: Tree, good: &Good<'_>, judge: &Ju
     };
     let mut work = tree;
     let root = work.root();
-    if !(0..CANDIDATES)
+    if !(0..PARTS)
         .any(|k| replacement_of(grammar, &work, root, good, k).is_some_and(|bytes| accepted(&bytes) == Some(true)))
     {
         return None;
@@ -190,8 +196,8 @@ pub(crate) fn isolate(grammar: &Grammar, tree: Tree, good: &Good<'_>, judge: &Ju
             break;
         }
         // The first candidate parts with which all the children replaced is accepted.
-        let Some(candidate) = (0..CANDIDATES)
-            .find(|&c| with_suffix_replaced(&work, 0, c).is_some_and(|bytes| accepted(&bytes) == Some(true)))
+        let Some(candidate) =
+            (0..PARTS).find(|&c| with_suffix_replaced(&work, 0, c).is_some_and(|bytes| accepted(&bytes) == Some(true)))
         else {
             break;
         };
@@ -265,8 +271,9 @@ fn removable_after(grammar: &Grammar, tree: &Tree, node: NodeId) -> HashSet<Node
     tree.children(node).skip(min).collect()
 }
 
-/// The known-good part for `node`: a sample's smallest subtree of its symbol (or the cheapest
-/// derivation where the samples have none), the character the samples draw most from a class
+/// The known-good part for `node`: a sample's `candidate`-th smallest subtree of its symbol
+/// (the cheapest derivation where the samples have none, or for `candidate` [`CANDIDATES`],
+/// the last of the [`PARTS`]), the character the samples draw most from a class
 /// leaf's class under the same parent; `None` where that is what the node already is.
 fn good_part<'g>(
     grammar: &Grammar,
@@ -289,7 +296,12 @@ fn good_part<'g>(
         }
         kind => {
             let sym = kind.symbol().expect("inner nodes have symbols");
-            match good.subtree(sym, candidate) {
+            let sample = if candidate < CANDIDATES {
+                good.subtree(sym, candidate)
+            } else {
+                None
+            };
+            match sample {
                 Some((t, n)) if t.unparse_node(n) != tree.unparse_node(node) => Some(Replacement::Subtree(t, n)),
                 Some(_) => None,
                 None => {

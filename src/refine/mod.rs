@@ -544,12 +544,30 @@ pub fn refine(
                 }
                 let mut all: Vec<Change> = kept.iter().map(|k| k.0.clone()).collect();
                 all.push(change.clone());
-                match edit::apply(g, &all, &origin) {
-                    Ok(applied)
-                        if parse_all(&applied.grammar, &samples)
-                            .is_ok_and(|t| profile(&applied.grammar, &t) == sample_profile)
-                            && still_parsed(&applied.grammar, &known, options.jobs) =>
+                // Known inputs the edit would lose, if it keeps the samples as they are.
+                let lost = edit::apply(g, &all, &origin).ok().and_then(|applied| {
+                    let samples_kept = parse_all(&applied.grammar, &samples)
+                        .is_ok_and(|t| profile(&applied.grammar, &t) == sample_profile);
+                    samples_kept.then(|| {
+                        let parsed = parses_each(&applied.grammar, &known, options.jobs);
+                        let lost: Vec<usize> = (0..known.len()).filter(|&i| !parsed[i]).collect();
+                        (applied, lost)
+                    })
+                });
+                match lost {
+                    Some((applied, lost))
+                        if lost.is_empty()
+                            || (lost.len() <= MAX_FLUKES
+                                && lost.iter().all(|&i| is_fluke(g, &change, &known[i], &good, &judge))) =>
                     {
+                        // Accepted for another reason than the grammar's reading: no evidence.
+                        let lost: HashSet<usize> = lost.into_iter().collect();
+                        known = std::mem::take(&mut known)
+                            .into_iter()
+                            .enumerate()
+                            .filter(|(i, _)| !lost.contains(i))
+                            .map(|(_, k)| k)
+                            .collect();
                         current = Some(applied);
                         kept.push((change, input, culprit));
                         on_probation |= tried_again;
@@ -1030,9 +1048,99 @@ fn remember(known: &mut Vec<Vec<u8>>, accepted: &[Tree], grammar: &Grammar, jobs
     known.truncate(MAX_KNOWN);
 }
 
-/// Whether `grammar` still parses every known accepted input.
-fn still_parsed(grammar: &Grammar, known: &[Vec<u8>], jobs: usize) -> bool {
-    parses_each(grammar, known, jobs).into_iter().all(|ok| ok)
+/// Most known accepted inputs an edit may lose as flukes (see [`is_fluke`]): more than that
+/// are evidence enough.
+const MAX_FLUKES: usize = 2;
+
+/// Parts of a forbidden choice that [`is_fluke`] replaces one at a time.
+const FLUKE_PARTS: usize = 8;
+
+/// Whether `input`, an accepted input that the grammar with `change` no longer parses, was
+/// accepted for another reason than the grammar's reading of it: with what the choice that
+/// `change` forbids holds replaced by known-good parts (the choice kept), all together or
+/// any one alone, the parser rejects it. lightningcss takes `--\r:!important…` in a `@scope`
+/// block as the start of a nested rule's selector, which the imported grammar reads as a
+/// declaration; but no declaration is accepted there, and the edit that drops declarations
+/// there stands. Replacing one part alone keeps a choice made inside the others: Rust's
+/// `bitflags! { … }` item with the samples' `println!("…")` in its place needs a `;`, and
+/// with only its name replaced (`println! { … }`) it is still an item: evidence.
+fn is_fluke(g: &Grammar, change: &Change, input: &[u8], good: &Good<'_>, judge: &Judge<'_>) -> bool {
+    let Ok(tree) = Parser::new(g).parse(input) else {
+        return false;
+    };
+    let mut forbidden = None;
+    tree.pre_order(tree.root(), |n| {
+        if forbidden.is_none() && forbids(g, change, &tree, n) {
+            forbidden = Some(n);
+        }
+    });
+    let Some(node) = forbidden else {
+        return false;
+    };
+    let accepted = |t: &Tree| judge.verdict(&t.unparse()) == Verdict::Accepted;
+    // All the parts replaced, with each set of known-good parts in turn.
+    let children: Vec<NodeId> = tree.children(node).collect();
+    let mut changed = false;
+    for k in 0..isolate::PARTS {
+        let mut t = tree.clone();
+        let mut replaced_any = false;
+        for &c in &children {
+            if let Some(with) = isolate::with_good_part(g, &t, c, good, k) {
+                t = with;
+                replaced_any = true;
+            }
+        }
+        changed |= replaced_any;
+        if replaced_any && accepted(&t) {
+            return false;
+        }
+    }
+    // One part alone; a choice that holds a single part (`_block_item` holding a
+    // `declaration`) by that part's parts.
+    let mut holder = node;
+    while let [only] = tree.children(holder).collect::<Vec<_>>()[..] {
+        if matches!(tree.kind(only), NodeKind::Leaf { .. }) {
+            break;
+        }
+        holder = only;
+    }
+    let parts: Vec<NodeId> = tree.children(holder).collect();
+    if parts.len() > FLUKE_PARTS {
+        return false;
+    }
+    for &c in &parts {
+        if let Some(t) = isolate::with_good_part(g, &tree, c, good, 0) {
+            changed = true;
+            if accepted(&t) {
+                return false;
+            }
+        }
+    }
+    // A leaf (a character a class no longer has) or a choice that holds nothing else: the
+    // input itself is the evidence.
+    changed
+}
+
+/// Whether `change` rules out the choice made at `node` (its alternative, its count, its
+/// character).
+fn forbids(g: &Grammar, change: &Change, tree: &Tree, node: NodeId) -> bool {
+    let at = |place: &Place| place_of(g, tree, node).as_ref() == Some(place);
+    match (change, tree.kind(node)) {
+        (Change::DropAlternative { sym, alt }, NodeKind::Rule { symbol, alt: a }) => {
+            symbol == *sym && a as usize == *alt
+        }
+        (Change::DropAlternativeAt { sym, alt, place }, NodeKind::Rule { symbol, alt: a }) => {
+            symbol == *sym && a as usize == *alt && at(place)
+        }
+        (Change::Bound { sym, place, min, max }, NodeKind::Repeat { symbol } | NodeKind::Optional { symbol }) => {
+            let n = tree.child_count(node) as u32;
+            symbol == *sym && place.as_ref().is_none_or(at) && (n < *min || max.is_some_and(|m| n > m))
+        }
+        (Change::NarrowClass { place, class }, NodeKind::Leaf { terminal }) => {
+            at(place) && isolate::leaf_char(g, tree, node, terminal).is_some_and(|c| !class.contains(c as u32))
+        }
+        _ => false,
+    }
 }
 
 /// Per input, whether `grammar` parses it (`jobs` at once).
@@ -1047,10 +1155,13 @@ fn parses_each(grammar: &Grammar, inputs: &[Vec<u8>], jobs: usize) -> Vec<bool> 
 /// takes the first way out of the language.
 fn profile(g: &Grammar, trees: &[Tree]) -> HashMap<String, usize> {
     let mut out: HashMap<String, usize> = HashMap::new();
+    // Layout is not content: a space in a string that an edit moves from the layout before the
+    // string's text into the text changes no feature of the sample.
+    let (layout, _) = g.layout_parts();
     for tree in trees {
         tree.pre_order(tree.root(), |n| {
             if let Some(s) = tree.kind(n).symbol() {
-                if !g.symbol(s).synthetic {
+                if !g.symbol(s).synthetic && !layout[s.index()] {
                     *out.entry(crate::grammar::base_name(&g.symbol(s).name).to_string())
                         .or_default() += 1;
                 }
@@ -1186,7 +1297,12 @@ fn rule_edits(
                 }
             }
             if let Some(class) = narrowed_class(g, tree, node, terminal, class, trees, judge, jobs) {
-                return vec![Change::NarrowClass { place, class }];
+                // If an accepted input needs the character elsewhere (CSS takes `\v` in a
+                // `@scope`'s parentheses, not between tokens), the class is narrowed in a copy
+                // for this place.
+                return std::iter::once(Change::NarrowClass { place, class })
+                    .chain(context_copy(g, tree, node))
+                    .collect();
             }
         }
         // A character the parser takes where the samples have the class: what is wrong is
@@ -1224,8 +1340,51 @@ fn rule_edits(
             .take(WALK_UP)
             .find_map(|n| place_of(g, tree, n).and_then(|place| unreached_count(g, tree, n, place, facts, judge))),
     );
-    out.dedup();
-    out
+    // Last, where the choice is one the samples make here (a declaration in a block) and yet
+    // wrong in this context (a `@scope` block), or every edit of it is refused: a copy of the
+    // rule that holds it, for this context alone.
+    out.extend(context_copy(g, tree, start));
+    let mut unique = Vec::with_capacity(out.len());
+    for change in out {
+        if !unique.contains(&change) {
+            unique.push(change);
+        }
+    }
+    unique
+}
+
+/// A copy of the named rule that holds `node` for the place where that rule is used here
+/// (`block` where `@scope` uses it), for when an edit of `node`'s choice is refused because
+/// the rule's other uses need it (a rule set's block holds declarations; a `@scope` block
+/// does not): the next rounds' culprits edit the copy alone. `None` at the top.
+fn context_copy(g: &Grammar, tree: &Tree, node: NodeId) -> Option<Change> {
+    // The nearest named rule above that other places use too: a copy of a rule used in one
+    // place (CSS's `_extra`, used by the layout `_` alone) would be the same context again.
+    let holder = ancestors(tree, node).find(|&a| {
+        tree.kind(a)
+            .symbol()
+            .is_some_and(|s| !g.symbol(s).synthetic && places_using(g, s) > 1)
+    })?;
+    let place = place_of(g, tree, holder)?;
+    Some(Change::Specialize {
+        sym: tree.kind(holder).symbol()?,
+        place,
+    })
+}
+
+/// How many items in the grammar's rules name `sym`.
+fn places_using(g: &Grammar, sym: SymbolId) -> usize {
+    g.symbols()
+        .iter()
+        .map(|s| match &s.body {
+            Body::Choice(alts) => alts
+                .iter()
+                .flat_map(|a| &a.items)
+                .filter(|&&i| i == Item::Symbol(sym))
+                .count(),
+            Body::Repeat { item, .. } | Body::Optional(item) => usize::from(*item == Item::Symbol(sym)),
+        })
+        .sum()
 }
 
 /// Siblings before a culprit (and before its ancestors) that [`earlier_choice`] tries.

@@ -741,3 +741,203 @@ proptest! {
         }
     }
 }
+
+/// Style sheets in little: a rule set's block holds declarations and nested rules, a
+/// `@scope` block (the same `block` rule) nested rules only, as CSS has it.
+const SCOPED: &str = r#"
+sheet = ( rule | scope )* ;
+rule  = name block ;
+scope = "@scope" block ;
+block = "{" item* "}" ;
+item  = decl | rule ;
+decl  = name ":" name ";" ;
+name  = [a-z]+ ;
+"#;
+
+/// The parser of [`SCOPED`]'s language.
+fn scoped_accepts(input: &[u8]) -> Verdict {
+    scoped_parser(input, false)
+}
+
+/// The same, with a quirk of the kind real parsers have: in a `@scope` block it takes a
+/// declaration whose value is its name and a `z` (reading it as something else).
+fn quirky_scoped_accepts(input: &[u8]) -> Verdict {
+    scoped_parser(input, true)
+}
+
+fn scoped_parser(input: &[u8], quirk: bool) -> Verdict {
+    fn name(s: &[u8]) -> Option<(&[u8], &[u8])> {
+        let n = s.iter().take_while(|b| b.is_ascii_lowercase()).count();
+        (n > 0).then(|| s.split_at(n))
+    }
+    // Blocks nest no deeper than the short inputs of the tests; a depth bound keeps it so.
+    fn block(s: &[u8], scope: bool, quirk: bool, depth: usize) -> Option<&[u8]> {
+        let mut s = s.strip_prefix(b"{")?;
+        while depth < 64 {
+            if let Some(rest) = s.strip_prefix(b"}") {
+                return Some(rest);
+            }
+            let (n, rest) = name(s)?;
+            s = match rest.strip_prefix(b":") {
+                Some(value) => {
+                    let (v, rest) = name(value)?;
+                    if scope && !(quirk && v.strip_suffix(b"z") == Some(n)) {
+                        return None;
+                    }
+                    rest.strip_prefix(b";")?
+                }
+                None => block(rest, false, quirk, depth + 1)?,
+            };
+        }
+        None
+    }
+    let mut s = input;
+    while !s.is_empty() {
+        let rest = match s.strip_prefix(b"@scope") {
+            Some(rest) => block(rest, true, quirk, 0),
+            None => name(s).and_then(|(_, rest)| block(rest, false, quirk, 0)),
+        };
+        let Some(rest) = rest else {
+            return Verdict::Rejected;
+        };
+        s = rest;
+    }
+    Verdict::Accepted
+}
+
+const SCOPED_SAMPLES: &[&str] = &["a{b:c;}", "d{e:f;g{h:i;}}", "j{k{l:m;}n:o;}"];
+
+fn scoped_trees(g: &Grammar) -> Vec<Tree> {
+    SCOPED_SAMPLES
+        .iter()
+        .map(|s| {
+            assert_eq!(scoped_accepts(s.as_bytes()), Verdict::Accepted, "{s}");
+            Parser::new(g).parse(s.as_bytes()).unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn isolation_replaces_a_part_by_its_cheapest_where_no_samples_part_is_valid() {
+    let g = Grammar::from_text(SCOPED, "scoped.grammar").unwrap();
+    let trees = scoped_trees(&g);
+    let good = Good::new(&g, &trees);
+    let judge = Judge::new(&scoped_accepts);
+    // Every block of the samples holds a declaration, which a `@scope` block rejects: only
+    // the cheapest block (`{}`) shows that the block's content is to blame, not the `@scope`.
+    assert_eq!(scoped_accepts(b"@scope{b:c;}"), Verdict::Rejected);
+    assert_eq!(scoped_accepts(b"@scope{}"), Verdict::Accepted);
+    let rejected = Parser::new(&g).parse(b"@scope{p{q:r;}s:t;}").unwrap();
+    let culprit = isolate::isolate(&g, rejected, &good, &judge).expect("a culprit");
+    assert_eq!(
+        String::from_utf8_lossy(&culprit.tree.unparse_node(culprit.node)),
+        "s:t;"
+    );
+}
+
+#[test]
+fn a_choice_wrong_in_one_context_of_a_shared_rule_is_dropped_in_a_copy_for_it() {
+    let g = Grammar::from_text(SCOPED, "scoped.grammar").unwrap();
+    let samples = named_samples("sample", SCOPED_SAMPLES);
+    let (refined, edits) = refined_to_targets(&g, &samples, &scoped_accepts, 3);
+    let r = &refined.grammar;
+    assert!(!parses(r, b"@scope{b:c;}"), "{edits}");
+    assert!(parses(r, b"@scope{a{b:c;}}"), "{edits}");
+    assert!(parses(r, b"a{b:c;d{e:f;}}"), "{edits}");
+    assert!(edits.contains("block[in scope]"), "{edits}");
+}
+
+#[test]
+fn an_accepted_input_that_needs_more_than_the_forbidden_choice_is_a_fluke() {
+    let g = Grammar::from_text(SCOPED, "scoped.grammar").unwrap();
+    let trees = scoped_trees(&g);
+    let good = Good::new(&g, &trees);
+    let judge = Judge::new(&quirky_scoped_accepts);
+    let id = |name: &str| g.symbol_by_name(name).unwrap();
+    let no_declarations = Change::DropAlternative {
+        sym: id("item"),
+        alt: 0,
+    };
+    // The parser takes `x:xz;` in a `@scope` block for what it holds: neither the samples'
+    // declarations (nor the cheapest) nor one with its name or its value alone replaced is
+    // taken there, so it is no evidence for declarations.
+    assert_eq!(quirky_scoped_accepts(b"@scope{x:xz;}"), Verdict::Accepted);
+    assert!(is_fluke(&g, &no_declarations, b"@scope{x:xz;}", &good, &judge));
+    // In a rule set's block, any declaration is: the evidence stands.
+    assert!(!is_fluke(&g, &no_declarations, b"a{x:y;}", &good, &judge));
+    // A choice made inside one part stays when another part alone is replaced: the input is
+    // evidence if that is accepted (here the name; the samples' smallest rule set, put in
+    // whole, is `a{b:c;}`, which holds a declaration and so keeps the choice anyway).
+    let no_nesting = Change::DropAlternative {
+        sym: id("item"),
+        alt: 1,
+    };
+    assert!(!is_fluke(&g, &no_nesting, b"a{x{}}", &good, &judge));
+    // A character is evidence in itself.
+    let name = g.symbol_by_name("name").unwrap();
+    let narrow = Change::NarrowClass {
+        place: Place {
+            parent: name,
+            alt: None,
+            item: 0,
+        },
+        class: CharClass::new(&[(u32::from(b'a'), u32::from(b'w'))], false),
+    };
+    assert!(!is_fluke(&g, &narrow, b"a{x:y;}", &good, &judge));
+}
+
+#[test]
+fn a_copy_of_the_layout_is_layout() {
+    let g = Grammar::from_text(
+        "file = ( _ item )* _ ;\nitem = \"'\" ( _ text )* \"'\" ;\ntext = [a-z ]+ ;\n_ = [ \\n]* ;\n%layout _ ;\n",
+        "t.grammar",
+    )
+    .unwrap();
+    let id = |name: &str| g.symbol_by_name(name).unwrap();
+    let copied = edit::apply(
+        &g,
+        &[Change::Specialize {
+            sym: id("_"),
+            place: place_of_item(&g, "item", "_"),
+        }],
+        "t.grammar",
+    )
+    .unwrap()
+    .grammar;
+    let (layout, _) = copied.layout_parts();
+    let copy = copied.symbol_by_name("_[in item]").expect("the copy");
+    assert!(layout[copy.index()], "the copy of `_` for `item` is layout too");
+    assert!(!layout[copied.symbol_by_name("text").unwrap().index()]);
+    // Layout is no feature of a sample: an edit that moves a space from the layout into the
+    // text keeps the samples' profile.
+    let sample = Parser::new(&copied).parse(b"' a b' 'c'").unwrap();
+    let features = profile(&copied, &[sample]);
+    assert!(
+        features.contains_key("text") && !features.contains_key("_"),
+        "{features:?}"
+    );
+}
+
+/// The place of the first item of `parent`'s groups or alternatives that names `child`.
+fn place_of_item(g: &Grammar, parent: &str, child: &str) -> Place {
+    let child = g.symbol_by_name(child).unwrap();
+    let mut todo = vec![g.symbol_by_name(parent).unwrap()];
+    while let Some(s) = todo.pop() {
+        let items: Vec<(Option<usize>, usize, Item)> = match &g.symbol(s).body {
+            Body::Choice(alts) => alts
+                .iter()
+                .enumerate()
+                .flat_map(|(a, alt)| alt.items.iter().enumerate().map(move |(i, &it)| (Some(a), i, it)))
+                .collect(),
+            Body::Repeat { item, .. } | Body::Optional(item) => vec![(None, 0, *item)],
+        };
+        for (alt, item, it) in items {
+            match it {
+                Item::Symbol(c) if c == child => return Place { parent: s, alt, item },
+                Item::Symbol(c) if g.symbol(c).synthetic => todo.push(c),
+                _ => {}
+            }
+        }
+    }
+    panic!("{child:?} not in a group of the rule");
+}
