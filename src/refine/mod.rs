@@ -1297,12 +1297,7 @@ fn rule_edits(
                 }
             }
             if let Some(class) = narrowed_class(g, tree, node, terminal, class, trees, judge, jobs) {
-                // If an accepted input needs the character elsewhere (CSS takes `\v` in a
-                // `@scope`'s parentheses, not between tokens), the class is narrowed in a copy
-                // for this place.
-                return std::iter::once(Change::NarrowClass { place, class })
-                    .chain(context_copy(g, tree, node))
-                    .collect();
+                return vec![Change::NarrowClass { place, class }];
             }
         }
         // A character the parser takes where the samples have the class: what is wrong is
@@ -1328,6 +1323,7 @@ fn rule_edits(
         };
         node = parent;
     }
+    let found = !out.is_empty();
     // Weaker edits follow, for when those are refused (the samples never have a shebang, but
     // accepted inputs do): a choice made before the culprit, then the nearest count at a place
     // no sample reaches, where the parser alone decides (layout before Rust's shebang). The
@@ -1341,9 +1337,21 @@ fn rule_edits(
             .find_map(|n| place_of(g, tree, n).and_then(|place| unreached_count(g, tree, n, place, facts, judge))),
     );
     // Last, where the choice is one the samples make here (a declaration in a block) and yet
-    // wrong in this context (a `@scope` block), or every edit of it is refused: a copy of the
-    // rule that holds it, for this context alone.
-    out.extend(context_copy(g, tree, start));
+    // wrong in this context (a `@scope` block), or where the walk up found an edit that may be
+    // refused for the rule's other uses: a copy of the rule that holds it, for this context
+    // alone. Not for every culprit: each copy costs a round, and rust's rounds are few.
+    let seen_here = match (tree.kind(start), place_of(g, tree, start)) {
+        (NodeKind::Rule { symbol, alt }, Some(place)) => {
+            facts.alts.get(&(symbol, Some(place))).is_some_and(|s| s.contains(&alt))
+        }
+        _ => false,
+    };
+    if found {
+        out.extend(context_copy(g, tree, node));
+    }
+    if seen_here {
+        out.extend(context_copy(g, tree, start));
+    }
     let mut unique = Vec::with_capacity(out.len());
     for change in out {
         if !unique.contains(&change) {
