@@ -773,7 +773,10 @@ fn scoped_parser(input: &[u8], quirk: bool) -> Verdict {
     // Blocks nest no deeper than the short inputs of the tests; a depth bound keeps it so.
     fn block(s: &[u8], scope: bool, quirk: bool, depth: usize) -> Option<&[u8]> {
         let mut s = s.strip_prefix(b"{")?;
-        while depth < 64 {
+        if depth >= 64 {
+            return None;
+        }
+        loop {
             if let Some(rest) = s.strip_prefix(b"}") {
                 return Some(rest);
             }
@@ -789,7 +792,6 @@ fn scoped_parser(input: &[u8], quirk: bool) -> Verdict {
                 None => block(rest, false, quirk, depth + 1)?,
             };
         }
-        None
     }
     let mut s = input;
     while !s.is_empty() {
