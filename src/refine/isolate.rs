@@ -130,6 +130,25 @@ pub(crate) fn with_good_part(
     Some(t)
 }
 
+/// `tree` with each child of `node` replaced by its `candidate` known-good part (see
+/// [`with_good_part`]): `node`'s own choice kept, what it holds made known-good. `None` where
+/// every child already is its part.
+pub(crate) fn with_children_replaced(
+    grammar: &Grammar,
+    tree: &Tree,
+    node: NodeId,
+    good: &Good<'_>,
+    candidate: usize,
+) -> Option<Tree> {
+    let mut out: Option<Tree> = None;
+    for c in tree.children(node).collect::<Vec<_>>() {
+        if let Some(t) = with_good_part(grammar, out.as_ref().unwrap_or(tree), c, good, candidate) {
+            out = Some(t);
+        }
+    }
+    out
+}
+
 /// `tree` with `node` replaced, token boundaries fixed, as bytes.
 pub(crate) fn replaced(grammar: &Grammar, tree: &Tree, node: NodeId, with: &Replacement<'_>) -> Option<Vec<u8>> {
     let mut t = tree.clone();

@@ -561,13 +561,8 @@ pub fn refine(
                                 && lost.iter().all(|&i| is_fluke(g, &change, &known[i], &good, &judge))) =>
                     {
                         // Accepted for another reason than the grammar's reading: no evidence.
-                        let lost: HashSet<usize> = lost.into_iter().collect();
-                        known = std::mem::take(&mut known)
-                            .into_iter()
-                            .enumerate()
-                            .filter(|(i, _)| !lost.contains(i))
-                            .map(|(_, k)| k)
-                            .collect();
+                        let mut index = 0..;
+                        known.retain(|_| !lost.contains(&index.next().unwrap_or(usize::MAX)));
                         current = Some(applied);
                         kept.push((change, input, culprit));
                         on_probation |= tried_again;
@@ -1079,20 +1074,13 @@ fn is_fluke(g: &Grammar, change: &Change, input: &[u8], good: &Good<'_>, judge: 
     };
     let accepted = |t: &Tree| judge.verdict(&t.unparse()) == Verdict::Accepted;
     // All the parts replaced, with each set of known-good parts in turn.
-    let children: Vec<NodeId> = tree.children(node).collect();
     let mut changed = false;
     for k in 0..isolate::PARTS {
-        let mut t = tree.clone();
-        let mut replaced_any = false;
-        for &c in &children {
-            if let Some(with) = isolate::with_good_part(g, &t, c, good, k) {
-                t = with;
-                replaced_any = true;
+        if let Some(t) = isolate::with_children_replaced(g, &tree, node, good, k) {
+            changed = true;
+            if accepted(&t) {
+                return false;
             }
-        }
-        changed |= replaced_any;
-        if replaced_any && accepted(&t) {
-            return false;
         }
     }
     // One part alone; a choice that holds a single part (`_block_item` holding a
@@ -1414,13 +1402,8 @@ fn earlier_choice(
 ) -> Vec<Change> {
     // The culprit with what it holds replaced by known-good parts: its own choice (its
     // alternative, its count) stays.
-    let mut base = culprit.tree.clone();
-    let children: Vec<NodeId> = base.children(culprit.node).collect();
-    for c in children {
-        if let Some(t) = isolate::with_good_part(g, &base, c, good, 0) {
-            base = t;
-        }
-    }
+    let base = isolate::with_children_replaced(g, &culprit.tree, culprit.node, good, 0)
+        .unwrap_or_else(|| culprit.tree.clone());
     if judge.verdict(&base.unparse()) == Verdict::Accepted {
         // What the culprit holds is to blame, not its context.
         return Vec::new();
