@@ -1354,13 +1354,7 @@ fn rule_edits(
 /// the rule's other uses need it (a rule set's block holds declarations; a `@scope` block
 /// does not): the next rounds' culprits edit the copy alone. `None` at the top.
 fn context_copy(g: &Grammar, tree: &Tree, node: NodeId) -> Option<Change> {
-    // The nearest named rule above that other places use too: a copy of a rule used in one
-    // place (CSS's `_extra`, used by the layout `_` alone) would be the same context again.
-    let holder = ancestors(tree, node).find(|&a| {
-        tree.kind(a)
-            .symbol()
-            .is_some_and(|s| !g.symbol(s).synthetic && places_using(g, s) > 1)
-    })?;
+    let holder = shared_holder(g, tree, node)?;
     let place = place_of(g, tree, holder)?;
     Some(Change::Specialize {
         sym: tree.kind(holder).symbol()?,
@@ -1552,18 +1546,31 @@ fn unseen_choice(
             if seen(Some(place)) {
                 return Vec::new();
             }
-            // The alternative with the cheapest of everything under it accepted: what is to
-            // blame is what it holds (a value the parser refuses there), not the alternative.
+            // The alternative with the cheapest of everything under it, or the samples'
+            // smallest parts, accepted: what is to blame is what it holds (a value the parser
+            // refuses there, Rust's `<*const u8 as *mut u8>`), not the alternative.
             let cheapest = alternative_tree(g, symbol, alt, None);
-            let cheaply = cheapest.as_ref().is_some_and(|c| {
-                let mut t = tree.clone();
-                let n = t.graft(c, c.root());
-                t.replace(node, n);
-                crate::tree::fix_boundaries(g, &mut t);
-                judge.verdict(&t.unparse()) == Verdict::Accepted
-            });
-            if cheaply {
+            let filled = alternative_tree(g, symbol, alt, Some(good));
+            let made: Vec<(&Tree, NodeId)> = [&cheapest, &filled]
+                .into_iter()
+                .flatten()
+                .map(|t| (t, t.root()))
+                .collect();
+            if accepted_in(g, &[(tree, node)], &made, judge) {
                 return Vec::new();
+            }
+            // The alternative with one choice inside made otherwise accepted (Rust's `fn()`
+            // as a type argument, where `Fn()` is not): a part of it is to blame.
+            if let Some(inner) = another_form(g, tree, node, symbol, alt, judge) {
+                return inside(g, tree, node, place, inner).into_iter().collect();
+            }
+            let forms: Vec<(&Tree, NodeId)> = std::iter::once((tree, node)).chain(made).collect();
+            // Accepted at this very place in another of the samples' contexts (an `impl` in
+            // a module's body, where a trait's is wrong): wrong in this context only, dropped
+            // in a copy of the rule that holds it for this context.
+            let contexts = spots_in_contexts(g, trees, symbol, place, context_of(g, tree, node), CONTEXTS);
+            if accepted_in(g, &contexts, &forms, judge) {
+                return context_copy(g, tree, node).into_iter().collect();
             }
             // Is the alternative, as it is here, as its cheapest or filled with the samples'
             // smallest parts, accepted at another place where the samples use the rule? Then
@@ -1571,21 +1578,7 @@ fn unseen_choice(
             // bound, and a few spots at the samples' commonest places (a `let`'s type) would
             // drop it everywhere; and `?_`, its cheapest form, is no type anywhere.
             let spots = spots_at_places(g, trees, symbol, place, OTHER_PLACES);
-            let filled = alternative_tree(g, symbol, alt, Some(good));
-            let elsewhere = spots.iter().any(|&(t, n)| {
-                let variants = [
-                    Some((tree, node)),
-                    cheapest.as_ref().map(|c| (c, c.root())),
-                    filled.as_ref().map(|f| (f, f.root())),
-                ];
-                variants.into_iter().flatten().any(|(from, at)| {
-                    let mut copy = t.clone();
-                    let new = copy.graft(from, at);
-                    copy.replace(n, new);
-                    crate::tree::fix_boundaries(g, &mut copy);
-                    judge.verdict(&copy.unparse()) == Verdict::Accepted
-                })
-            });
+            let elsewhere = accepted_in(g, &spots, &forms, judge);
             let here = Change::DropAlternativeAt {
                 sym: symbol,
                 alt: alt as usize,
@@ -1659,6 +1652,165 @@ fn unseen_choice(
         }
         NodeKind::Leaf { .. } => Vec::new(),
     }
+}
+
+/// Choices inside an alternative's cheapest derivation that [`another_form`] varies.
+const FORMS: usize = 8;
+
+/// The first choice inside the cheapest derivation of alternative `alt` of `symbol` that,
+/// made otherwise (each other alternative as its cheapest, at most [`FORMS`] tries in all),
+/// puts in place of `node` an input the parser accepts: the alternative is valid here in
+/// that form. The choice's symbol and the alternative accepted; `None` if no form tried is.
+fn another_form(
+    g: &Grammar,
+    tree: &Tree,
+    node: NodeId,
+    symbol: SymbolId,
+    alt: u32,
+    judge: &Judge<'_>,
+) -> Option<(SymbolId, u32)> {
+    let cheapest = alternative_tree(g, symbol, alt, None)?;
+    let mut choices = Vec::new();
+    cheapest.pre_order(cheapest.root(), |n| {
+        if let NodeKind::Rule { symbol: s, alt: a } = cheapest.kind(n) {
+            if n != cheapest.root() && g.symbol(s).alternatives().len() > 1 {
+                choices.push((n, s, a));
+            }
+        }
+    });
+    let mut tried = 0;
+    for (choice, s, a) in choices {
+        for other in (0..g.symbol(s).alternatives().len() as u32).filter(|&o| o != a) {
+            if tried >= FORMS {
+                return None;
+            }
+            tried += 1;
+            let Some(form) = alternative_tree(g, s, other, None) else {
+                continue;
+            };
+            let mut variant = cheapest.clone();
+            let new = variant.graft(&form, form.root());
+            variant.replace(choice, new);
+            let mut t = tree.clone();
+            let new = t.graft(&variant, variant.root());
+            t.replace(node, new);
+            crate::tree::fix_boundaries(g, &mut t);
+            if judge.verdict(&t.unparse()) == Verdict::Accepted {
+                return Some((s, other));
+            }
+        }
+    }
+    None
+}
+
+/// The edit inside the alternative at `node` (at `place`) when [`another_form`] found it
+/// valid here with alternative `valid` of the choice `inner`: where every rule between `node`
+/// and the culprit's own choice of `inner` serves this place alone, that choice dropped at
+/// its place; else a copy, for this place, of the outermost rule that is shared, so that a
+/// later round drops the choice in the copy alone. `None` if the culprit chose `valid`
+/// there: the form that was accepted is not what it differs in.
+fn inside(g: &Grammar, tree: &Tree, node: NodeId, place: Place, (inner, valid): (SymbolId, u32)) -> Option<Change> {
+    let mut at = None;
+    tree.pre_order(node, |n| {
+        if at.is_none() && n != node && tree.kind(n).symbol() == Some(inner) {
+            at = Some(n);
+        }
+    });
+    let at = at?;
+    let NodeKind::Rule { alt, .. } = tree.kind(at) else {
+        return None;
+    };
+    if alt == valid {
+        return None;
+    }
+    let shared = |n: NodeId| {
+        tree.kind(n)
+            .symbol()
+            .is_some_and(|s| !g.symbol(s).synthetic && places_using(g, s) > 1)
+    };
+    // The path from the culprit's choice up to `node`, outermost first.
+    let mut path: Vec<NodeId> = std::iter::once(at)
+        .chain(ancestors(tree, at))
+        .take_while(|&n| n != node)
+        .collect();
+    path.reverse();
+    if shared(node) {
+        return Some(Change::Specialize {
+            sym: tree.kind(node).symbol()?,
+            place,
+        });
+    }
+    if let Some(&outer) = path.iter().find(|&&n| shared(n)) {
+        return Some(Change::Specialize {
+            sym: tree.kind(outer).symbol()?,
+            place: place_of(g, tree, outer)?,
+        });
+    }
+    Some(Change::DropAlternativeAt {
+        sym: inner,
+        alt: alt as usize,
+        place: place_of(g, tree, at)?,
+    })
+}
+
+/// The nearest named rule above `node` that other places use too: what [`context_copy`]
+/// copies. A rule used in one place (CSS's `_extra`, used by the layout `_` alone) would be
+/// the same context again.
+fn shared_holder(g: &Grammar, tree: &Tree, node: NodeId) -> Option<NodeId> {
+    ancestors(tree, node).find(|&a| {
+        tree.kind(a)
+            .symbol()
+            .is_some_and(|s| !g.symbol(s).synthetic && places_using(g, s) > 1)
+    })
+}
+
+/// The context of `node`: the place of its [`shared_holder`] (a field name's layout is in a
+/// field's declaration or in a field expression).
+fn context_of(g: &Grammar, tree: &Tree, node: NodeId) -> Option<Place> {
+    shared_holder(g, tree, node).and_then(|holder| place_of(g, tree, holder))
+}
+
+/// Sample nodes of `sym` at `place` itself, the first in each [`context_of`] other than
+/// `except`, at most `n`.
+fn spots_in_contexts<'t>(
+    g: &Grammar,
+    trees: &'t [Tree],
+    sym: SymbolId,
+    place: Place,
+    except: Option<Place>,
+    n: usize,
+) -> Vec<(&'t Tree, NodeId)> {
+    let mut contexts = HashSet::from([except]);
+    let mut out = Vec::new();
+    for tree in trees {
+        tree.pre_order(tree.root(), |node| {
+            if out.len() < n
+                && tree.kind(node).symbol() == Some(sym)
+                && place_of(g, tree, node) == Some(place)
+                && contexts.insert(context_of(g, tree, node))
+            {
+                out.push((tree, node));
+            }
+        });
+    }
+    out
+}
+
+/// The samples' other contexts in which an alternative is tried at its culprit's place.
+const CONTEXTS: usize = 3;
+
+/// Whether any of `forms` (tree, node), put in place of a spot's node, makes an input the
+/// parser accepts.
+fn accepted_in(g: &Grammar, spots: &[(&Tree, NodeId)], forms: &[(&Tree, NodeId)], judge: &Judge<'_>) -> bool {
+    spots.iter().any(|&(t, n)| {
+        forms.iter().any(|&(from, at)| {
+            let mut copy = t.clone();
+            let new = copy.graft(from, at);
+            copy.replace(n, new);
+            crate::tree::fix_boundaries(g, &mut copy);
+            judge.verdict(&copy.unparse()) == Verdict::Accepted
+        })
+    })
 }
 
 /// The adjacent pair `(n, n + 1)` between `lo` and `hi` where `low_side` turns from true to

@@ -72,7 +72,12 @@ fn refined_to_targets(
     let mut opts = options(seed);
     opts.target_default = 0.95;
     opts.target_inverted = 0.9;
-    let refined = refine(g, samples, accept, &opts, &mut |_| {}).unwrap();
+    let refined = refine(g, samples, accept, &opts, &mut |r| {
+        if std::env::var_os("HF_ROUNDS").is_some() {
+            eprintln!("{:?} {:?}", r.rounds.last(), r.stop)
+        }
+    })
+    .unwrap();
     let edits = refined.edits_text(g.origin());
     (refined, edits)
 }
@@ -942,4 +947,154 @@ fn place_of_item(g: &Grammar, parent: &str, child: &str) -> Place {
         }
     }
     panic!("{child:?} not in a group of the rule");
+}
+
+/// Modules and traits in little: both bodies are the same `body` rule, and an `impl` is an
+/// item of a module's body but not of a trait's, as in Rust.
+const BODIES: &str = r#"
+file = item* ;
+item = "mod " name "{" body "}" | "trait " name "{" body "}" | "fn " name ";" | "impl " name "{}" ;
+body = item* ;
+name = [a-z]+ ;
+"#;
+
+/// The parser of [`BODIES`]'s language.
+fn bodies_accepts(input: &[u8]) -> Verdict {
+    fn name(s: &[u8]) -> Option<&[u8]> {
+        let n = s.iter().take_while(|b| b.is_ascii_lowercase()).count();
+        (n > 0).then(|| &s[n..])
+    }
+    // The items of a body up to its `}` (or of the file, to its end), `impl` where allowed.
+    fn items(mut s: &[u8], in_trait: bool, depth: usize) -> Option<&[u8]> {
+        if depth > 32 {
+            return None;
+        }
+        loop {
+            if s.is_empty() || s.starts_with(b"}") {
+                return Some(s);
+            }
+            s = if let Some(r) = s.strip_prefix(b"fn ") {
+                name(r)?.strip_prefix(b";")?
+            } else if let Some(r) = s.strip_prefix(b"impl ") {
+                if in_trait {
+                    return None;
+                }
+                name(r)?.strip_prefix(b"{}")?
+            } else {
+                let (r, is_trait) = match s.strip_prefix(b"mod ") {
+                    Some(r) => (r, false),
+                    None => (s.strip_prefix(b"trait ")?, true),
+                };
+                let r = items(name(r)?.strip_prefix(b"{")?, is_trait, depth + 1)?;
+                r.strip_prefix(b"}")?
+            };
+        }
+    }
+    match items(input, false, 0) {
+        Some(rest) if rest.is_empty() => Verdict::Accepted,
+        _ => Verdict::Rejected,
+    }
+}
+
+#[test]
+fn an_alternative_valid_at_its_place_in_another_context_is_dropped_in_a_copy_for_this_one() {
+    let g = Grammar::from_text(BODIES, "bodies.grammar").unwrap();
+    let texts = ["mod a{fn b;}trait c{fn d;}impl e{}", "trait f{fn g;fn h;}mod i{mod j{fn k;}}"];
+    for t in texts {
+        assert_eq!(bodies_accepts(t.as_bytes()), Verdict::Accepted, "{t}");
+    }
+    let trees: Vec<Tree> = texts
+        .iter()
+        .map(|t| Parser::new(&g).parse(t.as_bytes()).unwrap())
+        .collect();
+    let judge = Judge::new(&bodies_accepts);
+    let good = Good::new(&g, &trees);
+    let facts = Facts::new(&g, &trees);
+    // No sample has an `impl` in a body, and the parser rejects it in a trait's: the first
+    // edit proposed is a copy of `body` for traits, not a drop from every body (which no
+    // sample would refuse), since a module's body takes it.
+    let rejected = Parser::new(&g).parse(b"trait a{impl b{}}").unwrap();
+    assert_eq!(judge.verdict(&rejected.unparse()), Verdict::Rejected);
+    let culprit = isolate::isolate(&g, rejected, &good, &judge).unwrap();
+    assert_eq!(culprit.tree.unparse_node(culprit.node), b"impl b{}");
+    let edits = rule_edits(&g, &culprit, &trees, &good, &facts, &judge, 1);
+    let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
+    let body = g.symbol_by_name("body").unwrap();
+    assert!(
+        matches!(edits.first(), Some(Change::Specialize { sym, .. }) if *sym == body),
+        "{described:?}"
+    );
+    // And refinement ends there: `impl` out of traits' bodies, kept in modules'.
+    let samples = named_samples("sample", &texts);
+    let (refined, edits) = refined_to_targets(&g, &samples, &bodies_accepts, 5);
+    let r = &refined.grammar;
+    assert!(!parses(r, b"trait a{impl b{}}"), "{edits}");
+    assert!(parses(r, b"mod a{impl b{}}"), "{edits}");
+    assert!(parses(r, b"mod a{trait c{fn d;}}"), "{edits}");
+}
+
+/// Types with Rust's two function types: `fn()` is a type anywhere, the sugar `Name()` only
+/// where no `<…>` holds it.
+const FN_TYPES: &str = r#"
+file = ( "let " name ":" ty ";" )* ;
+ty   = name | fnty | name "<" arg ">" ;
+arg  = name | fnty ;
+fnty = ( trait | "fn" ) "(" ")" ;
+name = [a-z]+ ;
+trait = [A-Z]+ ;
+"#;
+
+/// The parser of [`FN_TYPES`]'s language.
+fn fn_types_accepts(input: &[u8]) -> Verdict {
+    fn name(s: &[u8]) -> Option<(&[u8], &[u8])> {
+        let n = s.iter().take_while(|b| b.is_ascii_lowercase()).count();
+        (n > 0).then(|| s.split_at(n))
+    }
+    // A type up to what follows it; the sugar only outside `<…>`.
+    fn ty(s: &[u8], in_args: bool) -> Option<&[u8]> {
+        let sugar = s.iter().take_while(|b| b.is_ascii_uppercase()).count();
+        if sugar > 0 {
+            return s[sugar..].strip_prefix(b"()").filter(|_| !in_args);
+        }
+        let (n, rest) = name(s)?;
+        if n == b"fn" {
+            return rest.strip_prefix(b"()");
+        }
+        match rest.strip_prefix(b"<") {
+            Some(r) if !in_args => ty(r, true)?.strip_prefix(b">"),
+            Some(_) => None,
+            None => Some(rest),
+        }
+    }
+    let mut s = input;
+    while !s.is_empty() {
+        let Some(r) = s.strip_prefix(b"let ").and_then(name) else {
+            return Verdict::Rejected;
+        };
+        let Some(r) = r.1.strip_prefix(b":").and_then(|r| ty(r, false)).and_then(|r| r.strip_prefix(b";")) else {
+            return Verdict::Rejected;
+        };
+        s = r;
+    }
+    Verdict::Accepted
+}
+
+#[test]
+fn an_alternative_valid_in_another_form_loses_only_the_wrong_form() {
+    let g = Grammar::from_text(FN_TYPES, "fntypes.grammar").unwrap();
+    let texts = ["let a:b;let c:F();let d:v<u>;", "let e:fn();let g:w<x>;let h:fn();"];
+    for t in texts {
+        assert_eq!(fn_types_accepts(t.as_bytes()), Verdict::Accepted, "{t}");
+    }
+    assert_eq!(fn_types_accepts(b"let a:v<F()>;"), Verdict::Rejected);
+    assert_eq!(fn_types_accepts(b"let a:v<fn()>;"), Verdict::Accepted);
+    let samples = named_samples("sample", &texts);
+    // Every inverted input accepted as the target: the sugar is rare in them.
+    let refined = refine(&g, &samples, &fn_types_accepts, &options(5), &mut |_| {}).unwrap();
+    let edits = refined.edits_text(g.origin());
+    let r = &refined.grammar;
+    assert!(!parses(r, b"let a:v<F()>;"), "{edits}");
+    // No sample has a function type in `<…>`: the parser's word keeps `fn()` there.
+    assert!(parses(r, b"let a:v<fn()>;"), "{edits}");
+    assert!(parses(r, b"let a:F();"), "{edits}");
 }
