@@ -1565,11 +1565,19 @@ fn unseen_choice(
                 return inside(g, tree, node, place, inner).into_iter().collect();
             }
             let forms: Vec<(&Tree, NodeId)> = std::iter::once((tree, node)).chain(made).collect();
-            // Accepted at this very place in another of the samples' contexts (an `impl` in
-            // a module's body, where a trait's is wrong): wrong in this context only, dropped
-            // in a copy of the rule that holds it for this context.
-            let contexts = spots_in_contexts(g, trees, symbol, place, context_of(g, tree, node), CONTEXTS);
-            if accepted_in(g, &contexts, &forms, judge) {
+            // Accepted at this very place where a sample has the rule: in the same context
+            // (an attribute in an `impl`'s body, where the culprit's is last and so wrong),
+            // what is around it is to blame; in another of the samples' contexts (an `impl` in
+            // a module's body, where a trait's is wrong), it is wrong in this context only,
+            // and dropped in a copy of the rule that holds it for this context.
+            let context = context_of(g, tree, node);
+            let (same, other): (Vec<_>, Vec<_>) = spots_in_contexts(g, trees, symbol, place, CONTEXTS + 1)
+                .into_iter()
+                .partition(|&(t, n)| context_of(g, t, n) == context);
+            if accepted_in(g, &same, &forms, judge) {
+                return Vec::new();
+            }
+            if accepted_in(g, &other, &forms, judge) {
                 return context_copy(g, tree, node).into_iter().collect();
             }
             // Is the alternative, as it is here, as its cheapest or filled with the samples'
@@ -1629,7 +1637,15 @@ fn unseen_choice(
                 let (_, fewest_taken) = bisect(k, fewest, |n| !accepted_with(n));
                 out.push(bound(u32::try_from(fewest_taken).unwrap_or(u32::MAX), max));
             }
-            if k > most.max(1) && matches!(g.symbol(symbol).body, Body::Repeat { .. }) {
+            // Too many is to blame only if as many of the cheapest are rejected too: with a
+            // doc comment fourth in a Rust layout, keeping three is accepted, and so are
+            // five spaces.
+            let too_many = || {
+                with_count(g, tree, node, 0)
+                    .and_then(|none| with_count(g, &none, node, k))
+                    .is_some_and(|t| judge.verdict(&t.unparse()) == Verdict::Rejected)
+            };
+            if k > most.max(1) && matches!(g.symbol(symbol).body, Body::Repeat { .. }) && too_many() {
                 // Too many: the most the parser takes here, found by keeping fewer (between
                 // what the samples have and what was rejected), is the bound; not the samples'
                 // own most, which would collapse `{10}` onto their `{2}`.
@@ -1639,7 +1655,7 @@ fn unseen_choice(
                     out.push(bound(min, Some(u32::try_from(most_taken).unwrap_or(u32::MAX))));
                 }
             }
-            if k > 1 && most <= 1 && min <= 1 && accepted_with(1) {
+            if k > 1 && most <= 1 && min <= 1 && accepted_with(1) && too_many() {
                 out.push(bound(min, Some(1)));
             }
             if !out.is_empty() {
@@ -1770,17 +1786,15 @@ fn context_of(g: &Grammar, tree: &Tree, node: NodeId) -> Option<Place> {
     shared_holder(g, tree, node).and_then(|holder| place_of(g, tree, holder))
 }
 
-/// Sample nodes of `sym` at `place` itself, the first in each [`context_of`] other than
-/// `except`, at most `n`.
+/// Sample nodes of `sym` at `place` itself, the first in each [`context_of`], at most `n`.
 fn spots_in_contexts<'t>(
     g: &Grammar,
     trees: &'t [Tree],
     sym: SymbolId,
     place: Place,
-    except: Option<Place>,
     n: usize,
 ) -> Vec<(&'t Tree, NodeId)> {
-    let mut contexts = HashSet::from([except]);
+    let mut contexts = HashSet::new();
     let mut out = Vec::new();
     for tree in trees {
         tree.pre_order(tree.root(), |node| {
@@ -1796,7 +1810,8 @@ fn spots_in_contexts<'t>(
     out
 }
 
-/// The samples' other contexts in which an alternative is tried at its culprit's place.
+/// The samples' contexts, besides the culprit's own, in which an alternative is tried at its
+/// culprit's place.
 const CONTEXTS: usize = 3;
 
 /// Whether any of `forms` (tree, node), put in place of a spot's node, makes an input the
