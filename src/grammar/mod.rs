@@ -25,7 +25,6 @@ pub use print::abbreviated;
 pub(crate) mod regex;
 pub(crate) mod syntax;
 
-use std::collections::HashSet;
 use std::fmt;
 use std::path::Path;
 
@@ -430,6 +429,20 @@ impl Grammar {
                 }
             }
         }
+        // A copy of a layout rule for one place (`_[in x]`, as `refine` makes them) is layout
+        // too: what follows it is a token, and a token boundary there is fixed as after the
+        // rule itself (else `let` and a name glue where the copy allows no space).
+        let declared: Vec<String> = layouts.iter().map(|l| symbols[l.index()].name.clone()).collect();
+        for (i, sym) in symbols.iter().enumerate() {
+            let id = SymbolId(i as u32);
+            if !sym.synthetic
+                && sym.name.contains('[')
+                && !layouts.contains(&id)
+                && declared.contains(&context::base_name(&sym.name))
+            {
+                layouts.push(id);
+            }
+        }
         if sink.has_errors() {
             return Err(GrammarError {
                 diagnostics: sink.sorted(),
@@ -721,14 +734,8 @@ impl Grammar {
     /// samples have it (see `mine::Probabilities`).
     pub fn layout_parts(&self) -> (Vec<bool>, Vec<bool>) {
         let mut symbols = vec![false; self.symbols.len()];
-        let names: HashSet<&str> = self.layouts.iter().map(|&s| self.symbol(s).name.as_str()).collect();
-        let copies = self
-            .symbols
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.name.contains('[') && names.contains(context::base_name(&s.name).as_str()))
-            .map(|(i, _)| SymbolId(i as u32));
-        let mut stack: Vec<SymbolId> = self.layouts.iter().copied().chain(copies).collect();
+        // The copies are among the layouts (see `from_text`).
+        let mut stack: Vec<SymbolId> = self.layouts.clone();
         while let Some(s) = stack.pop() {
             if std::mem::replace(&mut symbols[s.index()], true) {
                 continue;

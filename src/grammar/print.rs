@@ -115,10 +115,12 @@ impl Grammar {
                 let _ = writeln!(out, "%{name} {} ;", args.join(" "));
             }
         };
+        // Copies of a layout rule are layout without being named (see `from_text`).
         directive(
             "layout",
             self.layouts()
                 .iter()
+                .filter(|&&l| !self.symbol(l).name.contains('['))
                 .map(|&l| quoted_name(&self.symbol(l).name))
                 .collect(),
         );

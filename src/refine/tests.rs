@@ -994,7 +994,10 @@ fn bodies_accepts(input: &[u8]) -> Verdict {
 #[test]
 fn an_alternative_valid_at_its_place_in_another_context_is_dropped_in_a_copy_for_this_one() {
     let g = Grammar::from_text(BODIES, "bodies.grammar").unwrap();
-    let texts = ["mod a{fn b;}trait c{fn d;}impl e{}", "trait f{fn g;fn h;}mod i{mod j{fn k;}}"];
+    let texts = [
+        "mod a{fn b;}trait c{fn d;}impl e{}",
+        "trait f{fn g;fn h;}mod i{mod j{fn k;}}",
+    ];
     for t in texts {
         assert_eq!(bodies_accepts(t.as_bytes()), Verdict::Accepted, "{t}");
     }
@@ -1066,7 +1069,11 @@ fn fn_types_accepts(input: &[u8]) -> Verdict {
         let Some(r) = s.strip_prefix(b"let ").and_then(name) else {
             return Verdict::Rejected;
         };
-        let Some(r) = r.1.strip_prefix(b":").and_then(|r| ty(r, false)).and_then(|r| r.strip_prefix(b";")) else {
+        let Some(r) =
+            r.1.strip_prefix(b":")
+                .and_then(|r| ty(r, false))
+                .and_then(|r| r.strip_prefix(b";"))
+        else {
             return Verdict::Rejected;
         };
         s = r;
@@ -1160,7 +1167,9 @@ fn an_alternative_the_parser_takes_where_a_sample_has_the_rule_is_not_dropped_fo
     assert_eq!(attributes_accepts(b"#x fn b;"), Verdict::Accepted);
     let rejected = Parser::new(&g).parse(b"fn a;#x ").unwrap();
     let item = g.symbol_by_name("item").unwrap();
-    let attribute = first_node(&rejected, |n| rejected.kind(n) == NodeKind::Rule { symbol: item, alt: 1 });
+    let attribute = first_node(&rejected, |n| {
+        rejected.kind(n) == NodeKind::Rule { symbol: item, alt: 1 }
+    });
     let place = place_of(&g, &rejected, attribute).unwrap();
     let edits = unseen_choice(&g, &rejected, attribute, place, &trees, &good, &facts, &judge);
     let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();

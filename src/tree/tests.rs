@@ -244,3 +244,19 @@ fn a_large_tree_reuses_the_arena_of_the_last_one_dropped() {
     let taken = arena::take(arena::LARGE / std::mem::size_of::<Node>());
     assert_eq!(taken.as_ptr(), kept, "the kept arena is still the second tree's");
 }
+
+#[test]
+fn a_copy_of_the_layout_rule_is_layout_and_its_tokens_are_kept_apart() {
+    // As `refine` writes them: a copy of `_` for one place, named but not in `%layout`.
+    let text = "%layout _ ;\nfile = \"let\" `_[in file]` name \";\" ;\n`_[in file]` = \" \"* ;\n_ = \" \"* ;\nname = [a-z]+ ;\n";
+    let g = Grammar::from_text(text, "copy.grammar").unwrap();
+    let copy = g.symbol_by_name("_[in file]").unwrap();
+    assert!(g.is_layout(crate::grammar::Item::Symbol(copy)));
+    // Written back, the file names `_` alone, and reads as the same grammar.
+    assert!(g.to_file_text().contains("%layout _ ;\n"), "{}", g.to_file_text());
+    Grammar::from_text(&g.to_file_text(), "again.grammar").unwrap();
+    // A generated `letx;` (the copy drew no space) gets one, as after `_` itself.
+    let mut t = Parser::new(&g).parse(b"letx;").unwrap();
+    assert_eq!(crate::tree::fix_boundaries(&g, &mut t), 1);
+    assert_eq!(t.unparse(), b"let x;");
+}
