@@ -1524,8 +1524,9 @@ const WALK_UP: usize = 4;
 
 /// Edits that rule out what `node` (at `place`) chose, strongest first, if the samples never
 /// choose that at this place: an alternative they do not use here (dropped everywhere if the
-/// parser rejects it where the samples use the rule too), a repetition or optional part used
-/// where they never use it (or always use it).
+/// parser rejects it where the samples use the rule too; not dropped where the parser takes
+/// it in another form, filled otherwise, or at this place in a sample), a repetition or
+/// optional part used where they never use it (or always use it).
 #[allow(clippy::too_many_arguments)]
 fn unseen_choice(
     g: &Grammar,
@@ -1564,8 +1565,8 @@ fn unseen_choice(
             if let Some(inner) = another_form(g, tree, node, symbol, alt, judge) {
                 return inside(g, tree, node, place, inner).into_iter().collect();
             }
-            let forms: Vec<(&Tree, NodeId)> = std::iter::once((tree, node)).chain(made).collect();
-            // Accepted at this very place where a sample has the rule: in the same context
+            // Accepted at this very place where a sample has the rule, in a form of its own
+            // (the culprit as it is may be wrong for what it holds: `(?i-i)`): in the same context
             // (an attribute in an `impl`'s body, where the culprit's is last and so wrong),
             // what is around it is to blame; in another of the samples' contexts (an `impl` in
             // a module's body, where a trait's is wrong), it is wrong in this context only,
@@ -1574,17 +1575,20 @@ fn unseen_choice(
             let (same, other): (Vec<_>, Vec<_>) = spots_in_contexts(g, trees, symbol, place, CONTEXTS + 1)
                 .into_iter()
                 .partition(|&(t, n)| context_of(g, t, n) == context);
-            if accepted_in(g, &same, &forms, judge) {
+            if accepted_in(g, &same, &made, judge) {
                 return Vec::new();
             }
-            if accepted_in(g, &other, &forms, judge) {
-                return context_copy(g, tree, node).into_iter().collect();
+            if accepted_in(g, &other, &made, judge) {
+                if let Some(copy) = context_copy(g, tree, node).filter(|c| !copies_a_copy(g, c)) {
+                    return vec![copy];
+                }
             }
             // Is the alternative, as it is here, as its cheapest or filled with the samples'
             // smallest parts, accepted at another place where the samples use the rule? Then
             // it is wrong only here. One spot per place: Rust's `?Sized` is a type only in a
             // bound, and a few spots at the samples' commonest places (a `let`'s type) would
             // drop it everywhere; and `?_`, its cheapest form, is no type anywhere.
+            let forms: Vec<(&Tree, NodeId)> = std::iter::once((tree, node)).chain(made).collect();
             let spots = spots_at_places(g, trees, symbol, place, OTHER_PLACES);
             let elsewhere = accepted_in(g, &spots, &forms, judge);
             let here = Change::DropAlternativeAt {
@@ -1637,13 +1641,22 @@ fn unseen_choice(
                 let (_, fewest_taken) = bisect(k, fewest, |n| !accepted_with(n));
                 out.push(bound(u32::try_from(fewest_taken).unwrap_or(u32::MAX), max));
             }
-            // Too many is to blame only if as many of the cheapest are rejected too: with a
-            // doc comment fourth in a Rust layout, keeping three is accepted, and so are
-            // five spaces.
+            // Too many is to blame only if as many copies of the first are rejected too: with
+            // a doc comment fourth in a Rust layout, keeping three is accepted, and so are five
+            // spaces. (Not the cheapest: eleven zeros are a count regex-syntax takes, eleven
+            // threes are not.)
             let too_many = || {
-                with_count(g, tree, node, 0)
-                    .and_then(|none| with_count(g, &none, node, k))
-                    .is_some_and(|t| judge.verdict(&t.unparse()) == Verdict::Rejected)
+                let mut t = tree.clone();
+                let children: Vec<NodeId> = t.children(node).collect();
+                let Some(&first) = children.first() else {
+                    return false;
+                };
+                for &c in &children[1..] {
+                    let copy = t.graft(tree, first);
+                    t.replace(c, copy);
+                }
+                crate::tree::fix_boundaries(g, &mut t);
+                judge.verdict(&t.unparse()) == Verdict::Rejected
             };
             if k > most.max(1) && matches!(g.symbol(symbol).body, Body::Repeat { .. }) && too_many() {
                 // Too many: the most the parser takes here, found by keeping fewer (between
@@ -1754,13 +1767,15 @@ fn inside(g: &Grammar, tree: &Tree, node: NodeId, place: Place, (inner, valid): 
         return Some(Change::Specialize {
             sym: tree.kind(node).symbol()?,
             place,
-        });
+        })
+        .filter(|c| !copies_a_copy(g, c));
     }
     if let Some(&outer) = path.iter().find(|&&n| shared(n)) {
         return Some(Change::Specialize {
             sym: tree.kind(outer).symbol()?,
             place: place_of(g, tree, outer)?,
-        });
+        })
+        .filter(|c| !copies_a_copy(g, c));
     }
     Some(Change::DropAlternativeAt {
         sym: inner,
@@ -1784,6 +1799,14 @@ fn shared_holder(g: &Grammar, tree: &Tree, node: NodeId) -> Option<NodeId> {
 /// field's declaration or in a field expression).
 fn context_of(g: &Grammar, tree: &Tree, node: NodeId) -> Option<Place> {
     shared_holder(g, tree, node).and_then(|holder| place_of(g, tree, holder))
+}
+
+/// Whether `change` copies a rule that is itself a copy for a context: the copies that
+/// [`another_form`] and the samples' other contexts ask for stop at the first level, as in a
+/// recursive grammar (regex groups in groups) each copy's places are new contexts again, and
+/// the copies of copies took every round.
+fn copies_a_copy(g: &Grammar, change: &Change) -> bool {
+    matches!(change, Change::Specialize { sym, .. } if g.symbol(*sym).name.contains('['))
 }
 
 /// Sample nodes of `sym` at `place` itself, the first in each [`context_of`], at most `n`.
