@@ -1720,11 +1720,7 @@ fn another_form(
             let mut variant = cheapest.clone();
             let new = variant.graft(&form, form.root());
             variant.replace(choice, new);
-            let mut t = tree.clone();
-            let new = t.graft(&variant, variant.root());
-            t.replace(node, new);
-            crate::tree::fix_boundaries(g, &mut t);
-            if judge.verdict(&t.unparse()) == Verdict::Accepted {
+            if accepted_in(g, &[(tree, node)], &[(&variant, variant.root())], judge) {
                 return Some((s, other));
             }
         }
@@ -1752,25 +1748,20 @@ fn inside(g: &Grammar, tree: &Tree, node: NodeId, place: Place, (inner, valid): 
     if alt == valid {
         return None;
     }
-    let shared = |n: NodeId| {
-        tree.kind(n)
-            .symbol()
-            .is_some_and(|s| !g.symbol(s).synthetic && places_using(g, s) > 1)
-    };
     // The path from the culprit's choice up to `node`, outermost first.
     let mut path: Vec<NodeId> = std::iter::once(at)
         .chain(ancestors(tree, at))
         .take_while(|&n| n != node)
         .collect();
     path.reverse();
-    if shared(node) {
+    if is_shared(g, tree, node) {
         return Some(Change::Specialize {
             sym: tree.kind(node).symbol()?,
             place,
         })
         .filter(|c| !copies_a_copy(g, c));
     }
-    if let Some(&outer) = path.iter().find(|&&n| shared(n)) {
+    if let Some(&outer) = path.iter().find(|&&n| is_shared(g, tree, n)) {
         return Some(Change::Specialize {
             sym: tree.kind(outer).symbol()?,
             place: place_of(g, tree, outer)?,
@@ -1788,11 +1779,14 @@ fn inside(g: &Grammar, tree: &Tree, node: NodeId, place: Place, (inner, valid): 
 /// copies. A rule used in one place (CSS's `_extra`, used by the layout `_` alone) would be
 /// the same context again.
 fn shared_holder(g: &Grammar, tree: &Tree, node: NodeId) -> Option<NodeId> {
-    ancestors(tree, node).find(|&a| {
-        tree.kind(a)
-            .symbol()
-            .is_some_and(|s| !g.symbol(s).synthetic && places_using(g, s) > 1)
-    })
+    ancestors(tree, node).find(|&a| is_shared(g, tree, a))
+}
+
+/// Whether `node` is of a named rule that more than one place uses.
+fn is_shared(g: &Grammar, tree: &Tree, node: NodeId) -> bool {
+    tree.kind(node)
+        .symbol()
+        .is_some_and(|s| !g.symbol(s).synthetic && places_using(g, s) > 1)
 }
 
 /// The context of `node`: the place of its [`shared_holder`] (a field name's layout is in a
