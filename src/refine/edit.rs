@@ -40,6 +40,19 @@ pub enum Change {
         /// The reference to specialize.
         place: Place,
     },
+    /// Alternative `alt` of `sym` only right after alternative `after`, where `place` uses
+    /// it: `place` gets a copy of `sym` without `alt` and with a new alternative, `after`'s
+    /// items then `alt`'s (Rust's `;` alone is no item, but `include!(…);` is).
+    JoinAfter {
+        /// The choice symbol.
+        sym: SymbolId,
+        /// The alternative that may stand only after the other.
+        alt: usize,
+        /// The alternative it may follow.
+        after: usize,
+        /// The reference to specialize.
+        place: Place,
+    },
     /// The class at `place` becomes `class` (fewer members).
     NarrowClass {
         /// Where the class terminal is used.
@@ -121,6 +134,18 @@ impl Change {
                 alt + 1,
                 name(*sym),
                 alternative_text(g, *sym, *alt),
+                name(place.parent),
+                place.item + 1,
+                place.alt.map_or(1, |a| a + 1)
+            ),
+            Change::JoinAfter { sym, alt, after, place } => format!(
+                "alternative {} of `{}` ({}) only right after alternative {} ({}), where `{}` uses it \
+                 (item {} of its alternative {})",
+                alt + 1,
+                name(*sym),
+                alternative_text(g, *sym, *alt),
+                after + 1,
+                alternative_text(g, *sym, *after),
                 name(place.parent),
                 place.item + 1,
                 place.alt.map_or(1, |a| a + 1)
@@ -404,6 +429,32 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
             }
             let mut alts: Vec<Alternative> = alts.clone();
             alts.remove(*alt);
+            specialize(g, symbols, *sym, *place, Body::Choice(alts)).or_else(&impossible)
+        }
+        Change::JoinAfter { sym, alt, after, place } => {
+            let Body::Choice(alts) = &symbols[sym.index()].body else {
+                return impossible("not a choice");
+            };
+            if alts.len() < 2 || *alt >= alts.len() || *after >= alts.len() || alt == after {
+                return impossible("no such alternatives");
+            }
+            // A group is used at one place: written twice, the copy would share it.
+            let groups = alts[*after]
+                .items
+                .iter()
+                .any(|&i| matches!(i, Item::Symbol(s) if symbols[s.index()].synthetic));
+            if groups {
+                return impossible("the alternative before holds a group");
+            }
+            let mut alts: Vec<Alternative> = alts.clone();
+            let joined = Alternative {
+                items: [alts[*after].items.clone(), alts[*alt].items.clone()].concat(),
+                weight: None,
+                prec: alts[*after].prec,
+                span: alts[*alt].span,
+            };
+            alts.remove(*alt);
+            alts.push(joined);
             specialize(g, symbols, *sym, *place, Body::Choice(alts)).or_else(&impossible)
         }
         Change::NarrowClass { place, class } => {

@@ -1117,9 +1117,10 @@ fn forbids(g: &Grammar, change: &Change, tree: &Tree, node: NodeId) -> bool {
         (Change::DropAlternative { sym, alt }, NodeKind::Rule { symbol, alt: a }) => {
             symbol == *sym && a as usize == *alt
         }
-        (Change::DropAlternativeAt { sym, alt, place }, NodeKind::Rule { symbol, alt: a }) => {
-            symbol == *sym && a as usize == *alt && at(place)
-        }
+        (
+            Change::DropAlternativeAt { sym, alt, place } | Change::JoinAfter { sym, alt, place, .. },
+            NodeKind::Rule { symbol, alt: a },
+        ) => symbol == *sym && a as usize == *alt && at(place),
         (Change::Bound { sym, place, min, max }, NodeKind::Repeat { symbol } | NodeKind::Optional { symbol }) => {
             let n = tree.child_count(node) as u32;
             symbol == *sym && place.as_ref().is_none_or(at) && (n < *min || max.is_some_and(|m| n > m))
@@ -1496,6 +1497,18 @@ fn unreached_count(
     Some(bound)
 }
 
+/// Whether the input with the repetition or optional `node` holding a single cheapest item
+/// is accepted: then what it holds is to blame, not that it is there (a doc comment in the
+/// layout before Rust's `..`, where a space is valid; made never there, `.. ..` would run
+/// together as `....`). Not asked where no sample reaches the place ([`unreached_count`]):
+/// there, leaving the count alone (or copying the part for its items) cost rust's inverted
+/// output half its share in two runs.
+fn one_cheapest_accepted(g: &Grammar, tree: &Tree, node: NodeId, judge: &Judge<'_>) -> bool {
+    with_count(g, tree, node, 0)
+        .and_then(|t| with_count(g, &t, node, 1))
+        .is_some_and(|t| judge.verdict(&t.unparse()) == Verdict::Accepted)
+}
+
 /// `tree` with the repetition or optional `node` holding `n` iterations: the first ones kept,
 /// or more drawn as the cheapest derivation of the item; token boundaries fixed.
 fn with_count(g: &Grammar, tree: &Tree, node: NodeId, n: usize) -> Option<Tree> {
@@ -1525,8 +1538,10 @@ const WALK_UP: usize = 4;
 /// Edits that rule out what `node` (at `place`) chose, strongest first, if the samples never
 /// choose that at this place: an alternative they do not use here (dropped everywhere if the
 /// parser rejects it where the samples use the rule too; not dropped where the parser takes
-/// it in another form, filled otherwise, or at this place in a sample), a repetition or
-/// optional part used where they never use it (or always use it).
+/// it in another form, filled otherwise, at this place in a sample, or inside the nearest
+/// rule above that a sample has; joined to another alternative where it is valid only right
+/// after that one), a repetition or optional part used where they never use it (or always
+/// use it; not where what it holds is to blame).
 #[allow(clippy::too_many_arguments)]
 fn unseen_choice(
     g: &Grammar,
@@ -1578,6 +1593,13 @@ fn unseen_choice(
             if accepted_in(g, &same, &made, judge) {
                 return Vec::new();
             }
+            // No sample has the rule at this place (Rust's qualified paths `<T as Tr>::X`,
+            // which the samples never write): the nearest rule above that the samples have,
+            // with this alternative's own forms inside, put where a sample has that rule.
+            // Accepted, the alternative is valid there, and what is around it is to blame.
+            if same.is_empty() && other.is_empty() && accepted_lifted(g, tree, node, &made, trees, judge) {
+                return Vec::new();
+            }
             if accepted_in(g, &other, &made, judge) {
                 if let Some(copy) = context_copy(g, tree, node).filter(|c| !copies_a_copy(g, c)) {
                     return vec![copy];
@@ -1596,6 +1618,18 @@ fn unseen_choice(
                 alt: alt as usize,
                 place,
             };
+            // Rejected alone where the samples have the rule, but accepted right after another
+            // of its alternatives there (Rust's `;`, an item only after `include!(…)`): it may
+            // stand only after that one.
+            if let Some(after) = joined_after(g, tree, node, symbol, alt, &same, good, judge) {
+                let join = Change::JoinAfter {
+                    sym: symbol,
+                    alt: alt as usize,
+                    after,
+                    place,
+                };
+                return vec![join, here];
+            }
             if !elsewhere && !seen(None) {
                 let everywhere = Change::DropAlternative {
                     sym: symbol,
@@ -1629,11 +1663,23 @@ fn unseen_choice(
                 with_count(g, tree, node, n).is_some_and(|t| judge.verdict(&t.unparse()) == Verdict::Accepted)
             };
             let mut out = Vec::new();
-            if k > 0 && min == 0 && most <= 1 && accepted_with(0) {
-                // Never there first: where the samples have it once, an ambiguous grammar may
-                // have read their text into it (layout inside a string); if a sample needs
-                // it, they refuse the edit and the next is tried.
-                out.push(bound(0, Some(0)));
+            // What the culprit has here, put at this place in the samples: accepted, the
+            // part is valid where it stands and what is around it is to blame (a trailing
+            // `,` is wrong in `[,]`, not in `[a, b,]`).
+            let valid_in_samples = || {
+                let spots = spots_in_contexts(g, trees, symbol, place, CONTEXTS + 1);
+                accepted_in(g, &spots, &[(tree, node)], judge)
+            };
+            let mut what_it_holds = false;
+            if k > 0 && min == 0 && most <= 1 && accepted_with(0) && !valid_in_samples() {
+                if one_cheapest_accepted(g, tree, node, judge) {
+                    what_it_holds = true;
+                } else {
+                    // Never there first: where the samples have it once, an ambiguous grammar
+                    // may have read their text into it (layout inside a string); if a sample
+                    // needs it, they refuse the edit and the next is tried.
+                    out.push(bound(0, Some(0)));
+                }
             }
             if k < fewest && (min as usize) < fewest && accepted_with(fewest) {
                 // Too few: the fewest the parser takes here (a year of four digits where the
@@ -1671,10 +1717,10 @@ fn unseen_choice(
             if k > 1 && most <= 1 && min <= 1 && accepted_with(1) && too_many() {
                 out.push(bound(min, Some(1)));
             }
-            if !out.is_empty() {
+            if !out.is_empty() || what_it_holds {
                 // Last, where every count edit is refused (an accepted input has a comment
-                // where a space is rejected): a copy for this place, whose items the next
-                // round's culprits can edit there alone.
+                // where a space is rejected), or where what the part holds is to blame: a copy
+                // for this place, whose items the next round's culprits can edit there alone.
                 out.push(Change::Specialize { sym: symbol, place });
             }
             out
@@ -1825,6 +1871,98 @@ fn spots_in_contexts<'t>(
         });
     }
     out
+}
+
+/// Parser runs [`joined_after`] makes at most.
+const JOINS: usize = 16;
+
+/// The alternative of `symbol` right after which alternative `alt` (as the culprit `node`
+/// has it) is accepted at a sample's spot of the rule in the same context (`spots`): each
+/// other alternative, filled with the samples' smallest parts or as its cheapest derivation,
+/// with the culprit's parts after its own, in place of the spot. Alternatives that hold a
+/// group are passed over (a [`Change::JoinAfter`] cannot write them twice).
+#[allow(clippy::too_many_arguments)]
+fn joined_after(
+    g: &Grammar,
+    tree: &Tree,
+    node: NodeId,
+    symbol: SymbolId,
+    alt: u32,
+    spots: &[(&Tree, NodeId)],
+    good: &Good<'_>,
+    judge: &Judge<'_>,
+) -> Option<usize> {
+    let alts = g.symbol(symbol).alternatives();
+    let mut runs = 0;
+    let parts: Vec<NodeId> = tree.children(node).collect();
+    for (a, other) in alts.iter().enumerate() {
+        let groups = other
+            .items
+            .iter()
+            .any(|&i| matches!(i, Item::Symbol(s) if g.symbol(s).synthetic));
+        if a == alt as usize || groups {
+            continue;
+        }
+        let forms = [
+            alternative_tree(g, symbol, a as u32, Some(good)),
+            alternative_tree(g, symbol, a as u32, None),
+        ];
+        for form in forms.iter().flatten() {
+            for &(t, n) in spots {
+                if runs >= JOINS {
+                    return None;
+                }
+                runs += 1;
+                let mut w = t.clone();
+                let joined = w.graft(form, form.root());
+                for &p in &parts {
+                    let copy = w.graft(tree, p);
+                    w.append_child(joined, copy);
+                }
+                w.replace(n, joined);
+                crate::tree::fix_boundaries(g, &mut w);
+                if judge.verdict(&w.unparse()) == Verdict::Accepted {
+                    return Some(a);
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Whether, for the nearest named rule above `node` (up to [`WALK_UP`] levels) that the
+/// samples have, the culprit's subtree of that rule with one of `forms` in place of `node`,
+/// put where a sample has the rule (at most [`CONTEXTS`] + 1 spots), makes an input the
+/// parser accepts.
+fn accepted_lifted(
+    g: &Grammar,
+    tree: &Tree,
+    node: NodeId,
+    forms: &[(&Tree, NodeId)],
+    trees: &[Tree],
+    judge: &Judge<'_>,
+) -> bool {
+    for above in ancestors(tree, node).take(WALK_UP) {
+        let Some(sym) = tree.kind(above).symbol().filter(|&s| !g.symbol(s).synthetic) else {
+            continue;
+        };
+        let spots = sample_spots(trees, |t, n| t.kind(n).symbol() == Some(sym), CONTEXTS + 1);
+        if spots.is_empty() {
+            continue;
+        }
+        let lifted: Vec<Tree> = forms
+            .iter()
+            .map(|&(from, at)| {
+                let mut t = tree.clone();
+                let new = t.graft(from, at);
+                t.replace(node, new);
+                t
+            })
+            .collect();
+        let lifted: Vec<(&Tree, NodeId)> = lifted.iter().map(|t| (t, above)).collect();
+        return accepted_in(g, &spots, &lifted, judge);
+    }
+    false
 }
 
 /// The samples' contexts, besides the culprit's own, in which an alternative is tried at its

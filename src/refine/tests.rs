@@ -1226,3 +1226,213 @@ fn a_count_is_bounded_only_where_as_many_copies_of_the_first_are_rejected_too() 
         "{described:?}"
     );
 }
+
+/// Lists whose trailing comma the samples never write.
+const LISTS: &str = r##"
+list = "[" ( item ( "," item )* )? ","? "]" ;
+item = "a" | "b" ;
+"##;
+
+/// A list of `a`s and `b`s; a trailing comma only after an item (`[a,]`, not `[,]`).
+fn lists_accept(input: &[u8]) -> Verdict {
+    let Some(inner) = input.strip_prefix(b"[").and_then(|r| r.strip_suffix(b"]")) else {
+        return Verdict::Rejected;
+    };
+    let inner = inner.strip_suffix(b",").filter(|i| !i.is_empty()).unwrap_or(inner);
+    let items_ok = inner.is_empty() || inner.split(|&b| b == b',').all(|i| i == b"a" || i == b"b");
+    if items_ok {
+        Verdict::Accepted
+    } else {
+        Verdict::Rejected
+    }
+}
+
+#[test]
+fn an_optional_part_the_parser_takes_at_a_samples_spot_is_not_made_never_there() {
+    let g = Grammar::from_text(LISTS, "lists.grammar").unwrap();
+    let trees: Vec<Tree> = ["[a,b]", "[]"]
+        .iter()
+        .map(|t| Parser::new(&g).parse(t.as_bytes()).unwrap())
+        .collect();
+    let good = Good::new(&g, &trees);
+    let facts = Facts::new(&g, &trees);
+    let never = |e: &Change| matches!(e, Change::Bound { max: Some(0), .. });
+    // `[,]` is rejected, and `[]` (no trailing comma) accepted; but the comma is valid after
+    // the samples' items (`[a,b,]`): not the comma is to blame, but the list with nothing
+    // before it.
+    let edits_for = |accepts: &(dyn Fn(&[u8]) -> Verdict + Sync)| {
+        let judge = Judge::new(accepts);
+        let rejected = Parser::new(&g).parse(b"[,]").unwrap();
+        assert_eq!(judge.verdict(b"[,]"), Verdict::Rejected);
+        let list = g.symbol_by_name("list").unwrap();
+        let trailing = first_node(&rejected, |n| {
+            matches!(rejected.kind(n), NodeKind::Optional { .. })
+                && rejected.child_count(n) == 1
+                && rejected.parent(n).and_then(|p| rejected.kind(p).symbol()) == Some(list)
+        });
+        let place = place_of(&g, &rejected, trailing).unwrap();
+        let edits = unseen_choice(&g, &rejected, trailing, place, &trees, &good, &facts, &judge);
+        edits.iter().map(|e| (never(e), e.describe(&g))).collect::<Vec<_>>()
+    };
+    assert_eq!(lists_accept(b"[a,b,]"), Verdict::Accepted);
+    let edits = edits_for(&lists_accept);
+    assert!(!edits.iter().any(|(n, _)| *n), "{edits:?}");
+    // Where the parser takes no trailing comma at all, it is never there.
+    let no_trailing = |input: &[u8]| match input.ends_with(b",]") {
+        true => Verdict::Rejected,
+        false => lists_accept(input),
+    };
+    let edits = edits_for(&no_trailing);
+    assert!(edits.iter().any(|(n, _)| *n), "{edits:?}");
+}
+
+/// Paths that the samples never write, valid in `f` items only.
+const PATHS: &str = r##"
+file = item+ ;
+item = "f" expr ";" | "g" expr ";" ;
+expr = name | name "." path ;
+path = name | "<" name ">" ;
+name = "a" | "b" ;
+"##;
+
+/// Items of `PATHS`, where a bracketed path stands in an `f` item alone.
+fn paths_accept(input: &[u8]) -> Verdict {
+    let text = String::from_utf8_lossy(input);
+    let ok = text.split_terminator(';').all(|item| {
+        let (head, expr) = item.split_at(item.len().min(1));
+        head == "f" || (head == "g" && !expr.contains('<'))
+    });
+    if ok && text.ends_with(';') {
+        Verdict::Accepted
+    } else {
+        Verdict::Rejected
+    }
+}
+
+#[test]
+fn an_alternative_no_sample_has_is_kept_where_the_rule_above_it_takes_it_in_a_sample() {
+    let g = Grammar::from_text(PATHS, "paths.grammar").unwrap();
+    let trees: Vec<Tree> = ["fa;gb;"]
+        .iter()
+        .map(|t| Parser::new(&g).parse(t.as_bytes()).unwrap())
+        .collect();
+    let judge = Judge::new(&paths_accept);
+    let good = Good::new(&g, &trees);
+    let facts = Facts::new(&g, &trees);
+    // In a `g` item, the bracketed path is wrong in every form, and no sample has a path;
+    // but the expression that holds it, put where the samples' `f` item has its expression,
+    // is accepted: it is not dropped everywhere.
+    let rejected = Parser::new(&g).parse(b"gb.<a>;").unwrap();
+    assert_eq!(paths_accept(b"fb.<a>;gb;"), Verdict::Accepted);
+    let path = g.symbol_by_name("path").unwrap();
+    let bracketed = first_node(&rejected, |n| {
+        rejected.kind(n) == NodeKind::Rule { symbol: path, alt: 1 }
+    });
+    let place = place_of(&g, &rejected, bracketed).unwrap();
+    let edits = unseen_choice(&g, &rejected, bracketed, place, &trees, &good, &facts, &judge);
+    let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
+    assert!(edits.is_empty(), "{described:?}");
+    // Where no item takes it, it is dropped everywhere.
+    let nowhere = |input: &[u8]| match input.contains(&b'<') {
+        true => Verdict::Rejected,
+        false => paths_accept(input),
+    };
+    let judge = Judge::new(&nowhere);
+    let edits = unseen_choice(&g, &rejected, bracketed, place, &trees, &good, &facts, &judge);
+    let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
+    assert!(
+        edits.iter().any(|e| matches!(e, Change::DropAlternative { .. })),
+        "{described:?}"
+    );
+}
+
+/// Items, a macro call among them, and a stray `;` that the grammar allows anywhere.
+const ITEMS: &str = r##"
+file = item* ;
+item = "f;" | "m!()" | ";" ;
+"##;
+
+/// `f;` and `m!();` items only: a macro call needs its `;`, and a `;` stands only after one.
+fn items_accept(input: &[u8]) -> Verdict {
+    let mut rest = input;
+    while !rest.is_empty() {
+        match [&b"f;"[..], b"m!();"].iter().find(|item| rest.starts_with(item)) {
+            Some(item) => rest = &rest[item.len()..],
+            None => return Verdict::Rejected,
+        }
+    }
+    Verdict::Accepted
+}
+
+#[test]
+fn an_alternative_valid_only_right_after_another_is_joined_to_it() {
+    let g = Grammar::from_text(ITEMS, "items.grammar").unwrap();
+    let trees: Vec<Tree> = ["f;f;"]
+        .iter()
+        .map(|t| Parser::new(&g).parse(t.as_bytes()).unwrap())
+        .collect();
+    let judge = Judge::new(&items_accept);
+    let good = Good::new(&g, &trees);
+    let facts = Facts::new(&g, &trees);
+    // `;` alone is rejected where the samples have items, but accepted right after `m!()`,
+    // which no sample has.
+    let rejected = Parser::new(&g).parse(b"f;;").unwrap();
+    let item = g.symbol_by_name("item").unwrap();
+    let semi = first_node(&rejected, |n| {
+        rejected.kind(n) == NodeKind::Rule { symbol: item, alt: 2 }
+    });
+    let place = place_of(&g, &rejected, semi).unwrap();
+    let edits = unseen_choice(&g, &rejected, semi, place, &trees, &good, &facts, &judge);
+    let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
+    assert!(
+        matches!(edits.first(), Some(Change::JoinAfter { alt: 2, after: 1, .. })),
+        "{described:?}"
+    );
+    // The edited grammar reads `m!();` and no `;` alone; the samples still parse.
+    let joined = edit::apply(&g, &edits[..1], "items.grammar").unwrap().grammar;
+    let parses = |text: &[u8]| Parser::new(&joined).parse(text).is_ok();
+    assert!(parses(b"m!();f;") && parses(b"f;f;"));
+    assert!(!parses(b"f;;") && !parses(b";"));
+}
+
+/// Words apart by spaces or a comment `#c`, which the samples never put there.
+const GAPS: &str = r##"
+file = "a" gap "b" ;
+gap  = ( " " | "#c" )* ;
+"##;
+
+#[test]
+fn a_part_whose_cheapest_item_is_taken_is_not_made_never_there_but_copied_for_its_items() {
+    let g = Grammar::from_text(GAPS, "gaps.grammar").unwrap();
+    let trees = vec![Parser::new(&g).parse(b"ab").unwrap()];
+    let good = Good::new(&g, &trees);
+    let facts = Facts::new(&g, &trees);
+    let rejected = Parser::new(&g).parse(b"a#cb").unwrap();
+    let gap = g.symbol_by_name("gap").unwrap();
+    let node = first_node(&rejected, |n| rejected.kind(n).symbol() == Some(gap));
+    let place = place_of(&g, &rejected, node).unwrap();
+    let never = |e: &Change| matches!(e, Change::Bound { max: Some(0), .. });
+    // Spaces are valid there, the comment is not: the gap is copied for this place (a later
+    // round drops the comment in the copy), not made never there.
+    let spaces = |input: &[u8]| match input.strip_prefix(b"a").and_then(|r| r.strip_suffix(b"b")) {
+        Some(gap) if gap.iter().all(|&b| b == b' ') => Verdict::Accepted,
+        _ => Verdict::Rejected,
+    };
+    let judge = Judge::new(&spaces);
+    let edits = unseen_choice(&g, &rejected, node, place, &trees, &good, &facts, &judge);
+    let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
+    assert!(!edits.iter().any(never), "{described:?}");
+    assert!(
+        edits.iter().any(|e| matches!(e, Change::Specialize { .. })),
+        "{described:?}"
+    );
+    // Where nothing may stand there, it is never there.
+    let nothing = |input: &[u8]| match input {
+        b"ab" => Verdict::Accepted,
+        _ => Verdict::Rejected,
+    };
+    let judge = Judge::new(&nothing);
+    let edits = unseen_choice(&g, &rejected, node, place, &trees, &good, &facts, &judge);
+    let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
+    assert!(edits.iter().any(never), "{described:?}");
+}
