@@ -260,6 +260,14 @@ fn set_item(symbols: &mut [Symbol], place: Place, to: Item) -> bool {
     }
 }
 
+/// Whether `alt` names a group (a synthetic symbol): a group is used at one place, so an
+/// alternative that holds one cannot be written twice ([`Change::JoinAfter`]).
+pub(crate) fn holds_group(symbols: &[Symbol], alt: &Alternative) -> bool {
+    alt.items
+        .iter()
+        .any(|&i| matches!(i, Item::Symbol(s) if symbols[s.index()].synthetic))
+}
+
 /// The longest fixed repetition [`Change::Unroll`] writes out.
 pub const MAX_UNROLL: u32 = 16;
 
@@ -438,12 +446,7 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
             if alts.len() < 2 || *alt >= alts.len() || *after >= alts.len() || alt == after {
                 return impossible("no such alternatives");
             }
-            // A group is used at one place: written twice, the copy would share it.
-            let groups = alts[*after]
-                .items
-                .iter()
-                .any(|&i| matches!(i, Item::Symbol(s) if symbols[s.index()].synthetic));
-            if groups {
+            if holds_group(symbols, &alts[*after]) {
                 return impossible("the alternative before holds a group");
             }
             let mut alts: Vec<Alternative> = alts.clone();

@@ -1498,11 +1498,11 @@ fn unreached_count(
 }
 
 /// Whether the input with the repetition or optional `node` holding a single cheapest item
-/// is accepted: then what it holds is to blame, not that it is there (a doc comment in the
-/// layout before Rust's `..`, where a space is valid; made never there, `.. ..` would run
-/// together as `....`). Not asked where no sample reaches the place ([`unreached_count`]):
-/// there, leaving the count alone (or copying the part for its items) cost rust's inverted
-/// output half its share in two runs.
+/// is accepted: then what it holds is to blame, not that it is there (a doc comment in a
+/// layout where a space is valid). Not asked where no sample reaches the place
+/// ([`unreached_count`]): there, leaving the count alone (or copying the part for its items)
+/// cost rust's inverted output half its share in two runs, although the layout before a
+/// prefix range `..x`, made never there, lets `.. ..` run together as `....`.
 fn one_cheapest_accepted(g: &Grammar, tree: &Tree, node: NodeId, judge: &Judge<'_>) -> bool {
     with_count(g, tree, node, 0)
         .and_then(|t| with_count(g, &t, node, 1))
@@ -1610,9 +1610,6 @@ fn unseen_choice(
             // it is wrong only here. One spot per place: Rust's `?Sized` is a type only in a
             // bound, and a few spots at the samples' commonest places (a `let`'s type) would
             // drop it everywhere; and `?_`, its cheapest form, is no type anywhere.
-            let forms: Vec<(&Tree, NodeId)> = std::iter::once((tree, node)).chain(made).collect();
-            let spots = spots_at_places(g, trees, symbol, place, OTHER_PLACES);
-            let elsewhere = accepted_in(g, &spots, &forms, judge);
             let here = Change::DropAlternativeAt {
                 sym: symbol,
                 alt: alt as usize,
@@ -1630,6 +1627,9 @@ fn unseen_choice(
                 };
                 return vec![join, here];
             }
+            let forms: Vec<(&Tree, NodeId)> = std::iter::once((tree, node)).chain(made).collect();
+            let spots = spots_at_places(g, trees, symbol, place, OTHER_PLACES);
+            let elsewhere = accepted_in(g, &spots, &forms, judge);
             if !elsewhere && !seen(None) {
                 let everywhere = Change::DropAlternative {
                     sym: symbol,
@@ -1892,15 +1892,14 @@ fn joined_after(
     good: &Good<'_>,
     judge: &Judge<'_>,
 ) -> Option<usize> {
+    if spots.is_empty() {
+        return None;
+    }
     let alts = g.symbol(symbol).alternatives();
     let mut runs = 0;
     let parts: Vec<NodeId> = tree.children(node).collect();
     for (a, other) in alts.iter().enumerate() {
-        let groups = other
-            .items
-            .iter()
-            .any(|&i| matches!(i, Item::Symbol(s) if g.symbol(s).synthetic));
-        if a == alt as usize || groups {
+        if a == alt as usize || edit::holds_group(g.symbols(), other) {
             continue;
         }
         let forms = [
