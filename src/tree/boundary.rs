@@ -339,27 +339,72 @@ pub fn trim_layout(grammar: &Grammar, tree: &mut Tree, max_len: usize) -> usize 
         return 0;
     };
     let start = tree.len();
+    if start <= max_len {
+        return 0;
+    }
     let mut extras: Vec<Lexeme> = lexemes(grammar, tree, layouts)
         .into_iter()
         .filter(|l| l.extra.is_some())
         .collect();
     // Longest first; equal lengths keep text order (deterministic).
     extras.sort_by_key(|l| std::cmp::Reverse(l.end - l.start));
-    for lex in extras {
-        if tree.len() <= max_len {
-            break;
+    // What may go, in that order: no repetition below its minimum.
+    let mut spare: HashMap<NodeId, usize> = HashMap::new();
+    let removable: Vec<NodeId> = extras
+        .iter()
+        .filter_map(|l| {
+            let e = l.extra?;
+            tree.parent(e.node)?;
+            let n = spare.entry(e.repeat).or_insert_with(|| {
+                tree.child_count(e.repeat)
+                    .saturating_sub(repeat_min(tree, layouts, e.repeat) as usize)
+            });
+            (*n > 0).then(|| {
+                *n -= 1;
+                e.node
+            })
+        })
+        .collect();
+    if removable.is_empty() {
+        return 0;
+    }
+    let trial = |k: usize| {
+        let mut t = tree.clone();
+        for &node in &removable[..k] {
+            t.detach_unsized(node);
         }
-        let Some(e) = lex.extra else { continue };
-        if tree.child_count(e.repeat) <= repeat_min(tree, layouts, e.repeat) as usize || tree.parent(e.node).is_none() {
-            continue;
+        t.recompute_lens();
+        fix_boundaries(grammar, &mut t);
+        t
+    };
+    // The fewest of them, longest first, that bring the tree within `max_len`: found by doubling
+    // and then bisection, a few passes over the tree where one pass per lexeme made generating
+    // layout-heavy inverted inputs quadratic. Separators make the length only nearly monotone
+    // in `k`, so the result is checked, not assumed.
+    let fits = |t: &Tree| t.len() <= max_len;
+    let mut hi = 1;
+    let mut best = loop {
+        let t = trial(hi);
+        if fits(&t) || hi == removable.len() {
+            break t;
         }
-        let before = tree.len();
-        let mut trial = tree.clone();
-        trial.remove(e.node);
-        fix_boundaries(grammar, &mut trial);
-        if trial.len() < before {
-            *tree = trial;
+        hi = (hi * 2).min(removable.len());
+    };
+    if fits(&best) {
+        let mut lo = hi / 2;
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            let t = trial(mid);
+            if fits(&t) {
+                hi = mid;
+                best = t;
+            } else {
+                lo = mid;
+            }
         }
+    }
+    if best.len() < start {
+        *tree = best;
     }
     start - tree.len()
 }
