@@ -209,7 +209,7 @@ impl<'a> Generator<'a> {
                         continue;
                     };
                     *next += 1;
-                    self.child(stream, item, out, b)
+                    self.child(stream, *sym, item, out, b)
                 }
                 Frame::Rep {
                     sym,
@@ -235,7 +235,7 @@ impl<'a> Generator<'a> {
                         }
                     }
                     *done += 1;
-                    self.child(stream, *item, out, b)
+                    self.child(stream, *sym, *item, out, b)
                 }
             };
             if let Some((sym, s)) = child {
@@ -285,7 +285,7 @@ impl<'a> Generator<'a> {
                     // terminals alone (a character of a string, a digit) needs no frame.
                     let first = items.iter().position(|i| matches!(i, Item::Symbol(_)));
                     for &item in &items[..first.unwrap_or(items.len())] {
-                        self.child(r, item, out, b);
+                        self.child(r, sym, item, out, b);
                     }
                     match first {
                         None => self.bound_choice(sym, out.len() - start, b),
@@ -305,7 +305,7 @@ impl<'a> Generator<'a> {
                     if !pick_two(r, p[0], p[1]) {
                         return;
                     }
-                    match self.child(r, *item, out, b) {
+                    match self.child(r, sym, *item, out, b) {
                         Some((s, st)) => (sym, stream) = (s, st),
                         None => return,
                     }
@@ -364,6 +364,7 @@ impl<'a> Generator<'a> {
     fn child(
         &mut self,
         r: &mut SplitMix64,
+        parent: SymbolId,
         item: Item,
         out: &mut Vec<u8>,
         b: &mut Bounds,
@@ -376,7 +377,7 @@ impl<'a> Generator<'a> {
                 match g.terminal(t) {
                     Terminal::Literal(bytes) => out.extend_from_slice(bytes),
                     Terminal::Class { class, .. } => {
-                        let c = self.draw_char(t, class, r);
+                        let c = self.draw_char(t, class, parent, r);
                         out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
                         b.deficit += g.item_cheapest_len(item).saturating_sub(c.len_utf8() as u64);
                     }

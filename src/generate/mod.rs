@@ -997,6 +997,7 @@ impl<'a> Generator<'a> {
                             &mut sink,
                             &mut open,
                             o.node,
+                            o.sym,
                             item,
                             t.max_size.saturating_sub(t.estimate),
                         );
@@ -1004,7 +1005,17 @@ impl<'a> Generator<'a> {
                 }
                 Body::Optional(item) => {
                     let p = self.probs.of(o.sym);
-                    self.maybe_one_more(r, &mut sink, &mut open, o.node, *item, (p[0], p[1]), grow, &mut t);
+                    self.maybe_one_more(
+                        r,
+                        &mut sink,
+                        &mut open,
+                        o.node,
+                        o.sym,
+                        *item,
+                        (p[0], p[1]),
+                        grow,
+                        &mut t,
+                    );
                 }
                 Body::Repeat { item, min, max } => {
                     let mut done = o.iterations.unwrap_or(0);
@@ -1018,6 +1029,7 @@ impl<'a> Generator<'a> {
                                 &mut sink,
                                 &mut open,
                                 o.node,
+                                o.sym,
                                 *item,
                                 t.max_size.saturating_sub(t.estimate),
                             );
@@ -1028,7 +1040,7 @@ impl<'a> Generator<'a> {
                         continue;
                     }
                     let stop_more = self.stop_more(o.sym);
-                    if self.maybe_one_more(r, &mut sink, &mut open, o.node, *item, stop_more, grow, &mut t) {
+                    if self.maybe_one_more(r, &mut sink, &mut open, o.node, o.sym, *item, stop_more, grow, &mut t) {
                         open.push(
                             self.grows,
                             Open {
@@ -1062,6 +1074,7 @@ impl<'a> Generator<'a> {
         sink: &mut S,
         open: &mut Frontier,
         node: u32,
+        sym: SymbolId,
         item: Item,
         (stop, more): (f64, f64),
         grow: bool,
@@ -1083,7 +1096,15 @@ impl<'a> Generator<'a> {
             return false;
         }
         tally.nodes = tally.nodes.saturating_add(cost_nodes);
-        tally.estimate += self.add_child(r, sink, open, node, item, tally.max_size.saturating_sub(tally.estimate));
+        tally.estimate += self.add_child(
+            r,
+            sink,
+            open,
+            node,
+            sym,
+            item,
+            tally.max_size.saturating_sub(tally.estimate),
+        );
         true
     }
 
@@ -1202,15 +1223,18 @@ fn pick_two(r: &mut SplitMix64, stop: f64, more: f64) -> bool {
 }
 
 impl Generator<'_> {
-    /// Adds a child for `item` as the next child of `parent`: terminals get their bytes now,
+    /// Adds a child for `item` as the next child of `parent` (a node of `parent_sym`, which
+    /// says whether a class is drawn as layout): terminals get their bytes now,
     /// symbols become open nodes. `room` is what the limit leaves beside the estimate of
     /// everything but this item. Returns the bytes it adds (a symbol's cheapest derivation's).
+    #[allow(clippy::too_many_arguments)]
     fn add_child<S: Sink>(
         &mut self,
         r: &mut SplitMix64,
         sink: &mut S,
         open: &mut Frontier,
         parent: u32,
+        parent_sym: SymbolId,
         item: Item,
         room: usize,
     ) -> usize {
@@ -1220,7 +1244,7 @@ impl Generator<'_> {
                 let (bytes, literal): (&[u8], bool) = match self.grammar.terminal(t) {
                     Terminal::Literal(b) => (b, true),
                     Terminal::Class { class, .. } => {
-                        let c = self.draw_char(t, class, r);
+                        let c = self.draw_char(t, class, parent_sym, r);
                         // A multi-byte character must not break the size limit (the draw ran
                         // into its budget).
                         let c = if c.len_utf8() > room {
@@ -1333,11 +1357,12 @@ fn sample_member(class: &CharClass, ascii: &Bernoulli, rng: &mut impl Rng) -> ch
 }
 
 impl Generator<'_> {
-    /// A member of class terminal `t`: by the samples' characters where they drew from it
-    /// (mined or inverted per character), else [`sample_member`]'s uniform pick.
+    /// A member of class terminal `t` in a node of `parent`: by the samples' characters where
+    /// they drew from it (mined or inverted per character; layout as mined, see
+    /// [`Probabilities::chars_in`]), else [`sample_member`]'s uniform pick.
     #[inline]
-    fn draw_char(&self, t: TerminalId, class: &CharClass, r: &mut SplitMix64) -> char {
-        match (self.probs.chars_of(t), &self.ascii_part) {
+    fn draw_char(&self, t: TerminalId, class: &CharClass, parent: SymbolId, r: &mut SplitMix64) -> char {
+        match (self.probs.chars_in(t, parent), &self.ascii_part) {
             (None, _) => sample_member(class, &self.ascii, r),
             (Some(dist), Some(part)) if crate::mine::mixed(class) => {
                 let ascii = r.sample(part);

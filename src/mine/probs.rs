@@ -33,6 +33,20 @@ pub struct Probabilities {
     /// Per terminal: how to draw a member of a character class the samples drew from (`None`
     /// for literals and for classes the samples never reached, drawn uniformly).
     pub chars: Arc<Vec<Option<CharDist>>>,
+    /// Inverted with layout left as the samples have it: per symbol whether it is layout, and
+    /// per terminal its mined characters, drawn where a layout rule uses it. A class that
+    /// content uses too (tree-sitter-css's whitespace, also a descendant combinator) is
+    /// inverted there, but layout keeps the samples' spaces, not vertical tabs.
+    pub layout_chars: Option<Arc<LayoutChars>>,
+}
+
+/// The mined character distributions that layout keeps under inversion.
+#[derive(Clone, Debug)]
+pub struct LayoutChars {
+    /// Per symbol: whether a `%layout` rule reaches it.
+    pub symbols: Vec<bool>,
+    /// Per terminal: the samples' characters, mined.
+    pub chars: Vec<Option<CharDist>>,
 }
 
 /// The probabilities of a character class's members: the characters listed with their own
@@ -178,29 +192,40 @@ impl Probabilities {
                 }
             })
             .collect();
-        let chars = grammar
-            .terminals()
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                let (Terminal::Class { class, text }, Some(m)) = (t, model) else {
-                    return None;
-                };
-                let counts = m.chars.get(text.as_str())?;
-                match mode {
-                    ProbabilityMode::Uniform => None,
-                    ProbabilityMode::Mined => CharDist::mined(counts, class),
-                    ProbabilityMode::Inverted if layout_terminals.get(i).copied().unwrap_or(false) => {
-                        CharDist::mined(counts, class)
+        let dists = |layout_only: bool| -> Vec<Option<CharDist>> {
+            grammar
+                .terminals()
+                .iter()
+                .enumerate()
+                .map(|(i, t)| {
+                    let (Terminal::Class { class, text }, Some(m)) = (t, model) else {
+                        return None;
+                    };
+                    let counts = m.chars.get(text.as_str())?;
+                    match mode {
+                        ProbabilityMode::Uniform => None,
+                        ProbabilityMode::Mined => CharDist::mined(counts, class),
+                        ProbabilityMode::Inverted
+                            if layout_only || layout_terminals.get(i).copied().unwrap_or(false) =>
+                        {
+                            CharDist::mined(counts, class)
+                        }
+                        ProbabilityMode::Inverted => CharDist::inverted(counts, class),
                     }
-                    ProbabilityMode::Inverted => CharDist::inverted(counts, class),
-                }
+                })
+                .collect()
+        };
+        let layout_chars = (!layout.is_empty() && layout.iter().any(|&l| l)).then(|| {
+            Arc::new(LayoutChars {
+                chars: dists(true),
+                symbols: layout.clone(),
             })
-            .collect();
+        });
         Probabilities {
             mode,
             by_symbol,
-            chars: Arc::new(chars),
+            chars: Arc::new(dists(false)),
+            layout_chars,
         }
     }
 
@@ -238,6 +263,7 @@ impl Probabilities {
             mode: ProbabilityMode::Mined,
             by_symbol,
             chars: Arc::clone(&self.chars),
+            layout_chars: self.layout_chars.clone(),
         }
     }
 
@@ -246,6 +272,18 @@ impl Probabilities {
     #[inline]
     pub fn chars_of(&self, t: crate::grammar::TerminalId) -> Option<&CharDist> {
         self.chars.get(t.index()).and_then(Option::as_ref)
+    }
+
+    /// [`Probabilities::chars_of`] where a node of `parent` holds the class: the samples' own
+    /// distribution if `parent` is layout and inversion leaves layout alone.
+    #[inline]
+    pub fn chars_in(&self, t: crate::grammar::TerminalId, parent: SymbolId) -> Option<&CharDist> {
+        match &self.layout_chars {
+            Some(l) if l.symbols.get(parent.index()).copied().unwrap_or(false) => {
+                l.chars.get(t.index()).and_then(Option::as_ref)
+            }
+            _ => self.chars_of(t),
+        }
     }
 
     /// The probabilities of `sym`'s choice point (empty if it is not one).

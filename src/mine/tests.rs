@@ -374,6 +374,48 @@ fn layout_is_not_inverted_unless_asked() {
     assert_ne!(asked.of(layout), mined.of(layout), "--invert-layout inverts it");
 }
 
+/// Words apart by a comma with layout around it, or by one whitespace character that is
+/// content (tree-sitter-css's descendant combinator): one class, used by both.
+const SHARED_CLASS_GRAMMAR: &str = r#"
+list = word ( sep word )* ;
+sep  = _ "," _ | [ \t\u{B}] ;
+word = [a-c]+ ;
+_    = [ \t\u{B}]* ;
+%layout _ ;
+"#;
+
+#[test]
+fn layout_keeps_the_samples_characters_of_a_class_content_uses_too() {
+    let g = Grammar::from_text(SHARED_CLASS_GRAMMAR, "shared.grammar").unwrap();
+    let trees: Vec<Tree> = ["a , b", "a b c"]
+        .iter()
+        .map(|s| Parser::new(&g).parse(s.as_bytes()).unwrap())
+        .collect();
+    let model = samples::model_of(&g, &trees);
+    let inverted = Probabilities::new(&g, Some(&model), ProbabilityMode::Inverted);
+    let layout = g.symbol_by_name("_").unwrap();
+    let sep = g.symbol_by_name("sep").unwrap();
+    let mut gen = crate::generate::Generator::new(&g, &inverted, crate::generate::Limits::up_to(60), 3);
+    let (mut in_layout, mut in_content) = (std::collections::BTreeSet::new(), std::collections::BTreeSet::new());
+    for _ in 0..100 {
+        let tree = gen.tree();
+        tree.pre_order(tree.root(), |n| {
+            if let (crate::tree::NodeKind::Leaf { .. }, Some(parent)) = (tree.kind(n), tree.parent(n)) {
+                let text = String::from_utf8(tree.unparse_node(n)).unwrap();
+                match tree.kind(parent).symbol() {
+                    Some(s) if s == layout => in_layout.extend(text.chars()),
+                    Some(s) if s == sep && text != "," => in_content.extend(text.chars()),
+                    _ => {}
+                }
+            }
+        });
+    }
+    // Layout as the samples have it: spaces only. The content separator inverted: the tab and
+    // the vertical tab no sample has.
+    assert_eq!(in_layout.into_iter().collect::<String>(), " ");
+    assert_eq!(in_content.into_iter().collect::<String>(), "\t\u{b}");
+}
+
 #[test]
 fn char_counts_merge_and_old_models_are_refused_with_a_reason() {
     let g = Grammar::from_text(LEXICAL_GRAMMAR, "lexical.grammar").unwrap();
