@@ -131,6 +131,7 @@ impl RefineArgs {
             Some(Stop::Targets) => "the acceptance targets are met",
             Some(Stop::Stuck) => "the last rounds found nothing more to edit",
             Some(Stop::Interrupted) => "interrupted",
+            Some(Stop::Rounds) => "the most rounds a refinement makes were made",
             Some(Stop::Budget) | None => "the time is up",
         };
         eprintln!(

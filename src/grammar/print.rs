@@ -253,6 +253,12 @@ impl Grammar {
         format!("{inner}{op}")
     }
 
+    /// An item as the grammar format writes it inside an alternative (a group inline, as
+    /// `( _ keyword_explain )?`, not by its internal name).
+    pub fn item_written(&self, item: Item) -> String {
+        self.item_source(item, &Plain, &mut Vec::new())
+    }
+
     /// An item as it appears inside an alternative.
     fn item_source(&self, item: Item, notes: &dyn Annotations, comments: &mut Vec<String>) -> String {
         match item {

@@ -53,6 +53,24 @@ pub enum Change {
         /// The reference to specialize.
         place: Place,
     },
+    /// Alternative `alt` of `sym`, where `place` uses it, only with the optional part at item
+    /// `other` of the same alternative absent (or, if `present`, there): the parent's
+    /// alternative is split in two, one where `sym` has no `alt` and one where `sym` is `alt`
+    /// alone and the optional part is fixed (sqlparser reads `EXPLAIN (` as the start of
+    /// EXPLAIN's options, so a parenthesized query may not follow `EXPLAIN`; either alone is
+    /// valid).
+    Apart {
+        /// The choice symbol.
+        sym: SymbolId,
+        /// Its alternative that may not stand with the optional part as it was.
+        alt: usize,
+        /// Where the choice is used.
+        place: Place,
+        /// The optional part's item in the same alternative.
+        other: usize,
+        /// Whether the optional part must be there with `alt` (else it must be absent).
+        present: bool,
+    },
     /// The class at `place` becomes `class` (fewer members).
     NarrowClass {
         /// Where the class terminal is used.
@@ -146,6 +164,24 @@ impl Change {
                 alternative_text(g, *sym, *alt),
                 after + 1,
                 alternative_text(g, *sym, *after),
+                name(place.parent),
+                place.item + 1,
+                place.alt.map_or(1, |a| a + 1)
+            ),
+            Change::Apart {
+                sym,
+                alt,
+                place,
+                other,
+                present,
+            } => format!(
+                "alternative {} of `{}` ({}) only {} {} in `{}` (item {} of its alternative {})",
+                alt + 1,
+                name(*sym),
+                alternative_text(g, *sym, *alt),
+                if *present { "after" } else { "without" },
+                place_item(g.symbols(), Place { item: *other, ..*place })
+                    .map_or_else(String::new, |i| g.item_written(i)),
                 name(place.parent),
                 place.item + 1,
                 place.alt.map_or(1, |a| a + 1)
@@ -459,6 +495,78 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
             alts.remove(*alt);
             alts.push(joined);
             specialize(g, symbols, *sym, *place, Body::Choice(alts)).or_else(&impossible)
+        }
+        Change::Apart {
+            sym,
+            alt,
+            place,
+            other,
+            present,
+        } => {
+            let (Some(k), Body::Choice(parent_alts)) = (place.alt, &symbols[place.parent.index()].body) else {
+                return impossible("not in a sequence");
+            };
+            let Some(split) = parent_alts.get(k).cloned() else {
+                return impossible("no such alternative");
+            };
+            if *other == place.item || split.items.get(place.item) != Some(&Item::Symbol(*sym)) {
+                return impossible("the place does not use the rule");
+            }
+            let Some(&Item::Symbol(optional)) = split.items.get(*other) else {
+                return impossible("no optional part there");
+            };
+            let Body::Optional(inner) = symbols[optional.index()].body else {
+                return impossible("no optional part there");
+            };
+            let Body::Choice(alts) = &symbols[sym.index()].body else {
+                return impossible("not a choice");
+            };
+            if alts.len() < 2 || *alt >= alts.len() {
+                return impossible("no other alternative would be left");
+            }
+            let original = symbols[sym.index()].clone();
+            let mut without = alts.clone();
+            let only = without.remove(*alt);
+            // The second alternative: `sym` as `alt` alone, the optional part fixed. It is held
+            // by a group of its own whose groups are copies, so that no group is used twice.
+            let alone = SymbolId(symbols.len() as u32);
+            symbols.push(Symbol {
+                name: if original.synthetic {
+                    original.name.clone()
+                } else {
+                    specialized_name(symbols, &original.name, &owner_name(g, place.parent))
+                },
+                body: Body::Choice(vec![only]),
+                span: original.span,
+                synthetic: original.synthetic,
+            });
+            let mut items = split.items.clone();
+            items[place.item] = Item::Symbol(alone);
+            if *present {
+                items[*other] = inner;
+            } else {
+                items.remove(*other);
+            }
+            let holder = SymbolId(symbols.len() as u32);
+            symbols.push(Symbol {
+                name: owner_name(g, place.parent),
+                body: Body::Choice(vec![Alternative { items, ..split }]),
+                span: symbols[place.parent.index()].span,
+                synthetic: true,
+            });
+            own_groups(symbols, holder);
+            let Body::Choice(mut held) = symbols[holder.index()].body.clone() else {
+                return impossible("not a sequence");
+            };
+            let second = held.remove(0);
+            let mut rules = specialize(g, symbols, *sym, *place, Body::Choice(without)).or_else(&impossible)?;
+            let Body::Choice(parent_alts) = &mut symbols[place.parent.index()].body else {
+                return impossible("not in a sequence");
+            };
+            parent_alts.push(second);
+            rules.push(owner_name(g, place.parent));
+            rules.dedup();
+            Ok(rules)
         }
         Change::NarrowClass { place, class } => {
             if class.is_empty() {

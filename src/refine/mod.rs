@@ -73,7 +73,7 @@ impl Default for Options {
             per_round: 200,
             culprits: 24,
             max_time: Duration::from_secs(600),
-            max_rounds: 100,
+            max_rounds: 400,
             jobs: 1,
             seed: 0,
             max_size: 1000,
@@ -174,8 +174,10 @@ pub enum Stop {
     Targets,
     /// [`STUCK_ROUNDS`] rounds in a row found nothing more to edit.
     Stuck,
-    /// `max_time` or `max_rounds` was reached.
+    /// `max_time` was reached.
     Budget,
+    /// `max_rounds` rounds were made.
+    Rounds,
     /// The cancel flag was set.
     Interrupted,
 }
@@ -608,7 +610,7 @@ pub fn refine(
         round_done(&state);
     }
     if state.stop.is_none() {
-        state.stop = Some(Stop::Budget);
+        state.stop = Some(Stop::Rounds);
     }
     Ok(state)
 }
@@ -1121,6 +1123,22 @@ fn forbids(g: &Grammar, change: &Change, tree: &Tree, node: NodeId) -> bool {
             Change::DropAlternativeAt { sym, alt, place } | Change::JoinAfter { sym, alt, place, .. },
             NodeKind::Rule { symbol, alt: a },
         ) => symbol == *sym && a as usize == *alt && at(place),
+        (
+            Change::Apart {
+                sym,
+                alt,
+                place,
+                other,
+                present,
+            },
+            NodeKind::Rule { symbol, alt: a },
+        ) => {
+            let sibling = tree.parent(node).and_then(|p| tree.children(p).nth(*other));
+            symbol == *sym
+                && a as usize == *alt
+                && at(place)
+                && sibling.is_some_and(|s| (tree.child_count(s) > 0) != *present)
+        }
         (Change::Bound { sym, place, min, max }, NodeKind::Repeat { symbol } | NodeKind::Optional { symbol }) => {
             let n = tree.child_count(node) as u32;
             symbol == *sym && place.as_ref().is_none_or(at) && (n < *min || max.is_some_and(|m| n > m))
@@ -1442,11 +1460,37 @@ fn earlier_choice(
                 }
             };
             if to_blame {
-                return unseen_choice(g, &base, sibling, place, trees, good, facts, judge);
+                let out = unseen_choice(g, &base, sibling, place, trees, good, facts, judge);
+                if !out.is_empty() {
+                    return out;
+                }
+                // The optional part is valid as it is where the samples have it (`EXPLAIN`
+                // before a query), and so is the choice after it (a parenthesized query):
+                // the two may not stand together.
+                return apart(g, &base, on_path, sibling).into_iter().collect();
             }
         }
     }
     Vec::new()
+}
+
+/// The edit that keeps the choice at `node` (its alternative) apart from the optional part
+/// `sibling` before it in the same alternative, as the sibling is now ([`Change::Apart`]).
+fn apart(g: &Grammar, tree: &Tree, node: NodeId, sibling: NodeId) -> Option<Change> {
+    let (NodeKind::Rule { symbol, alt }, NodeKind::Optional { .. }) = (tree.kind(node), tree.kind(sibling)) else {
+        return None;
+    };
+    if g.symbol(symbol).alternatives().len() < 2 || tree.parent(node) != tree.parent(sibling) {
+        return None;
+    }
+    let place = place_of(g, tree, node)?;
+    Some(Change::Apart {
+        sym: symbol,
+        alt: alt as usize,
+        place,
+        other: place_of(g, tree, sibling)?.item,
+        present: tree.child_count(sibling) == 0,
+    })
 }
 
 /// The other count of a repetition or optional part: one where it has none, none where it

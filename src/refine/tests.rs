@@ -202,6 +202,18 @@ fn an_interrupted_refinement_returns_the_grammar_so_far() {
     }
 }
 
+/// A refinement that runs out of rounds before the targets or the time says so (not "the
+/// time is up", which would send the user to raise `--max-time` in vain).
+#[test]
+fn a_refinement_that_makes_its_most_rounds_stops_for_that() {
+    let g = Grammar::from_text(LOOSE_JSON, "loose.grammar").unwrap();
+    let mut o = options(0);
+    o.max_rounds = 2;
+    let refined = refine(&g, &samples(), &json_accepts, &o, &mut |_| {}).unwrap();
+    assert_eq!(refined.rounds.len(), 2);
+    assert_eq!(refined.stop, Some(Stop::Rounds));
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 6, ..ProptestConfig::default() })]
 
@@ -1435,4 +1447,58 @@ fn a_part_whose_cheapest_item_is_taken_is_not_made_never_there_but_copied_for_it
     let edits = unseen_choice(&g, &rejected, node, place, &trees, &good, &facts, &judge);
     let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
     assert!(edits.iter().any(never), "{described:?}");
+}
+
+/// A statement with an optional `explain ` before a query, bare or in parentheses.
+const EXPLAIN: &str = r##"
+stmt = ( "explain " )? ( "q" | "(q)" ) ;
+"##;
+
+/// As sqlparser: `EXPLAIN (` starts EXPLAIN's options, so a parenthesized query may not follow
+/// `explain `; each is valid alone.
+fn explain_accepts(input: &[u8]) -> Verdict {
+    match input {
+        b"q" | b"(q)" | b"explain q" => Verdict::Accepted,
+        _ => Verdict::Rejected,
+    }
+}
+
+#[test]
+fn a_choice_wrong_only_after_an_optional_part_is_kept_apart_from_it() {
+    let g = Grammar::from_text(EXPLAIN, "explain.grammar").unwrap();
+    let trees: Vec<Tree> = ["q", "explain q"]
+        .iter()
+        .map(|t| Parser::new(&g).parse(t.as_bytes()).unwrap())
+        .collect();
+    let judge = Judge::new(&explain_accepts);
+    let good = Good::new(&g, &trees);
+    let facts = Facts::new(&g, &trees);
+    let input = b"explain (q)".to_vec();
+    let tree = Parser::new(&g).parse(&input).unwrap();
+    // The culprit is the parenthesized query: with the samples' `q` in its place, accepted.
+    let node = first_node(&tree, |n| {
+        matches!(tree.kind(n), NodeKind::Rule { alt: 1, .. }) && n != tree.root()
+    });
+    let culprit = Culprit { tree, node, input };
+    // `explain ` is valid where the samples have it, the parentheses are valid alone: neither
+    // is dropped, they are kept apart.
+    let edits = earlier_choice(&g, &culprit, &trees, &good, &facts, &judge);
+    let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
+    assert!(
+        matches!(
+            edits.first(),
+            Some(Change::Apart {
+                alt: 1,
+                other: 0,
+                present: false,
+                ..
+            })
+        ),
+        "{described:?}"
+    );
+    assert!(forbids(&g, &edits[0], &culprit.tree, culprit.node));
+    let apart = edit::apply(&g, &edits[..1], "explain.grammar").unwrap().grammar;
+    let parses = |text: &[u8]| Parser::new(&apart).parse(text).is_ok();
+    assert!(parses(b"q") && parses(b"(q)") && parses(b"explain q"));
+    assert!(!parses(b"explain (q)"));
 }
