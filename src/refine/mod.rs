@@ -1710,12 +1710,23 @@ fn unseen_choice(
             // What the culprit has here, put at this place in the samples: accepted, the
             // part is valid where it stands and what is around it is to blame (a trailing
             // `,` is wrong in `[,]`, not in `[a, b,]`).
+            // Whether it is accepted at such a place in the culprit's own context, and (asked
+            // only if not) in another of the samples' contexts.
             let valid_in_samples = || {
-                let spots = spots_in_contexts(g, trees, symbol, place, CONTEXTS + 1);
-                accepted_in(g, &spots, &[(tree, node)], judge)
+                let context = context_of(g, tree, node);
+                let (same, other): (Vec<_>, Vec<_>) = spots_in_contexts(g, trees, symbol, place, CONTEXTS + 1)
+                    .into_iter()
+                    .partition(|&(t, n)| context_of(g, t, n) == context);
+                let in_same = accepted_in(g, &same, &[(tree, node)], judge);
+                (in_same, !in_same && accepted_in(g, &other, &[(tree, node)], judge))
             };
             let mut what_it_holds = false;
-            if k > 0 && min == 0 && most <= 1 && accepted_with(0) && !valid_in_samples() {
+            let (in_same, in_other) = if k > 0 && min == 0 && most <= 1 && accepted_with(0) {
+                valid_in_samples()
+            } else {
+                (true, false)
+            };
+            if k > 0 && min == 0 && most <= 1 && !in_same && !in_other {
                 if one_cheapest_accepted(g, tree, node, judge) {
                     what_it_holds = true;
                 } else {
@@ -1766,6 +1777,12 @@ fn unseen_choice(
                 // where a space is rejected), or where what the part holds is to blame: a copy
                 // for this place, whose items the next round's culprits can edit there alone.
                 out.push(Change::Specialize { sym: symbol, place });
+            } else if in_other {
+                // Valid as it is where another context's samples have it, not in this one (a
+                // declaration last in a rule's block, not straight inside `@scope`): a copy of
+                // the rule that holds it for this context, where no sample reaches the part
+                // and the parser alone bounds it.
+                out.extend(context_copy(g, tree, node).filter(|c| !copies_a_copy(g, c)));
             }
             out
         }

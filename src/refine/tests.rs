@@ -1502,3 +1502,69 @@ fn a_choice_wrong_only_after_an_optional_part_is_kept_apart_from_it() {
     assert!(parses(b"q") && parses(b"(q)") && parses(b"explain q"));
     assert!(!parses(b"explain (q)"));
 }
+
+/// Blocks of rules and of `@s` statements, one rule for both: a last `e` without its `;`.
+const SCOPED_BLOCKS: &str = r##"
+sheet = item* ;
+item  = "r" block | "@s" block ;
+block = "{" "d;"* "e"? "}" ;
+"##;
+
+/// As lightningcss with declarations: a rule's block may end in `e`, an `@s` block may not.
+fn blocks_accept(input: &[u8]) -> Verdict {
+    let text = String::from_utf8_lossy(input);
+    let ok = text.split_inclusive('}').all(|item| {
+        let (head, body) = item.split_once('{').unwrap_or(("", item));
+        let body = body.strip_suffix('}').unwrap_or("?");
+        let body = if head == "r" {
+            body.strip_suffix('e').unwrap_or(body)
+        } else {
+            body
+        };
+        (head == "r" || head == "@s") && body.len() % 2 == 0 && body.as_bytes().chunks(2).all(|c| c == b"d;")
+    });
+    if ok {
+        Verdict::Accepted
+    } else {
+        Verdict::Rejected
+    }
+}
+
+#[test]
+fn a_part_valid_only_in_another_context_gets_the_rule_that_holds_it_copied_for_this_one() {
+    let g = Grammar::from_text(SCOPED_BLOCKS, "blocks.grammar").unwrap();
+    let trees: Vec<Tree> = ["r{d;e}", "@s{d;}"]
+        .iter()
+        .map(|t| Parser::new(&g).parse(t.as_bytes()).unwrap())
+        .collect();
+    for t in ["r{d;e}", "@s{d;}", "r{}@s{}"] {
+        assert_eq!(blocks_accept(t.as_bytes()), Verdict::Accepted, "{t}");
+    }
+    let judge = Judge::new(&blocks_accept);
+    let good = Good::new(&g, &trees);
+    let facts = Facts::new(&g, &trees);
+    let rejected = Parser::new(&g).parse(b"@s{e}").unwrap();
+    assert_eq!(judge.verdict(b"@s{e}"), Verdict::Rejected);
+    let node = first_node(&rejected, |n| {
+        matches!(rejected.kind(n), NodeKind::Optional { .. }) && rejected.child_count(n) == 1
+    });
+    let place = place_of(&g, &rejected, node).unwrap();
+    let edits = unseen_choice(&g, &rejected, node, place, &trees, &good, &facts, &judge);
+    let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
+    // The `e` is valid where a rule's block has it: not made never there, but `block` copied
+    // for the `@s` statement, where the next round bounds it alone.
+    let item = g.symbol_by_name("item").unwrap();
+    let block = g.symbol_by_name("block").unwrap();
+    assert_eq!(
+        edits,
+        vec![Change::Specialize {
+            sym: block,
+            place: Place {
+                parent: item,
+                alt: Some(1),
+                item: 1
+            }
+        }],
+        "{described:?}"
+    );
+}
