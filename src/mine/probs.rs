@@ -215,16 +215,17 @@ impl Probabilities {
                 })
                 .collect()
         };
-        let layout_chars = (!layout.is_empty() && layout.iter().any(|&l| l)).then(|| {
+        let chars = Arc::new(dists(false));
+        let layout_chars = layout.contains(&true).then(|| {
             Arc::new(LayoutChars {
                 chars: dists(true),
-                symbols: layout.clone(),
+                symbols: layout,
             })
         });
         Probabilities {
             mode,
             by_symbol,
-            chars: Arc::new(dists(false)),
+            chars,
             layout_chars,
         }
     }

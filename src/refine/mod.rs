@@ -1718,26 +1718,24 @@ fn unseen_choice(
                 with_count(g, tree, node, n).is_some_and(|t| judge.verdict(&t.unparse()) == Verdict::Accepted)
             };
             let mut out = Vec::new();
-            // What the culprit has here, put at this place in the samples: accepted, the
-            // part is valid where it stands and what is around it is to blame (a trailing
-            // `,` is wrong in `[,]`, not in `[a, b,]`).
-            // Whether it is accepted at such a place in the culprit's own context, and (asked
-            // only if not) in another of the samples' contexts.
-            let valid_in_samples = || {
+            // Where the input is accepted without the part: what the culprit has here, put
+            // at this place in the samples, in the culprit's own context and (asked only if
+            // not) in another of theirs. Accepted, the part is valid where it stands, and
+            // what is around it is to blame (a trailing `,` is wrong in `[,]`, not in
+            // `[a, b,]`), or the context is (see the end).
+            let (in_same, in_other) = if k > 0 && min == 0 && most <= 1 && accepted_with(0) {
                 let context = context_of(g, tree, node);
                 let (same, other): (Vec<_>, Vec<_>) = spots_in_contexts(g, trees, symbol, place, CONTEXTS + 1)
                     .into_iter()
                     .partition(|&(t, n)| context_of(g, t, n) == context);
                 let in_same = accepted_in(g, &same, &[(tree, node)], judge);
                 (in_same, !in_same && accepted_in(g, &other, &[(tree, node)], judge))
-            };
-            let mut what_it_holds = false;
-            let (in_same, in_other) = if k > 0 && min == 0 && most <= 1 && accepted_with(0) {
-                valid_in_samples()
             } else {
+                // Not asked: no edit of the part's presence is made.
                 (true, false)
             };
-            if k > 0 && min == 0 && most <= 1 && !in_same && !in_other {
+            let mut what_it_holds = false;
+            if !in_same && !in_other {
                 if one_cheapest_accepted(g, tree, node, judge) {
                     what_it_holds = true;
                 } else {
