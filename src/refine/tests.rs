@@ -574,10 +574,7 @@ fn an_alternative_valid_at_another_place_is_dropped_only_where_it_is_not() {
     let g = Grammar::from_text(BOUNDS, "bounds.grammar").unwrap();
     let texts = ["let a:b;let c:d;let e:f;fn g<h:i>;", "let x:y;fn z<t:u>;let v:w;"];
     let samples = named_samples("sample", &texts);
-    let trees: Vec<Tree> = texts
-        .iter()
-        .map(|t| Parser::new(&g).parse(t.as_bytes()).unwrap())
-        .collect();
+    let trees = trees_of(&g, &texts);
     // The culprit `?b` in a `let`: the spots to try it at are one per other place, so the
     // bound is among them although the samples' first types are all in `let`s.
     let ty = g.symbol_by_name("ty").unwrap();
@@ -650,10 +647,7 @@ fn blocks_accepts(input: &[u8]) -> Verdict {
 fn a_choice_before_the_culprit_that_only_what_follows_shows_wrong_is_edited() {
     let g = Grammar::from_text(BLOCKS, "blocks.grammar").unwrap();
     let texts = ["sel:a;sel:bc;", "sel:x;"];
-    let trees: Vec<Tree> = texts
-        .iter()
-        .map(|t| Parser::new(&g).parse(t.as_bytes()).unwrap())
-        .collect();
+    let trees = trees_of(&g, &texts);
     let judge = Judge::new(&blocks_accepts);
     let good = Good::new(&g, &trees);
     let facts = Facts::new(&g, &trees);
@@ -1013,10 +1007,7 @@ fn an_alternative_valid_at_its_place_in_another_context_is_dropped_in_a_copy_for
     for t in texts {
         assert_eq!(bodies_accepts(t.as_bytes()), Verdict::Accepted, "{t}");
     }
-    let trees: Vec<Tree> = texts
-        .iter()
-        .map(|t| Parser::new(&g).parse(t.as_bytes()).unwrap())
-        .collect();
+    let trees = trees_of(&g, &texts);
     let judge = Judge::new(&bodies_accepts);
     let good = Good::new(&g, &trees);
     let facts = Facts::new(&g, &trees);
@@ -1152,6 +1143,14 @@ fn attributes_accepts(input: &[u8]) -> Verdict {
     }
 }
 
+/// The derivation trees of `texts` (each must parse).
+fn trees_of(g: &Grammar, texts: &[&str]) -> Vec<Tree> {
+    texts
+        .iter()
+        .map(|t| Parser::new(g).parse(t.as_bytes()).unwrap())
+        .collect()
+}
+
 /// The node of `tree` for which `pick` holds that comes first in pre-order.
 fn first_node(tree: &Tree, pick: impl Fn(NodeId) -> bool) -> NodeId {
     let mut found = None;
@@ -1167,10 +1166,7 @@ fn first_node(tree: &Tree, pick: impl Fn(NodeId) -> bool) -> NodeId {
 fn an_alternative_the_parser_takes_where_a_sample_has_the_rule_is_not_dropped_for_its_neighbours() {
     let g = Grammar::from_text(ATTRIBUTES, "attributes.grammar").unwrap();
     let texts = ["fn a;fn b;", "fn c;"];
-    let trees: Vec<Tree> = texts
-        .iter()
-        .map(|t| Parser::new(&g).parse(t.as_bytes()).unwrap())
-        .collect();
+    let trees = trees_of(&g, &texts);
     let judge = Judge::new(&attributes_accepts);
     let good = Good::new(&g, &trees);
     let facts = Facts::new(&g, &trees);
@@ -1262,10 +1258,7 @@ fn lists_accept(input: &[u8]) -> Verdict {
 #[test]
 fn an_optional_part_the_parser_takes_at_a_samples_spot_is_not_made_never_there() {
     let g = Grammar::from_text(LISTS, "lists.grammar").unwrap();
-    let trees: Vec<Tree> = ["[a,b]", "[]"]
-        .iter()
-        .map(|t| Parser::new(&g).parse(t.as_bytes()).unwrap())
-        .collect();
+    let trees = trees_of(&g, &["[a,b]", "[]"]);
     let good = Good::new(&g, &trees);
     let facts = Facts::new(&g, &trees);
     let never = |e: &Change| matches!(e, Change::Bound { max: Some(0), .. });
@@ -1324,10 +1317,7 @@ fn paths_accept(input: &[u8]) -> Verdict {
 #[test]
 fn an_alternative_no_sample_has_is_kept_where_the_rule_above_it_takes_it_in_a_sample() {
     let g = Grammar::from_text(PATHS, "paths.grammar").unwrap();
-    let trees: Vec<Tree> = ["fa;gb;"]
-        .iter()
-        .map(|t| Parser::new(&g).parse(t.as_bytes()).unwrap())
-        .collect();
+    let trees = trees_of(&g, &["fa;gb;"]);
     let judge = Judge::new(&paths_accept);
     let good = Good::new(&g, &trees);
     let facts = Facts::new(&g, &trees);
@@ -1379,10 +1369,7 @@ fn items_accept(input: &[u8]) -> Verdict {
 #[test]
 fn an_alternative_valid_only_right_after_another_is_joined_to_it() {
     let g = Grammar::from_text(ITEMS, "items.grammar").unwrap();
-    let trees: Vec<Tree> = ["f;f;"]
-        .iter()
-        .map(|t| Parser::new(&g).parse(t.as_bytes()).unwrap())
-        .collect();
+    let trees = trees_of(&g, &["f;f;"]);
     let judge = Judge::new(&items_accept);
     let good = Good::new(&g, &trees);
     let facts = Facts::new(&g, &trees);
@@ -1466,10 +1453,7 @@ fn explain_accepts(input: &[u8]) -> Verdict {
 #[test]
 fn a_choice_wrong_only_after_an_optional_part_is_kept_apart_from_it() {
     let g = Grammar::from_text(EXPLAIN, "explain.grammar").unwrap();
-    let trees: Vec<Tree> = ["q", "explain q"]
-        .iter()
-        .map(|t| Parser::new(&g).parse(t.as_bytes()).unwrap())
-        .collect();
+    let trees = trees_of(&g, &["q", "explain q"]);
     let judge = Judge::new(&explain_accepts);
     let good = Good::new(&g, &trees);
     let facts = Facts::new(&g, &trees);
@@ -1533,10 +1517,7 @@ fn blocks_accept(input: &[u8]) -> Verdict {
 #[test]
 fn a_part_valid_only_in_another_context_gets_the_rule_that_holds_it_copied_for_this_one() {
     let g = Grammar::from_text(SCOPED_BLOCKS, "blocks.grammar").unwrap();
-    let trees: Vec<Tree> = ["r{d;e}", "@s{d;}"]
-        .iter()
-        .map(|t| Parser::new(&g).parse(t.as_bytes()).unwrap())
-        .collect();
+    let trees = trees_of(&g, &["r{d;e}", "@s{d;}"]);
     for t in ["r{d;e}", "@s{d;}", "r{}@s{}"] {
         assert_eq!(blocks_accept(t.as_bytes()), Verdict::Accepted, "{t}");
     }
