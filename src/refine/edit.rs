@@ -23,12 +23,17 @@ pub struct Place {
 /// One edit of a grammar.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Change {
-    /// Drop alternative `alt` of `sym` everywhere.
+    /// Drop alternative `alt` of `sym` everywhere, and the alternatives `also` lists: other
+    /// choices' alternatives that say the same (see [`same_items`]) and that no sample makes.
+    /// Rust's `$x` outside a macro is no type, no path, no expression, no generic parameter:
+    /// one culprit, one edit, where a round per choice would leave inverted output full of it.
     DropAlternative {
         /// The choice symbol.
         sym: SymbolId,
         /// The alternative.
         alt: usize,
+        /// Other choices' alternatives dropped with it (symbol, alternative).
+        also: Vec<(SymbolId, usize)>,
     },
     /// Drop alternative `alt` of `sym` where `place` uses it: `place` gets a copy of `sym`
     /// without it (named `sym[parent]`, an instance of the same rule for mining).
@@ -53,14 +58,15 @@ pub enum Change {
         /// The reference to specialize.
         place: Place,
     },
-    /// Alternative `alt` of `sym`, where `place` uses it, only with the optional part at item
-    /// `other` of the same alternative absent (or, if `present`, there): the parent's
-    /// alternative is split in two, one where `sym` has no `alt` and one where `sym` is `alt`
-    /// alone and the optional part is fixed (sqlparser reads `EXPLAIN (` as the start of
-    /// EXPLAIN's options, so a parenthesized query may not follow `EXPLAIN`; either alone is
-    /// valid).
+    /// Alternative `alt` of `sym` (of an optional part: 1, its being there), where `place`
+    /// uses it, only with the optional part at item `other` of the same alternative absent
+    /// (or, if `present`, there): the parent's alternative is split in two, one where `sym`
+    /// has no `alt` and one where `sym` is `alt` alone and the optional part is fixed
+    /// (sqlparser reads `EXPLAIN (` as the start of EXPLAIN's options, so a parenthesized
+    /// query may not follow `EXPLAIN`; either alone is valid. Rust's trailing `,` only after
+    /// elements: `[,]` is no array).
     Apart {
-        /// The choice symbol.
+        /// The choice symbol, or the optional part.
         sym: SymbolId,
         /// Its alternative that may not stand with the optional part as it was.
         alt: usize,
@@ -141,11 +147,15 @@ impl Change {
     pub fn describe(&self, g: &Grammar) -> String {
         let name = |s: SymbolId| owner_name(g, s);
         match self {
-            Change::DropAlternative { sym, alt } => format!(
-                "dropped alternative {} of `{}` ({}) everywhere",
+            Change::DropAlternative { sym, alt, also } => format!(
+                "dropped alternative {} of `{}` ({}) everywhere{}",
                 alt + 1,
                 name(*sym),
-                alternative_text(g, *sym, *alt)
+                alternative_text(g, *sym, *alt),
+                match also.len() {
+                    0 => String::new(),
+                    n => format!(", and from {n} other choice(s) no sample makes it in"),
+                }
             ),
             Change::DropAlternativeAt { sym, alt, place } => format!(
                 "dropped alternative {} of `{}` ({}) where `{}` uses it (item {} of its alternative {})",
@@ -175,10 +185,17 @@ impl Change {
                 other,
                 present,
             } => format!(
-                "alternative {} of `{}` ({}) only {} {} in `{}` (item {} of its alternative {})",
-                alt + 1,
-                name(*sym),
-                alternative_text(g, *sym, *alt),
+                "{} only {} {} in `{}` (item {} of its alternative {})",
+                if let Body::Optional(_) = g.symbol(*sym).body {
+                    format!("`{}` ({}) there", name(*sym), g.item_text(Item::Symbol(*sym)))
+                } else {
+                    format!(
+                        "alternative {} of `{}` ({})",
+                        alt + 1,
+                        name(*sym),
+                        alternative_text(g, *sym, *alt)
+                    )
+                },
                 if *present { "after" } else { "without" },
                 place_item(g.symbols(), Place { item: *other, ..*place })
                     .map_or_else(String::new, |i| g.item_written(i)),
@@ -264,6 +281,66 @@ pub fn owner_name(g: &Grammar, sym: SymbolId) -> String {
     } else {
         name.clone()
     }
+}
+
+/// Most pairs of items [`same_items`] compares: a bound on the work for deep groups.
+const MAX_COMPARED: usize = 4096;
+
+/// Whether two alternatives say the same: item by item the same terminal, the same rule or
+/// instances of one rule (`_type` and `_type[in x]`), or groups of the same shape that say
+/// the same (a copy's own groups).
+pub(crate) fn same_items(symbols: &[Symbol], a: &Alternative, b: &Alternative) -> bool {
+    if a.items.len() != b.items.len() {
+        return false;
+    }
+    // A worklist, not recursion: groups nest as deep as the grammar file does.
+    let mut todo: Vec<(Item, Item)> = a.items.iter().copied().zip(b.items.iter().copied()).collect();
+    let mut compared = 0;
+    while let Some(pair) = todo.pop() {
+        compared += 1;
+        if compared > MAX_COMPARED {
+            return false;
+        }
+        let (x, y) = match pair {
+            (Item::Terminal(x), Item::Terminal(y)) if x == y => continue,
+            (Item::Symbol(x), Item::Symbol(y)) if x == y => continue,
+            (Item::Symbol(x), Item::Symbol(y)) => (&symbols[x.index()], &symbols[y.index()]),
+            _ => return false,
+        };
+        match (x.synthetic, y.synthetic) {
+            (false, false) => {
+                if crate::grammar::base_name(&x.name) != crate::grammar::base_name(&y.name) {
+                    return false;
+                }
+            }
+            (true, true) => match (&x.body, &y.body) {
+                (Body::Choice(xs), Body::Choice(ys)) => {
+                    if xs.len() != ys.len() || xs.iter().zip(ys).any(|(p, q)| p.items.len() != q.items.len()) {
+                        return false;
+                    }
+                    for (p, q) in xs.iter().zip(ys) {
+                        todo.extend(p.items.iter().copied().zip(q.items.iter().copied()));
+                    }
+                }
+                (
+                    Body::Repeat {
+                        item: p,
+                        min: m1,
+                        max: n1,
+                    },
+                    Body::Repeat {
+                        item: q,
+                        min: m2,
+                        max: n2,
+                    },
+                ) if m1 == m2 && n1 == n2 => todo.push((*p, *q)),
+                (Body::Optional(p), Body::Optional(q)) => todo.push((*p, *q)),
+                _ => return false,
+            },
+            _ => return false,
+        }
+    }
+    true
 }
 
 /// The item at `place`.
@@ -454,15 +531,33 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
         values,
     } = draft;
     match change {
-        Change::DropAlternative { sym, alt } => {
-            let Body::Choice(alts) = &mut symbols[sym.index()].body else {
-                return impossible("not a choice");
+        Change::DropAlternative { sym, alt, also } => {
+            let Some(dropped) = symbols[sym.index()].alternatives().get(*alt).cloned() else {
+                return impossible("no such alternative");
             };
-            if alts.len() < 2 || *alt >= alts.len() {
-                return impossible("no other alternative would be left");
+            let mut drops: Vec<(SymbolId, usize)> = also.clone();
+            drops.push((*sym, *alt));
+            // Per symbol from the last alternative down, so that the indices stay valid.
+            drops.sort_unstable_by(|a, b| b.cmp(a));
+            drops.dedup();
+            let mut rules = vec![owner_name(g, *sym)];
+            for (s, k) in drops {
+                let same = symbols[s.index()]
+                    .alternatives()
+                    .get(k)
+                    .is_some_and(|a| same_items(symbols, a, &dropped));
+                let Body::Choice(alts) = &mut symbols[s.index()].body else {
+                    return impossible("not a choice");
+                };
+                if !same || alts.len() < 2 {
+                    return impossible("no such alternative, or no other would be left");
+                }
+                alts.remove(k);
+                rules.push(owner_name(g, s));
             }
-            alts.remove(*alt);
-            Ok(vec![owner_name(g, *sym)])
+            rules.sort();
+            rules.dedup();
+            Ok(rules)
         }
         Change::DropAlternativeAt { sym, alt, place } => {
             let Body::Choice(alts) = &symbols[sym.index()].body else {
@@ -518,15 +613,25 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
             let Body::Optional(inner) = symbols[optional.index()].body else {
                 return impossible("no optional part there");
             };
-            let Body::Choice(alts) = &symbols[sym.index()].body else {
-                return impossible("not a choice");
-            };
-            if alts.len() < 2 || *alt >= alts.len() {
-                return impossible("no other alternative would be left");
-            }
             let original = symbols[sym.index()].clone();
-            let mut without = alts.clone();
-            let only = without.remove(*alt);
+            let (without, only) = match &original.body {
+                Body::Choice(alts) if alts.len() >= 2 && *alt < alts.len() => {
+                    let mut without = alts.clone();
+                    let only = without.remove(*alt);
+                    (without, only)
+                }
+                // An optional part's alternative 1 is its being there.
+                &Body::Optional(item) if *alt == 1 => {
+                    let with = |items| Alternative {
+                        items,
+                        weight: None,
+                        prec: None,
+                        span: original.span,
+                    };
+                    (vec![with(Vec::new())], with(vec![item]))
+                }
+                _ => return impossible("no other alternative would be left"),
+            };
             // The second alternative: `sym` as `alt` alone, the optional part fixed. It is held
             // by a group of its own whose groups are copies, so that no group is used twice.
             let alone = SymbolId(symbols.len() as u32);

@@ -854,8 +854,17 @@ fn alternative_tree(g: &Grammar, sym: SymbolId, alt: u32, good: Option<&Good<'_>
 /// everywhere.
 const OTHER_PLACES: usize = 16;
 
+/// A node of a sample's tree.
+type Spot<'t> = (&'t Tree, NodeId);
+
+/// Sample nodes tried per place: one place may be a repetition's item, where what stands
+/// around the first (Rust's `unsafe extern "C" fn`) refuses what others take (`const fn`).
+const SPOTS_PER_PLACE: usize = 3;
+
 /// Sample nodes of the rule `sym` is an instance of (`sym` or a copy `sym[in p]` made for a
-/// place), the first at each place other than `except` where the samples use it, at most `n`.
+/// place), the first [`SPOTS_PER_PLACE`] at each place other than `except` where the samples
+/// use it, each from another sample where one has it, at most `n` in all, the first at each
+/// place before the second.
 fn spots_at_places<'t>(
     g: &Grammar,
     trees: &'t [Tree],
@@ -869,20 +878,44 @@ fn spots_at_places<'t>(
     } else {
         edit::instances(g.symbols(), g, sym).into_iter().collect()
     };
-    let mut places = HashSet::from([except]);
-    let mut out = Vec::new();
+    // Per place, its spots in the order found: at most one per sample, then others.
+    let mut places: Vec<(Place, Vec<Spot<'t>>, Vec<Spot<'t>>)> = Vec::new();
     for tree in trees {
+        let mut in_this: HashSet<Place> = HashSet::new();
         tree.pre_order(tree.root(), |node| {
             let of_rule = tree.kind(node).symbol().is_some_and(|s| instances.contains(&s));
-            if out.len() < n && of_rule {
-                if let Some(p) = place_of(g, tree, node) {
-                    if places.insert(p) {
-                        out.push((tree, node));
-                    }
+            let Some(p) = of_rule.then(|| place_of(g, tree, node)).flatten() else {
+                return;
+            };
+            if p == except {
+                return;
+            }
+            let k = match places.iter().position(|(q, ..)| *q == p) {
+                Some(k) => k,
+                None => {
+                    places.push((p, Vec::new(), Vec::new()));
+                    places.len() - 1
                 }
+            };
+            let (_, first, more) = &mut places[k];
+            if in_this.insert(p) {
+                if first.len() < SPOTS_PER_PLACE {
+                    first.push((tree, node));
+                }
+            } else if more.len() < SPOTS_PER_PLACE {
+                more.push((tree, node));
             }
         });
     }
+    let per_place: Vec<Vec<(&'t Tree, NodeId)>> = places
+        .into_iter()
+        .map(|(_, first, more)| first.into_iter().chain(more).take(SPOTS_PER_PLACE).collect())
+        .collect();
+    let mut out = Vec::new();
+    for round in 0..SPOTS_PER_PLACE {
+        out.extend(per_place.iter().filter_map(|spots| spots.get(round).copied()));
+    }
+    out.truncate(n);
     out
 }
 
@@ -1116,8 +1149,8 @@ fn is_fluke(g: &Grammar, change: &Change, input: &[u8], good: &Good<'_>, judge: 
 fn forbids(g: &Grammar, change: &Change, tree: &Tree, node: NodeId) -> bool {
     let at = |place: &Place| place_of(g, tree, node).as_ref() == Some(place);
     match (change, tree.kind(node)) {
-        (Change::DropAlternative { sym, alt }, NodeKind::Rule { symbol, alt: a }) => {
-            symbol == *sym && a as usize == *alt
+        (Change::DropAlternative { sym, alt, also }, NodeKind::Rule { symbol, alt: a }) => {
+            (symbol == *sym && a as usize == *alt) || also.contains(&(symbol, a as usize))
         }
         (
             Change::DropAlternativeAt { sym, alt, place } | Change::JoinAfter { sym, alt, place, .. },
@@ -1136,6 +1169,22 @@ fn forbids(g: &Grammar, change: &Change, tree: &Tree, node: NodeId) -> bool {
             let sibling = tree.parent(node).and_then(|p| tree.children(p).nth(*other));
             symbol == *sym
                 && a as usize == *alt
+                && at(place)
+                && sibling.is_some_and(|s| (tree.child_count(s) > 0) != *present)
+        }
+        (
+            Change::Apart {
+                sym,
+                place,
+                other,
+                present,
+                ..
+            },
+            NodeKind::Optional { symbol },
+        ) => {
+            let sibling = tree.parent(node).and_then(|p| tree.children(p).nth(*other));
+            symbol == *sym
+                && tree.child_count(node) > 0
                 && at(place)
                 && sibling.is_some_and(|s| (tree.child_count(s) > 0) != *present)
         }
@@ -1314,15 +1363,19 @@ fn rule_edits(
         };
         node = parent;
     }
-    // The nearest choice, up to WALK_UP levels, that the samples never make this way here.
+    // The nearest choice, up to WALK_UP levels, that the samples never make this way here;
+    // before it, two tokens that may not touch.
     let start = node;
-    let mut out = Vec::new();
+    let mut out: Vec<Change> = touching(g, culprit, judge).into_iter().collect();
+    let mut found = false;
     for _ in 0..WALK_UP {
         let Some(place) = place_of(g, tree, node) else {
             break;
         };
-        out = unseen_choice(g, tree, node, place, trees, good, facts, judge);
-        if !out.is_empty() {
+        let edits = unseen_choice(g, tree, node, place, trees, good, facts, judge);
+        if !edits.is_empty() {
+            out.extend(edits);
+            found = true;
             break;
         }
         let Some(parent) = tree.parent(node) else {
@@ -1330,7 +1383,6 @@ fn rule_edits(
         };
         node = parent;
     }
-    let found = !out.is_empty();
     // Weaker edits follow, for when those are refused (the samples never have a shebang, but
     // accepted inputs do): a choice made before the culprit, then the nearest count at a place
     // no sample reaches, where the parser alone decides (layout before Rust's shebang). The
@@ -1366,6 +1418,40 @@ fn rule_edits(
         }
     }
     unique
+}
+
+/// Empty layout places tried per culprit by [`touching`].
+const TOUCHES: usize = 8;
+
+/// The edit for two tokens the real lexer reads as one where the grammar has two (CSS's
+/// `to(` is a function token; `to (` is the keyword and a parenthesis): the first empty
+/// layout repetition in the culprit's parent (at most [`TOUCHES`] tried) that, holding one
+/// cheapest layout lexeme, makes the input accepted, is bounded to at least one there.
+fn touching(g: &Grammar, culprit: &Culprit, judge: &Judge<'_>) -> Option<Change> {
+    let tree = &culprit.tree;
+    let (layout, _) = g.layout_parts();
+    let scope = tree.parent(culprit.node).unwrap_or(culprit.node);
+    let mut empty = Vec::new();
+    tree.pre_order(scope, |n| {
+        if let NodeKind::Repeat { symbol } = tree.kind(n) {
+            if layout[symbol.index()] && tree.child_count(n) == 0 && empty.len() < TOUCHES {
+                empty.push((n, symbol));
+            }
+        }
+    });
+    empty.into_iter().find_map(|(n, symbol)| {
+        let Body::Repeat { max, .. } = g.symbol(symbol).body else {
+            return None;
+        };
+        let place = place_of(g, tree, n)?;
+        let spaced = with_count(g, tree, n, 1)?;
+        (judge.verdict(&spaced.unparse()) == Verdict::Accepted).then_some(Change::Bound {
+            sym: symbol,
+            place: Some(place),
+            min: 1,
+            max,
+        })
+    })
 }
 
 /// A copy of the named rule that holds `node` for the place where that rule is used here
@@ -1460,7 +1546,18 @@ fn earlier_choice(
                 }
             };
             if to_blame {
-                let out = unseen_choice(g, &base, sibling, place, trees, good, facts, judge);
+                // Two optional parts that may not stand as they are together (Rust's trailing
+                // `,` with no elements: `[,]`): the later one kept apart from the earlier as it
+                // is, before an edit of the earlier's count alone (elements always there loses
+                // `[]`).
+                let both_optional = matches!(base.kind(on_path), NodeKind::Optional { .. })
+                    && matches!(base.kind(sibling), NodeKind::Optional { .. });
+                let mut out: Vec<Change> = if both_optional {
+                    apart(g, &base, on_path, sibling).into_iter().collect()
+                } else {
+                    Vec::new()
+                };
+                out.extend(unseen_choice(g, &base, sibling, place, trees, good, facts, judge));
                 if !out.is_empty() {
                     return out;
                 }
@@ -1474,19 +1571,22 @@ fn earlier_choice(
     Vec::new()
 }
 
-/// The edit that keeps the choice at `node` (its alternative) apart from the optional part
-/// `sibling` before it in the same alternative, as the sibling is now ([`Change::Apart`]).
+/// The edit that keeps the choice at `node` (its alternative, or an optional part there)
+/// apart from the optional part `sibling` before it in the same alternative, as the sibling
+/// is now ([`Change::Apart`]).
 fn apart(g: &Grammar, tree: &Tree, node: NodeId, sibling: NodeId) -> Option<Change> {
-    let (NodeKind::Rule { symbol, alt }, NodeKind::Optional { .. }) = (tree.kind(node), tree.kind(sibling)) else {
-        return None;
+    let (symbol, alt) = match tree.kind(node) {
+        NodeKind::Rule { symbol, alt } if g.symbol(symbol).alternatives().len() >= 2 => (symbol, alt as usize),
+        NodeKind::Optional { symbol } if tree.child_count(node) > 0 => (symbol, 1),
+        _ => return None,
     };
-    if g.symbol(symbol).alternatives().len() < 2 || tree.parent(node) != tree.parent(sibling) {
+    if !matches!(tree.kind(sibling), NodeKind::Optional { .. }) || tree.parent(node) != tree.parent(sibling) {
         return None;
     }
     let place = place_of(g, tree, node)?;
     Some(Change::Apart {
         sym: symbol,
-        alt: alt as usize,
+        alt,
         place,
         other: place_of(g, tree, sibling)?.item,
         present: tree.child_count(sibling) == 0,
@@ -1684,13 +1784,31 @@ fn unseen_choice(
             }
             let forms: Vec<(&Tree, NodeId)> = std::iter::once((tree, node)).chain(made).collect();
             let spots = spots_at_places(g, trees, symbol, place, OTHER_PLACES);
-            let elsewhere = accepted_in(g, &spots, &forms, judge);
+            // Before it goes everywhere, the alternative in other forms too: Rust's `?T` is
+            // a bound only with a path (`?Sized`), and `<T as Tr>` only with a trait, where
+            // the cheapest forms have `!`.
+            let elsewhere = accepted_in(g, &spots, &forms, judge)
+                || (!seen(None) && {
+                    let varied = varied_forms(g, symbol, alt, ELSEWHERE_FORMS);
+                    let varied: Vec<(&Tree, NodeId)> = varied.iter().map(|(t, _)| (t, t.root())).collect();
+                    accepted_in(g, &spots, &varied, judge)
+                        || (spots.is_empty() && accepted_lifted(g, tree, node, &varied, trees, judge))
+                });
             if !elsewhere && !seen(None) {
-                let everywhere = Change::DropAlternative {
+                let everywhere = |also| Change::DropAlternative {
                     sym: symbol,
                     alt: alt as usize,
+                    also,
                 };
-                vec![everywhere, here]
+                // The same alternative in other choices first, where no sample makes it and
+                // the parser takes it at none of the samples' places tried (the rule's copies
+                // for contexts, and other rules: Rust's `$x` as a path, a type, a parameter).
+                let also = alike(g, symbol, alt as usize, trees, good, facts, judge);
+                if also.is_empty() {
+                    vec![everywhere(Vec::new()), here]
+                } else {
+                    vec![everywhere(also), everywhere(Vec::new()), here]
+                }
             } else {
                 vec![here]
             }
@@ -1799,8 +1917,73 @@ fn unseen_choice(
     }
 }
 
+/// Samples' places per choice at which [`alike`] tries the alternative.
+const ALIKE_SPOTS: usize = 2;
+
+/// The alternatives of other choices that say what alternative `alt` of `symbol` says (see
+/// [`edit::same_items`]), that no sample makes, and that the parser takes at none of the
+/// samples' nodes of their choice tried (at most [`ALIKE_SPOTS`] each, as their cheapest,
+/// filled with the samples' smallest parts, or in [`varied_forms`]).
+fn alike(
+    g: &Grammar,
+    symbol: SymbolId,
+    alt: usize,
+    trees: &[Tree],
+    good: &Good<'_>,
+    facts: &Facts,
+    judge: &Judge<'_>,
+) -> Vec<(SymbolId, usize)> {
+    let Some(dropped) = g.symbol(symbol).alternatives().get(alt) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for i in 0..g.symbols().len() {
+        let other = SymbolId(i as u32);
+        let alts = g.symbol(other).alternatives();
+        if other == symbol || alts.len() < 2 {
+            continue;
+        }
+        let Some(k) = alts.iter().position(|a| edit::same_items(g.symbols(), a, dropped)) else {
+            continue;
+        };
+        if facts
+            .alts
+            .get(&(other, None))
+            .is_some_and(|seen| seen.contains(&(k as u32)))
+        {
+            continue;
+        }
+        // As for the culprit's own rule, in other forms too (`?Sized` where `?!` is refused).
+        let made: Vec<Tree> = [None, Some(good)]
+            .into_iter()
+            .filter_map(|good| alternative_tree(g, other, k as u32, good))
+            .chain(
+                varied_forms(g, other, k as u32, ELSEWHERE_FORMS)
+                    .into_iter()
+                    .map(|(t, _)| t),
+            )
+            .collect();
+        let forms: Vec<(&Tree, NodeId)> = made.iter().map(|t| (t, t.root())).collect();
+        let spots = sample_spots(trees, |t, n| t.kind(n).symbol() == Some(other), ALIKE_SPOTS);
+        // Where no sample reaches the choice, nothing says the parser refuses it there; but
+        // a copy of the culprit's own rule was tried at its places before.
+        let copy = || {
+            crate::grammar::base_name(&edit::owner_name(g, other))
+                == crate::grammar::base_name(&edit::owner_name(g, symbol))
+        };
+        if (!spots.is_empty() || copy()) && !accepted_in(g, &spots, &forms, judge) {
+            out.push((other, k));
+        }
+    }
+    out
+}
+
 /// Choices inside an alternative's cheapest derivation that [`another_form`] varies.
 const FORMS: usize = 8;
+
+/// Forms of an alternative tried at the samples' other places before it is dropped
+/// everywhere: enough for each alternative of a large first choice (Rust's types).
+const ELSEWHERE_FORMS: usize = 24;
 
 /// The first choice inside the cheapest derivation of alternative `alt` of `symbol` that,
 /// made otherwise (each other alternative as its cheapest, at most [`FORMS`] tries in all),
@@ -1814,34 +1997,43 @@ fn another_form(
     alt: u32,
     judge: &Judge<'_>,
 ) -> Option<(SymbolId, u32)> {
-    let cheapest = alternative_tree(g, symbol, alt, None)?;
+    varied_forms(g, symbol, alt, FORMS)
+        .into_iter()
+        .find(|(variant, _)| accepted_in(g, &[(tree, node)], &[(variant, variant.root())], judge))
+        .map(|(_, choice)| choice)
+}
+
+/// The cheapest derivation of alternative `alt` of `symbol` with one choice inside made
+/// otherwise (outermost choices first, each other alternative as its cheapest), at most `n`,
+/// each with the choice's symbol and the alternative it takes.
+fn varied_forms(g: &Grammar, symbol: SymbolId, alt: u32, n: usize) -> Vec<(Tree, (SymbolId, u32))> {
+    let Some(cheapest) = alternative_tree(g, symbol, alt, None) else {
+        return Vec::new();
+    };
     let mut choices = Vec::new();
-    cheapest.pre_order(cheapest.root(), |n| {
-        if let NodeKind::Rule { symbol: s, alt: a } = cheapest.kind(n) {
-            if n != cheapest.root() && g.symbol(s).alternatives().len() > 1 {
-                choices.push((n, s, a));
+    cheapest.pre_order(cheapest.root(), |c| {
+        if let NodeKind::Rule { symbol: s, alt: a } = cheapest.kind(c) {
+            if c != cheapest.root() && g.symbol(s).alternatives().len() > 1 {
+                choices.push((c, s, a));
             }
         }
     });
-    let mut tried = 0;
+    let mut out = Vec::new();
     for (choice, s, a) in choices {
         for other in (0..g.symbol(s).alternatives().len() as u32).filter(|&o| o != a) {
-            if tried >= FORMS {
-                return None;
+            if out.len() >= n {
+                return out;
             }
-            tried += 1;
             let Some(form) = alternative_tree(g, s, other, None) else {
                 continue;
             };
             let mut variant = cheapest.clone();
             let new = variant.graft(&form, form.root());
             variant.replace(choice, new);
-            if accepted_in(g, &[(tree, node)], &[(&variant, variant.root())], judge) {
-                return Some((s, other));
-            }
+            out.push((variant, (s, other)));
         }
     }
-    None
+    out
 }
 
 /// The edit inside the alternative at `node` (at `place`) when [`another_form`] found it
