@@ -149,7 +149,16 @@ impl Grammar {
             directive("refer", [names(&r.refs), names(&r.defs)].concat());
         }
         for v in self.values() {
-            directive("values", [names(&v.names), names(&[v.source])].concat());
+            // The table covers a rule and the copies made of it: `%values` reads the name of
+            // the rule as covering them, and a copy's name as covering its own copies.
+            let covered = v
+                .names
+                .iter()
+                .map(|&id| self.symbol(id).name.as_str())
+                .min_by_key(|n| n.len())
+                .map(|n| vec![quoted_name(n)])
+                .unwrap_or_default();
+            directive("values", [covered, names(&[v.source])].concat());
         }
         out
     }

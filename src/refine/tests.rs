@@ -1755,3 +1755,56 @@ fn two_tokens_the_parser_reads_as_one_get_layout_between_them() {
     }
     assert!(!parses(b"@s(a) to(b);"), "{}", applied.text);
 }
+
+/// Numbers, and a copy of their rule made for a media query.
+const MEDIA: &str = r#"
+sheet = ( "w:" num ";" | "@m(" `num[in sheet]` "){}" )* ;
+num   = [0-9]+ unit? ;
+`num[in sheet]` = [0-9]+ unit? ;
+unit  = "px" | "em" ;
+"#;
+
+#[test]
+fn words_found_for_a_copy_of_a_rule_are_drawn_there_only() {
+    let g = Grammar::from_text(MEDIA, "media.grammar").unwrap();
+    let copy = g.symbol_by_name("num[in sheet]").unwrap();
+    let words = Change::Values {
+        sym: copy,
+        words: vec![b"768px".to_vec(), b"480px".to_vec()],
+    };
+    let applied = edit::apply(&g, &[words], "media.grammar").unwrap();
+    let name = |g: &Grammar, v: &crate::grammar::Values| -> Vec<String> {
+        v.names.iter().map(|&s| g.symbol(s).name.clone()).collect()
+    };
+    let r = &applied.grammar;
+    assert_eq!(r.values().len(), 1);
+    assert_eq!(name(r, &r.values()[0]), ["num[in sheet]"], "{}", applied.text);
+    // Written and read again, the table still covers the copy alone.
+    let again = Grammar::from_text(&applied.text, "media.grammar").unwrap();
+    assert_eq!(name(&again, &again.values()[0]), ["num[in sheet]"], "{}", applied.text);
+    // Generated, the copy spells one of the words, and the rule's other uses what they like.
+    let samples = ["w:12;@m(1em){}w:3px;", "@m(5){}w:400em;"];
+    let out: Vec<Vec<u8>> = generated(&again, &samples, 200, 7, 40)
+        .into_iter()
+        .flat_map(|(_, inputs)| inputs)
+        .collect();
+    let joined = String::from_utf8_lossy(&out.concat()).into_owned();
+    assert!(
+        joined.contains("@m(768px){}") || joined.contains("@m(480px){}"),
+        "{joined}"
+    );
+    assert!(
+        joined
+            .split("@m(")
+            .skip(1)
+            .all(|rest| rest.starts_with("768px)") || rest.starts_with("480px)")),
+        "{joined}"
+    );
+    assert!(
+        joined
+            .split("w:")
+            .skip(1)
+            .any(|rest| !rest.starts_with("768px;") && !rest.starts_with("480px;")),
+        "{joined}"
+    );
+}
