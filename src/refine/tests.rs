@@ -77,6 +77,15 @@ fn refined_to_targets(
     (refined, edits)
 }
 
+/// Accepted if `ok`.
+fn verdict(ok: bool) -> Verdict {
+    if ok {
+        Verdict::Accepted
+    } else {
+        Verdict::Rejected
+    }
+}
+
 fn parses(g: &Grammar, input: &[u8]) -> bool {
     Parser::new(g).parse(input).is_ok()
 }
@@ -1508,11 +1517,7 @@ fn arrays_accept(input: &[u8]) -> Verdict {
                 inside.is_empty() || inside.strip_suffix(',').unwrap_or(inside).split(',').all(|x| x == "x")
             })
     });
-    if ok {
-        Verdict::Accepted
-    } else {
-        Verdict::Rejected
-    }
+    verdict(ok)
 }
 
 #[test]
@@ -1573,11 +1578,7 @@ fn blocks_accept(input: &[u8]) -> Verdict {
         };
         (head == "r" || head == "@s") && body.len() % 2 == 0 && body.as_bytes().chunks(2).all(|c| c == b"d;")
     });
-    if ok {
-        Verdict::Accepted
-    } else {
-        Verdict::Rejected
-    }
+    verdict(ok)
 }
 
 #[test]
@@ -1648,11 +1649,7 @@ fn copied_accepts(input: &[u8]) -> Verdict {
             false
         }
     });
-    if ok {
-        Verdict::Accepted
-    } else {
-        Verdict::Rejected
-    }
+    verdict(ok)
 }
 
 #[test]
