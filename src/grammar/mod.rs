@@ -992,8 +992,9 @@ fn used_roots(
     roots
 }
 
-/// The named symbols of rule `name` and of its context instances (`name[...]`).
-fn instances_named(symbols: &[Symbol], name: &str) -> Vec<SymbolId> {
+/// The named symbols of rule `name` and of its context instances (`name[...]`): what a
+/// directive naming `name` covers.
+pub(crate) fn instances_named(symbols: &[Symbol], name: &str) -> Vec<SymbolId> {
     symbols
         .iter()
         .enumerate()

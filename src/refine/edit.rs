@@ -521,20 +521,6 @@ pub(crate) fn instances(symbols: &[Symbol], g: &Grammar, sym: SymbolId) -> Vec<S
         .collect()
 }
 
-/// The named symbols a `%values` table of `sym` covers, as `%values` reads its name: `sym`
-/// and the copies made of it (`x[in p]` for `x`, `x[in p][in q]` for `x[in p]`).
-fn covered(symbols: &[Symbol], g: &Grammar, sym: SymbolId) -> Vec<SymbolId> {
-    let name = owner_name(g, sym);
-    let copies = format!("{name}[");
-    (0..symbols.len())
-        .filter(|&i| {
-            let s = &symbols[i];
-            !s.synthetic && (s.name == name || s.name.starts_with(&copies))
-        })
-        .map(|i| SymbolId(i as u32))
-        .collect()
-}
-
 /// Makes one change; the named rules it changed or added.
 fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, EditError> {
     let impossible = |what: &str| Err(EditError::Impossible(format!("{what}: {}", change.describe(g))));
@@ -791,9 +777,10 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
                 .find(|n| !taken(n))
                 .expect("some name is free");
             // A second edit of the same rule replaces the words of the first. A copy's words
-            // are its own: CSS's strings after `@namespace`, or its integers in a media
-            // query (`768px`), are no words for every string or integer.
-            let names = covered(symbols, g, *sym);
+            // are its own (what `%values` covers when it names the copy): CSS's strings after
+            // `@namespace`, or its integers in a media query (`768px`), are no words for
+            // every string or integer.
+            let names = crate::grammar::instances_named(symbols, &owner_name(g, *sym));
             let old_source = values.iter().find(|v| v.names == names).map(|v| v.source);
             let source = match old_source.or_else(|| g.values().iter().find(|v| v.names == names).map(|v| v.source)) {
                 Some(src) => {

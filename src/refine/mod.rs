@@ -907,7 +907,7 @@ fn spots_at_places<'t>(
             }
         });
     }
-    let per_place: Vec<Vec<(&'t Tree, NodeId)>> = places
+    let per_place: Vec<Vec<Spot<'t>>> = places
         .into_iter()
         .map(|(_, first, more)| first.into_iter().chain(more).take(SPOTS_PER_PLACE).collect())
         .collect();
@@ -1164,27 +1164,10 @@ fn forbids(g: &Grammar, change: &Change, tree: &Tree, node: NodeId) -> bool {
                 other,
                 present,
             },
-            NodeKind::Rule { symbol, alt: a },
+            _,
         ) => {
             let sibling = tree.parent(node).and_then(|p| tree.children(p).nth(*other));
-            symbol == *sym
-                && a as usize == *alt
-                && at(place)
-                && sibling.is_some_and(|s| (tree.child_count(s) > 0) != *present)
-        }
-        (
-            Change::Apart {
-                sym,
-                place,
-                other,
-                present,
-                ..
-            },
-            NodeKind::Optional { symbol },
-        ) => {
-            let sibling = tree.parent(node).and_then(|p| tree.children(p).nth(*other));
-            symbol == *sym
-                && tree.child_count(node) > 0
+            chosen(tree, node) == Some((*sym, *alt))
                 && at(place)
                 && sibling.is_some_and(|s| (tree.child_count(s) > 0) != *present)
         }
@@ -1571,15 +1554,24 @@ fn earlier_choice(
     Vec::new()
 }
 
+/// The choice made at `node` as [`Change::Apart`] names it: a rule's alternative, or an
+/// optional part there (alternative 1); `None` for anything else.
+fn chosen(tree: &Tree, node: NodeId) -> Option<(SymbolId, usize)> {
+    match tree.kind(node) {
+        NodeKind::Rule { symbol, alt } => Some((symbol, alt as usize)),
+        NodeKind::Optional { symbol } if tree.child_count(node) > 0 => Some((symbol, 1)),
+        _ => None,
+    }
+}
+
 /// The edit that keeps the choice at `node` (its alternative, or an optional part there)
 /// apart from the optional part `sibling` before it in the same alternative, as the sibling
 /// is now ([`Change::Apart`]).
 fn apart(g: &Grammar, tree: &Tree, node: NodeId, sibling: NodeId) -> Option<Change> {
-    let (symbol, alt) = match tree.kind(node) {
-        NodeKind::Rule { symbol, alt } if g.symbol(symbol).alternatives().len() >= 2 => (symbol, alt as usize),
-        NodeKind::Optional { symbol } if tree.child_count(node) > 0 => (symbol, 1),
-        _ => return None,
-    };
+    let (symbol, alt) = chosen(tree, node)?;
+    if matches!(g.symbol(symbol).body, Body::Choice(ref alts) if alts.len() < 2) {
+        return None;
+    }
     if !matches!(tree.kind(sibling), NodeKind::Optional { .. }) || tree.parent(node) != tree.parent(sibling) {
         return None;
     }
@@ -1953,6 +1945,17 @@ fn alike(
         {
             continue;
         }
+        let spots = sample_spots(trees, |t, n| t.kind(n).symbol() == Some(other), ALIKE_SPOTS);
+        if spots.is_empty() {
+            // Where no sample reaches the choice, nothing says the parser refuses it there;
+            // but a copy of the culprit's own rule was tried at its places before.
+            if crate::grammar::base_name(&edit::owner_name(g, other))
+                == crate::grammar::base_name(&edit::owner_name(g, symbol))
+            {
+                out.push((other, k));
+            }
+            continue;
+        }
         // As for the culprit's own rule, in other forms too (`?Sized` where `?!` is refused).
         let made: Vec<Tree> = [None, Some(good)]
             .into_iter()
@@ -1964,14 +1967,7 @@ fn alike(
             )
             .collect();
         let forms: Vec<(&Tree, NodeId)> = made.iter().map(|t| (t, t.root())).collect();
-        let spots = sample_spots(trees, |t, n| t.kind(n).symbol() == Some(other), ALIKE_SPOTS);
-        // Where no sample reaches the choice, nothing says the parser refuses it there; but
-        // a copy of the culprit's own rule was tried at its places before.
-        let copy = || {
-            crate::grammar::base_name(&edit::owner_name(g, other))
-                == crate::grammar::base_name(&edit::owner_name(g, symbol))
-        };
-        if (!spots.is_empty() || copy()) && !accepted_in(g, &spots, &forms, judge) {
+        if !accepted_in(g, &spots, &forms, judge) {
             out.push((other, k));
         }
     }

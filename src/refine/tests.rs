@@ -395,11 +395,7 @@ fn attributed_accepts(input: &[u8]) -> Verdict {
             return Verdict::Rejected;
         }
     }
-    if attribute_open {
-        Verdict::Rejected
-    } else {
-        Verdict::Accepted
-    }
+    verdict(!attribute_open)
 }
 
 #[test]
@@ -1148,11 +1144,7 @@ fn attributes_accepts(input: &[u8]) -> Verdict {
             return Verdict::Rejected;
         }
     }
-    if pending {
-        Verdict::Rejected
-    } else {
-        Verdict::Accepted
-    }
+    verdict(!pending)
 }
 
 /// The derivation trees of `texts` (each must parse).
@@ -1260,11 +1252,7 @@ fn lists_accept(input: &[u8]) -> Verdict {
     };
     let inner = inner.strip_suffix(b",").filter(|i| !i.is_empty()).unwrap_or(inner);
     let items_ok = inner.is_empty() || inner.split(|&b| b == b',').all(|i| i == b"a" || i == b"b");
-    if items_ok {
-        Verdict::Accepted
-    } else {
-        Verdict::Rejected
-    }
+    verdict(items_ok)
 }
 
 #[test]
@@ -1319,11 +1307,7 @@ fn paths_accept(input: &[u8]) -> Verdict {
         let (head, expr) = item.split_at(item.len().min(1));
         head == "f" || (head == "g" && !expr.contains('<'))
     });
-    if ok && text.ends_with(';') {
-        Verdict::Accepted
-    } else {
-        Verdict::Rejected
-    }
+    verdict(ok && text.ends_with(';'))
 }
 
 #[test]
@@ -1724,11 +1708,7 @@ fn to_accepts(input: &[u8]) -> Verdict {
     let parsed = Grammar::from_text(TO, "to.grammar")
         .ok()
         .is_some_and(|g| Parser::new(&g).parse(input).is_ok());
-    if parsed && !text.contains("to(") {
-        Verdict::Accepted
-    } else {
-        Verdict::Rejected
-    }
+    verdict(parsed && !text.contains("to("))
 }
 
 #[test]
