@@ -26,7 +26,11 @@ impl Generator<'_> {
     /// Redraws the text of every `%values` node (the outermost where they nest) from its source.
     pub(super) fn draw_values(&mut self, tree: &mut Tree) {
         let g = self.grammar;
-        for v in g.values() {
+        // The broadest tables first: a copy's own words (`%values` naming `x[in y]`) are
+        // drawn after the rule's (`%values x` covers every copy of `x`), whichever came first.
+        let mut tables: Vec<&crate::grammar::Values> = g.values().iter().collect();
+        tables.sort_by_key(|v| std::cmp::Reverse(v.names.len()));
+        for v in tables {
             let mut nodes: Vec<NodeId> = Vec::new();
             let mut stack = vec![tree.root()];
             while let Some(n) = stack.pop() {

@@ -812,7 +812,7 @@ fn place_of(g: &Grammar, tree: &Tree, node: NodeId) -> Option<Place> {
 
 /// Sample nodes (tree, node) at which a node of `sym` (or a leaf of `terminal`) could be put
 /// instead of what the sample has there: the same symbol, at most `n` of them.
-fn sample_spots(trees: &[Tree], matches: impl Fn(&Tree, NodeId) -> bool, n: usize) -> Vec<(&Tree, NodeId)> {
+fn sample_spots(trees: &[Tree], mut matches: impl FnMut(&Tree, NodeId) -> bool, n: usize) -> Vec<(&Tree, NodeId)> {
     let mut out = Vec::new();
     for tree in trees {
         tree.pre_order(tree.root(), |node| {
@@ -936,7 +936,7 @@ fn propose(
 ) -> Vec<Change> {
     let mut out = rule_edits(g, culprit, trees, good, facts, judge, jobs);
     out.extend(distinct_edit(g, culprit, texts, judge));
-    out.extend(values_edit(g, culprit, texts, judge));
+    out.extend(values_edit(g, culprit, trees, texts, judge));
     out
 }
 
@@ -976,14 +976,24 @@ fn named_path(g: &Grammar, culprit: &Culprit) -> Vec<NodeId> {
 
 /// A `%values` edit: the nearest named rule around the culprit whose texts are short (words),
 /// whose text here the samples (and accepted inputs) never have, and where their words, put
-/// in its place, are accepted.
-fn values_edit(g: &Grammar, culprit: &Culprit, texts: &Texts<'_>, judge: &Judge<'_>) -> Option<Change> {
+/// in its place, are accepted. Where the text is one of the rule's words but not one the
+/// samples write at this place, the rule's copy for this place, whose words are then its own.
+fn values_edit(
+    g: &Grammar,
+    culprit: &Culprit,
+    trees: &[Tree],
+    texts: &Texts<'_>,
+    judge: &Judge<'_>,
+) -> Option<Change> {
     let tree = &culprit.tree;
     for node in named_path(g, culprit) {
         let sym = tree.kind(node).symbol()?;
         let Some(words) = texts.words(sym) else { continue };
         let text = tree.unparse_node(node);
         if words.iter().any(|w| w.text == text) {
+            if let Some(copy) = word_out_of_place(g, tree, node, trees, judge) {
+                return Some(copy);
+            }
             continue;
         }
         let fits = words.iter().take(WORD_PROBES).all(|w| {
@@ -998,6 +1008,41 @@ fn values_edit(g: &Grammar, culprit: &Culprit, texts: &Texts<'_>, judge: &Judge<
         }
     }
     None
+}
+
+/// Distinct texts of a rule at one place that [`word_out_of_place`] collects from the samples.
+const PLACE_WORDS: usize = 64;
+
+/// A copy of `node`'s rule for its place, where its text is none the samples write there but
+/// the samples' texts there, put in its place, are accepted: Rust's `Self` is a type's name
+/// in `-> Self` but no type parameter's (`<Self: Future>`), and the `%values` of the copy
+/// the next round makes leave it out.
+fn word_out_of_place(g: &Grammar, tree: &Tree, node: NodeId, trees: &[Tree], judge: &Judge<'_>) -> Option<Change> {
+    let sym = tree.kind(node).symbol()?;
+    let place = place_of(g, tree, node)?;
+    let change = Change::Specialize { sym, place };
+    if places_using(g, sym) < 2 || copies_a_copy(g, &change) {
+        return None;
+    }
+    let text = tree.unparse_node(node);
+    let mut seen: HashSet<Vec<u8>> = HashSet::new();
+    let here = sample_spots(
+        trees,
+        |t, n| {
+            t.kind(n).symbol() == Some(sym)
+                && place_of(g, t, n) == Some(place)
+                && seen.len() < PLACE_WORDS
+                && seen.insert(t.unparse_node(n).trim_ascii().to_vec())
+        },
+        PLACE_WORDS,
+    );
+    if here.is_empty() || seen.contains(text.trim_ascii()) {
+        return None;
+    }
+    let fits = here.iter().take(WORD_PROBES).all(|&(t, n)| {
+        replaced(g, tree, node, &Replacement::Subtree(t, n)).is_some_and(|b| judge.verdict(&b) == Verdict::Accepted)
+    });
+    fits.then_some(change)
 }
 
 /// A `%distinct` edit: the nearest named rule around the culprit whose text repeats another
@@ -1744,7 +1789,7 @@ fn unseen_choice(
             // which the samples never write): the nearest rule above that the samples have,
             // with this alternative's own forms inside, put where a sample has that rule.
             // Accepted, the alternative is valid there, and what is around it is to blame.
-            if same.is_empty() && other.is_empty() && accepted_lifted(g, tree, node, &made, trees, judge) {
+            if same.is_empty() && other.is_empty() && accepted_lifted(g, tree, node, &made, trees, judge, false) {
                 return Vec::new();
             }
             if accepted_in(g, &other, &made, judge) {
@@ -1763,9 +1808,12 @@ fn unseen_choice(
                 place,
             };
             // Rejected alone where the samples have the rule, but accepted right after another
-            // of its alternatives there (Rust's `;`, an item only after `include!(…)`): it may
-            // stand only after that one.
-            if let Some(after) = joined_after(g, tree, node, symbol, alt, &same, good, judge) {
+            // of its alternatives there (Rust's `;`, an item only after `include!(…)`), or,
+            // where no sample has it, here (Rust's `/**x*/` is a doc comment, `/*a*x*/` is
+            // not): it may stand only after that one.
+            let own = [(tree, node)];
+            let join_spots = if same.is_empty() { &own[..] } else { &same[..] };
+            if let Some(after) = joined_after(g, tree, node, symbol, alt, join_spots, good, judge) {
                 let join = Change::JoinAfter {
                     sym: symbol,
                     alt: alt as usize,
@@ -1784,7 +1832,7 @@ fn unseen_choice(
                     let varied = varied_forms(g, symbol, alt, ELSEWHERE_FORMS);
                     let varied: Vec<(&Tree, NodeId)> = varied.iter().map(|(t, _)| (t, t.root())).collect();
                     accepted_in(g, &spots, &varied, judge)
-                        || (spots.is_empty() && accepted_lifted(g, tree, node, &varied, trees, judge))
+                        || (spots.is_empty() && accepted_lifted(g, tree, node, &varied, trees, judge, true))
                 });
             if !elsewhere && !seen(None) {
                 let everywhere = |also| Change::DropAlternative {
@@ -2187,10 +2235,10 @@ fn joined_after(
     None
 }
 
-/// Whether, for the nearest named rule above `node` (up to [`WALK_UP`] levels) that the
-/// samples have, the culprit's subtree of that rule with one of `forms` in place of `node`,
-/// put where a sample has the rule (at most [`CONTEXTS`] + 1 spots), makes an input the
-/// parser accepts.
+/// Whether, for the nearest named rule above `node` (up to [`WALK_UP`] named rules) that
+/// the samples have (with `any_copy`, in any of its copies), the culprit's subtree of that
+/// rule with one of `forms` in place of `node`, put where a sample has the rule (at most
+/// [`CONTEXTS`] + 1 spots), makes an input the parser accepts.
 fn accepted_lifted(
     g: &Grammar,
     tree: &Tree,
@@ -2198,12 +2246,24 @@ fn accepted_lifted(
     forms: &[(&Tree, NodeId)],
     trees: &[Tree],
     judge: &Judge<'_>,
+    any_copy: bool,
 ) -> bool {
-    for above in ancestors(tree, node).take(WALK_UP) {
-        let Some(sym) = tree.kind(above).symbol().filter(|&s| !g.symbol(s).synthetic) else {
-            continue;
+    let named = ancestors(tree, node)
+        .filter_map(|n| Some((n, tree.kind(n).symbol().filter(|&s| !g.symbol(s).synthetic)?)))
+        .take(WALK_UP);
+    for (above, sym) in named {
+        // Synthetic groups do not count as levels. Whether an alternative is valid anywhere
+        // (`any_copy`), a copy of a rule is that rule: Rust's block comment sits in `_extra`
+        // two groups and two rules above its content, and the culprit's `_extra` is a copy
+        // made for some context the samples never reach. Whether it is valid in this context,
+        // a copy made for it is not: its other contexts are why it was made.
+        let kin: HashSet<SymbolId> = if any_copy {
+            let base = crate::grammar::base_name(&g.symbol(sym).name);
+            crate::grammar::instances_named(g.symbols(), &base).into_iter().collect()
+        } else {
+            HashSet::from([sym])
         };
-        let spots = sample_spots(trees, |t, n| t.kind(n).symbol() == Some(sym), CONTEXTS + 1);
+        let spots = sample_spots(trees, |t, n| t.kind(n).symbol().is_some_and(|s| kin.contains(&s)), CONTEXTS + 1);
         if spots.is_empty() {
             continue;
         }
