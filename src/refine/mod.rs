@@ -978,13 +978,7 @@ fn named_path(g: &Grammar, culprit: &Culprit) -> Vec<NodeId> {
 /// whose text here the samples (and accepted inputs) never have, and where their words, put
 /// in its place, are accepted. Where the text is one of the rule's words but not one the
 /// samples write at this place, the rule's copy for this place, whose words are then its own.
-fn values_edit(
-    g: &Grammar,
-    culprit: &Culprit,
-    trees: &[Tree],
-    texts: &Texts<'_>,
-    judge: &Judge<'_>,
-) -> Option<Change> {
+fn values_edit(g: &Grammar, culprit: &Culprit, trees: &[Tree], texts: &Texts<'_>, judge: &Judge<'_>) -> Option<Change> {
     let tree = &culprit.tree;
     for node in named_path(g, culprit) {
         let sym = tree.kind(node).symbol()?;
@@ -2259,11 +2253,17 @@ fn accepted_lifted(
         // a copy made for it is not: its other contexts are why it was made.
         let kin: HashSet<SymbolId> = if any_copy {
             let base = crate::grammar::base_name(&g.symbol(sym).name);
-            crate::grammar::instances_named(g.symbols(), &base).into_iter().collect()
+            crate::grammar::instances_named(g.symbols(), &base)
+                .into_iter()
+                .collect()
         } else {
             HashSet::from([sym])
         };
-        let spots = sample_spots(trees, |t, n| t.kind(n).symbol().is_some_and(|s| kin.contains(&s)), CONTEXTS + 1);
+        let spots = sample_spots(
+            trees,
+            |t, n| t.kind(n).symbol().is_some_and(|s| kin.contains(&s)),
+            CONTEXTS + 1,
+        );
         if spots.is_empty() {
             continue;
         }

@@ -1810,7 +1810,11 @@ fn a_word_valid_at_one_place_only_is_drawn_there_only() {
     let name = g.symbol_by_name("name").unwrap();
     let blame = |g: &Grammar, input: &[u8]| {
         let tree = Parser::new(g).parse(input).unwrap();
-        let node = first_node(&tree, |n| tree.kind(n).symbol().is_some_and(|s| g.symbol(s).name.starts_with("name")));
+        let node = first_node(&tree, |n| {
+            tree.kind(n)
+                .symbol()
+                .is_some_and(|s| g.symbol(s).name.starts_with("name"))
+        });
         Culprit {
             tree,
             node,
@@ -1824,7 +1828,10 @@ fn a_word_valid_at_one_place_only_is_drawn_there_only() {
     let culprit = blame(&g, b"fn<Self>Vec;");
     let edit = values_edit(&g, &culprit, &trees, &texts, &judge);
     let described = edit.as_ref().map(|e| e.describe(&g));
-    assert!(matches!(edit, Some(Change::Specialize { sym, .. }) if sym == name), "{described:?}");
+    assert!(
+        matches!(edit, Some(Change::Specialize { sym, .. }) if sym == name),
+        "{described:?}"
+    );
     let copied = edit::apply(&g, &[edit.unwrap()], "selfish.grammar").unwrap();
     // The copy's words are the parameters' alone, and `Self` is none of them.
     let g2 = &copied.grammar;
@@ -1852,7 +1859,11 @@ fn a_word_valid_at_one_place_only_is_drawn_there_only() {
         .collect();
     let joined = String::from_utf8_lossy(&out.concat()).into_owned();
     assert!(joined.contains(">Self;"), "{joined}");
-    assert!(out.iter().all(|o| selfish_accepts(o) == Verdict::Accepted), "{joined}\n{}", both.text);
+    assert!(
+        out.iter().all(|o| selfish_accepts(o) == Verdict::Accepted),
+        "{joined}\n{}",
+        both.text
+    );
 }
 
 /// Statements apart, by a space or a block comment of letters, a `*` before some.
@@ -1879,7 +1890,9 @@ fn a_part_wrong_only_first_where_no_sample_has_it_is_joined_after_another() {
     let facts = Facts::new(&g, &trees);
     let part = g.symbol_by_name("part").unwrap();
     let rejected = Parser::new(&g).parse(b"x/**q*/;").unwrap();
-    let node = first_node(&rejected, |n| rejected.kind(n) == NodeKind::Rule { symbol: part, alt: 1 });
+    let node = first_node(&rejected, |n| {
+        rejected.kind(n) == NodeKind::Rule { symbol: part, alt: 1 }
+    });
     let place = place_of(&g, &rejected, node).unwrap();
     let edits = unseen_choice(&g, &rejected, node, place, &trees, &good, &facts, &judge);
     let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
@@ -1887,7 +1900,10 @@ fn a_part_wrong_only_first_where_no_sample_has_it_is_joined_after_another() {
         matches!(edits.first(), Some(Change::JoinAfter { alt: 1, after: 0, .. })),
         "{described:?}"
     );
-    assert!(!edits.iter().any(|e| matches!(e, Change::DropAlternative { .. })), "{described:?}");
+    assert!(
+        !edits.iter().any(|e| matches!(e, Change::DropAlternative { .. })),
+        "{described:?}"
+    );
     let applied = edit::apply(&g, &edits[..1], "commented.grammar").unwrap();
     let parses = |text: &[u8]| Parser::new(&applied.grammar).parse(text).is_ok();
     assert!(parses(b"x/*a*b*/;") && parses(b"x/*ab*/;"), "{}", applied.text);
