@@ -1903,22 +1903,25 @@ fn unseen_choice(
                 let (_, fewest_taken) = bisect(k, fewest, |n| !accepted_with(n));
                 out.push(bound(u32::try_from(fewest_taken).unwrap_or(u32::MAX), max));
             }
-            // Too many is to blame only if as many copies of the first are rejected too: with
-            // a doc comment fourth in a Rust layout, keeping three is accepted, and so are five
-            // spaces. (Not the cheapest: eleven zeros are a count regex-syntax takes, eleven
-            // threes are not.)
+            // Too many is to blame only if as many copies of the first are rejected too, and
+            // as many of the second: with a doc comment fourth in a Rust layout, keeping three
+            // is accepted, and so are five spaces; nine attributes with no item after them are
+            // rejected, but nine functions in a module are not. (Not the cheapest: eleven zeros
+            // are a count regex-syntax takes, eleven threes are not.)
             let too_many = || {
-                let mut t = tree.clone();
-                let children: Vec<NodeId> = t.children(node).collect();
-                let Some(&first) = children.first() else {
-                    return false;
-                };
-                for &c in &children[1..] {
-                    let copy = t.graft(tree, first);
-                    t.replace(c, copy);
-                }
-                crate::tree::fix_boundaries(g, &mut t);
-                judge.verdict(&t.unparse()) == Verdict::Rejected
+                let children: Vec<NodeId> = tree.children(node).collect();
+                !children.is_empty()
+                    && children.iter().take(2).all(|&model| {
+                        let mut t = tree.clone();
+                        for &c in &children {
+                            if c != model {
+                                let copy = t.graft(tree, model);
+                                t.replace(c, copy);
+                            }
+                        }
+                        crate::tree::fix_boundaries(g, &mut t);
+                        judge.verdict(&t.unparse()) == Verdict::Rejected
+                    })
             };
             if k > most.max(1) && matches!(g.symbol(symbol).body, Body::Repeat { .. }) && too_many() {
                 // Too many: the most the parser takes here, found by keeping fewer (between
