@@ -1025,7 +1025,6 @@ fn word_out_of_place(g: &Grammar, tree: &Tree, node: NodeId, trees: &[Tree], jud
         |t, n| {
             t.kind(n).symbol() == Some(sym)
                 && place_of(g, t, n) == Some(place)
-                && seen.len() < PLACE_WORDS
                 && seen.insert(t.unparse_node(n).trim_ascii().to_vec())
         },
         PLACE_WORDS,
@@ -2255,10 +2254,7 @@ fn accepted_lifted(
         // made for some context the samples never reach. Whether it is valid in this context,
         // a copy made for it is not: its other contexts are why it was made.
         let kin: HashSet<SymbolId> = if any_copy {
-            let base = crate::grammar::base_name(&g.symbol(sym).name);
-            crate::grammar::instances_named(g.symbols(), &base)
-                .into_iter()
-                .collect()
+            edit::instances(g.symbols(), g, sym).into_iter().collect()
         } else {
             HashSet::from([sym])
         };
