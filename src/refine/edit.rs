@@ -45,6 +45,19 @@ pub enum Change {
         /// The reference to specialize.
         place: Place,
     },
+    /// Drop alternative `alt` of `sym` at each of `places` (at least two, each using `sym`):
+    /// they share one copy of `sym` without it (named `sym[without N]`, an instance of the same
+    /// rule for mining). The places where no sample makes it and where the parser rejects it
+    /// or no sample has the rule: SQL's `INTO` is valid in a top-level `SELECT` only, and a
+    /// copy per place, one place a round, would take every round there is.
+    DropAlternativeAtAll {
+        /// The choice symbol.
+        sym: SymbolId,
+        /// The alternative.
+        alt: usize,
+        /// The references that get the copy.
+        places: Vec<Place>,
+    },
     /// Alternative `alt` of `sym` only right after alternative `after`, where `place` uses
     /// it: `place` gets a copy of `sym` without `alt` and with a new alternative, `after`'s
     /// items then `alt`'s (Rust's `;` alone is no item, but `include!(…);` is).
@@ -166,6 +179,25 @@ impl Change {
                 place.item + 1,
                 place.alt.map_or(1, |a| a + 1)
             ),
+            Change::DropAlternativeAtAll { sym, alt, places } => {
+                let mut parents: Vec<String> = places.iter().map(|p| format!("`{}`", name(p.parent))).collect();
+                parents.dedup();
+                let more = parents.len().saturating_sub(PARENTS_SHOWN);
+                parents.truncate(PARENTS_SHOWN);
+                format!(
+                    "dropped alternative {} of `{}` ({}) at the {} place(s) no sample has it at, in {}{}",
+                    alt + 1,
+                    name(*sym),
+                    alternative_text(g, *sym, *alt),
+                    places.len(),
+                    parents.join(", "),
+                    if more > 0 {
+                        format!(" and {more} more")
+                    } else {
+                        String::new()
+                    }
+                )
+            }
             Change::JoinAfter { sym, alt, after, place } => format!(
                 "alternative {} of `{}` ({}) only right after alternative {} ({}), where `{}` uses it \
                  (item {} of its alternative {})",
@@ -253,6 +285,9 @@ impl Change {
         }
     }
 }
+
+/// Parents a [`Change::DropAlternativeAtAll`] names in its description.
+const PARENTS_SHOWN: usize = 4;
 
 /// The text of alternative `alt` of `sym`.
 fn alternative_text(g: &Grammar, sym: SymbolId, alt: usize) -> String {
@@ -569,6 +604,47 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
             let mut alts: Vec<Alternative> = alts.clone();
             alts.remove(*alt);
             specialize(g, symbols, *sym, *place, Body::Choice(alts)).or_else(&impossible)
+        }
+        Change::DropAlternativeAtAll { sym, alt, places } => {
+            let original = &symbols[sym.index()];
+            let Body::Choice(alts) = &original.body else {
+                return impossible("not a choice");
+            };
+            if alts.len() < 2 || *alt >= alts.len() || places.len() < 2 || original.synthetic {
+                return impossible("no other alternative would be left, or not a named rule used at places");
+            }
+            let name = original.name.clone();
+            // The places first, the copy's own among them (a recursive rule's places in its
+            // body): the copy is made from the body as it then is, so that what it holds at
+            // those places is the copy again.
+            let copy = SymbolId(symbols.len() as u32);
+            for &place in places {
+                if place_item(symbols, place) != Some(Item::Symbol(*sym)) {
+                    return impossible("a place does not use the rule");
+                }
+                set_item(symbols, place, Item::Symbol(copy));
+            }
+            let Body::Choice(mut alts) = symbols[sym.index()].body.clone() else {
+                return impossible("not a choice");
+            };
+            alts.remove(*alt);
+            let taken = |n: &str| symbols.iter().any(|s| s.name == n);
+            let new_name = std::iter::once(format!("{name}[without {}]", alt + 1))
+                .chain((2..).map(|k| format!("{name}[without {} {k}]", alt + 1)))
+                .find(|n| !taken(n))
+                .expect("some name is free");
+            symbols.push(Symbol {
+                name: new_name.clone(),
+                body: Body::Choice(alts),
+                span: symbols[sym.index()].span,
+                synthetic: false,
+            });
+            own_groups(symbols, copy);
+            let mut rules: Vec<String> = places.iter().map(|p| owner_name(g, p.parent)).collect();
+            rules.push(new_name);
+            rules.sort();
+            rules.dedup();
+            Ok(rules)
         }
         Change::JoinAfter { sym, alt, after, place } => {
             let Body::Choice(alts) = &symbols[sym.index()].body else {

@@ -30,6 +30,9 @@ pub(crate) const PARTS: usize = CANDIDATES + 1;
 pub(crate) struct Good<'s> {
     trees: &'s [Tree],
     smallest: HashMap<SymbolId, Vec<(usize, NodeId)>>,
+    /// Per place in a rule, the smallest subtree the samples have there: what is valid at one
+    /// place only (SQL's `NULL` after `IS`) is the first part tried there.
+    at_place: HashMap<Place, (usize, NodeId)>,
     /// Per class terminal at a place of a rule, the character the samples draw most there.
     chars: HashMap<(Place, TerminalId), char>,
 }
@@ -40,6 +43,7 @@ impl<'s> Good<'s> {
         // Per symbol and shape (the alternative taken, or how many iterations: none, one, more),
         // the smallest subtree.
         let mut shapes: HashMap<(SymbolId, u32), (usize, NodeId)> = HashMap::new();
+        let mut at_place: HashMap<Place, (usize, NodeId)> = HashMap::new();
         let mut counts: HashMap<(Place, TerminalId, char), u64> = HashMap::new();
         for (i, tree) in trees.iter().enumerate() {
             tree.pre_order(tree.root(), |n| match tree.kind(n) {
@@ -59,6 +63,11 @@ impl<'s> Good<'s> {
                     let better = shapes.get(&(sym, shape)).is_none_or(|&(t, m)| len < trees[t].len_of(m));
                     if better {
                         shapes.insert((sym, shape), (i, n));
+                    }
+                    if let Some(place) = place_of(grammar, tree, n) {
+                        if at_place.get(&place).is_none_or(|&(t, m)| len < trees[t].len_of(m)) {
+                            at_place.insert(place, (i, n));
+                        }
                     }
                 }
             });
@@ -81,6 +90,7 @@ impl<'s> Good<'s> {
         Good {
             trees,
             smallest,
+            at_place,
             chars: chars.into_iter().map(|(k, (c, _))| (k, c)).collect(),
         }
     }
@@ -90,6 +100,19 @@ impl<'s> Good<'s> {
     pub(crate) fn subtree(&self, sym: SymbolId, k: usize) -> Option<(&'s Tree, NodeId)> {
         let list = self.smallest.get(&sym)?;
         list.get(k).or(list.last()).map(|&(t, n)| (&self.trees[t], n))
+    }
+
+    /// The `k`-th known-good part for a node of `sym` at `place`: first the samples' smallest
+    /// subtree at that place, if they have one there, then [`Good::subtree`]'s.
+    fn part_at(&self, sym: SymbolId, place: Option<Place>, k: usize) -> Option<(&'s Tree, NodeId)> {
+        let here = place
+            .and_then(|p| self.at_place.get(&p))
+            .map(|&(t, n)| (&self.trees[t], n));
+        match (here, k) {
+            (Some(part), 0) => Some(part),
+            (Some(_), k) => self.subtree(sym, k - 1),
+            (None, k) => self.subtree(sym, k),
+        }
     }
 }
 
@@ -290,8 +313,8 @@ fn removable_after(grammar: &Grammar, tree: &Tree, node: NodeId) -> HashSet<Node
     tree.children(node).skip(min).collect()
 }
 
-/// The known-good part for `node`: a sample's `candidate`-th smallest subtree of its symbol
-/// (the cheapest derivation where the samples have none, or for `candidate` [`CANDIDATES`],
+/// The known-good part for `node`: the samples' `candidate`-th part for its symbol at its
+/// place (see [`Good::part_at`]; the cheapest derivation where the samples have none, or for `candidate` [`CANDIDATES`],
 /// the last of the [`PARTS`]), the character the samples draw most from a class
 /// leaf's class under the same parent; `None` where that is what the node already is.
 fn good_part<'g>(
@@ -316,7 +339,7 @@ fn good_part<'g>(
         kind => {
             let sym = kind.symbol().expect("inner nodes have symbols");
             let sample = if candidate < CANDIDATES {
-                good.subtree(sym, candidate)
+                good.part_at(sym, place_of(grammar, tree, node), candidate)
             } else {
                 None
             };

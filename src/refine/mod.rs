@@ -509,7 +509,7 @@ pub fn refine(
         });
         let culprits: Vec<Culprit> = found.into_iter().flatten().collect();
         round.culprits = culprits.len();
-        let facts = Facts::new(g, &trees);
+        let facts = Facts::new(g, &trees).with_accepted(g, &accepted);
         let sample_profile = profile(g, &trees);
         let texts = Texts::new(g, trees.iter().chain(&accepted));
         let mut proposals: Vec<(Vec<Change>, Vec<u8>, Vec<u8>)> = Vec::new();
@@ -759,6 +759,9 @@ struct Facts {
     /// Per repetition or optional part, per place (or `None`: anywhere): fewest and most
     /// iterations seen (an optional part: 0 absent, 1 present).
     iterations: HashMap<(SymbolId, Option<Place>), (usize, usize)>,
+    /// Per choice symbol and place, the alternatives inputs the parser accepted have there
+    /// (see [`Facts::with_accepted`]).
+    accepted_alts: HashMap<(SymbolId, Place), HashSet<u32>>,
 }
 
 impl Facts {
@@ -766,6 +769,7 @@ impl Facts {
         let mut facts = Facts {
             alts: HashMap::new(),
             iterations: HashMap::new(),
+            accepted_alts: HashMap::new(),
         };
         for tree in trees {
             tree.pre_order(tree.root(), |n| match tree.kind(n) {
@@ -787,6 +791,19 @@ impl Facts {
             });
         }
         facts
+    }
+
+    /// The facts with the choices that `accepted` (inputs the parser accepted) make at their
+    /// places: evidence that an alternative is valid there, though no sample makes it.
+    fn with_accepted(mut self, g: &Grammar, accepted: &[Tree]) -> Facts {
+        for tree in accepted {
+            tree.pre_order(tree.root(), |n| {
+                if let (NodeKind::Rule { symbol, alt }, Some(place)) = (tree.kind(n), place_of(g, tree, n)) {
+                    self.accepted_alts.entry((symbol, place)).or_default().insert(alt);
+                }
+            });
+        }
+        self
     }
 }
 
@@ -1194,6 +1211,9 @@ fn forbids(g: &Grammar, change: &Change, tree: &Tree, node: NodeId) -> bool {
             Change::DropAlternativeAt { sym, alt, place } | Change::JoinAfter { sym, alt, place, .. },
             NodeKind::Rule { symbol, alt: a },
         ) => symbol == *sym && a as usize == *alt && at(place),
+        (Change::DropAlternativeAtAll { sym, alt, places }, NodeKind::Rule { symbol, alt: a }) => {
+            symbol == *sym && a as usize == *alt && places.iter().any(at)
+        }
         (
             Change::Apart {
                 sym,
@@ -1490,17 +1510,40 @@ fn context_copy(g: &Grammar, tree: &Tree, node: NodeId) -> Option<Change> {
 
 /// How many items in the grammar's rules name `sym`.
 fn places_using(g: &Grammar, sym: SymbolId) -> usize {
-    g.symbols()
-        .iter()
-        .map(|s| match &s.body {
-            Body::Choice(alts) => alts
-                .iter()
-                .flat_map(|a| &a.items)
-                .filter(|&&i| i == Item::Symbol(sym))
-                .count(),
-            Body::Repeat { item, .. } | Body::Optional(item) => usize::from(*item == Item::Symbol(sym)),
-        })
-        .sum()
+    places_of(g, sym).len()
+}
+
+/// The items in the grammar's rules that name `sym`, in the order of the rules.
+fn places_of(g: &Grammar, sym: SymbolId) -> Vec<Place> {
+    let mut out = Vec::new();
+    for (k, s) in g.symbols().iter().enumerate() {
+        let parent = SymbolId(k as u32);
+        match &s.body {
+            Body::Choice(alts) => {
+                for (a, alternative) in alts.iter().enumerate() {
+                    for (item, &i) in alternative.items.iter().enumerate() {
+                        if i == Item::Symbol(sym) {
+                            out.push(Place {
+                                parent,
+                                alt: Some(a),
+                                item,
+                            });
+                        }
+                    }
+                }
+            }
+            Body::Repeat { item, .. } | Body::Optional(item) => {
+                if *item == Item::Symbol(sym) {
+                    out.push(Place {
+                        parent,
+                        alt: None,
+                        item: 0,
+                    });
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Siblings before a culprit (and before its ancestors) that [`earlier_choice`] tries.
@@ -1584,8 +1627,18 @@ fn earlier_choice(
                 }
                 // The optional part is valid as it is where the samples have it (`EXPLAIN`
                 // before a query), and so is the choice after it (a parenthesized query):
-                // the two may not stand together.
-                return apart(g, &base, on_path, sibling).into_iter().collect();
+                // the two may not stand together. So too an optional part after a choice
+                // (SQL's alias after a wildcard, `* AS x`, where both are valid alone).
+                // (That one only where the optional part is the culprit, which `base`
+                // showed rejected as the samples have it.)
+                return apart(g, &base, on_path, sibling)
+                    .or_else(|| {
+                        (on_path == culprit.node)
+                            .then(|| apart(g, &base, sibling, on_path))
+                            .flatten()
+                    })
+                    .into_iter()
+                    .collect();
             }
         }
     }
@@ -1603,8 +1656,8 @@ fn chosen(tree: &Tree, node: NodeId) -> Option<(SymbolId, usize)> {
 }
 
 /// The edit that keeps the choice at `node` (its alternative, or an optional part there)
-/// apart from the optional part `sibling` before it in the same alternative, as the sibling
-/// is now ([`Change::Apart`]).
+/// apart from the optional part `sibling` (before or after it) in the same alternative, as
+/// the sibling is now ([`Change::Apart`]).
 fn apart(g: &Grammar, tree: &Tree, node: NodeId, sibling: NodeId) -> Option<Change> {
     let (symbol, alt) = chosen(tree, node)?;
     if matches!(g.symbol(symbol).body, Body::Choice(ref alts) if alts.len() < 2) {
@@ -1827,6 +1880,9 @@ fn unseen_choice(
                     accepted_in(g, &spots, &varied, judge)
                         || (spots.is_empty() && accepted_lifted(g, tree, node, &varied, trees, judge, true))
                 });
+            // Before one place, every place where no sample makes it and the parser does not
+            // take it (tried where a sample has the rule) or no sample has the rule.
+            let unseen = || unseen_places(g, symbol, alt, place, &forms, trees, facts, judge);
             if !elsewhere && !seen(None) {
                 let everywhere = |also| Change::DropAlternative {
                     sym: symbol,
@@ -1837,13 +1893,16 @@ fn unseen_choice(
                 // the parser takes it at none of the samples' places tried (the rule's copies
                 // for contexts, and other rules: Rust's `$x` as a path, a type, a parameter).
                 let also = alike(g, symbol, alt as usize, trees, good, facts, judge);
-                if also.is_empty() {
-                    vec![everywhere(Vec::new()), here]
-                } else {
-                    vec![everywhere(also), everywhere(Vec::new()), here]
+                let mut out = Vec::new();
+                if !also.is_empty() {
+                    out.push(everywhere(also));
                 }
+                out.push(everywhere(Vec::new()));
+                out.extend(unseen());
+                out.push(here);
+                out
             } else {
-                vec![here]
+                unseen().into_iter().chain([here]).collect()
             }
         }
         NodeKind::Repeat { symbol } | NodeKind::Optional { symbol } => {
@@ -1951,6 +2010,71 @@ fn unseen_choice(
         }
         NodeKind::Leaf { .. } => Vec::new(),
     }
+}
+
+/// Places where the samples have a rule at which [`unseen_places`] tries an alternative.
+const TRIED_PLACES: usize = 24;
+
+/// Alternative `alt` of `symbol`, rejected at `place` in `forms`, dropped at once from every
+/// place that uses `symbol` where no sample nor accepted input makes it and where, put in
+/// `forms` in place of a sample's node of the rule there, the parser rejects it: the places
+/// it is wrong at, not one a round. Where no sample has the rule, or past the first
+/// [`TRIED_PLACES`] places tried, it is kept: nothing says it is wrong there (a held-out
+/// file's `CASE x WHEN 0`, where the samples have no simple `CASE`). `None` if that is the
+/// culprit's place alone, or the rule is a group (which has one place).
+#[allow(clippy::too_many_arguments)]
+fn unseen_places(
+    g: &Grammar,
+    symbol: SymbolId,
+    alt: u32,
+    place: Place,
+    forms: &[(&Tree, NodeId)],
+    trees: &[Tree],
+    facts: &Facts,
+    judge: &Judge<'_>,
+) -> Option<Change> {
+    if g.symbol(symbol).synthetic {
+        return None;
+    }
+    let made_at = |p: Place| {
+        let has = |alts: Option<&HashSet<u32>>| alts.is_some_and(|s| s.contains(&alt));
+        has(facts.alts.get(&(symbol, Some(p)))) || has(facts.accepted_alts.get(&(symbol, p)))
+    };
+    let candidates: Vec<Place> = places_of(g, symbol).into_iter().filter(|&p| !made_at(p)).collect();
+    if candidates.len() < 2 || !candidates.contains(&place) {
+        return None;
+    }
+    // The samples' nodes of the rule at each candidate place, a few per place.
+    let mut spots: HashMap<Place, Vec<Spot<'_>>> = HashMap::new();
+    for tree in trees {
+        tree.pre_order(tree.root(), |node| {
+            if tree.kind(node).symbol() != Some(symbol) {
+                return;
+            }
+            if let Some(p) = place_of(g, tree, node).filter(|p| *p != place && candidates.contains(p)) {
+                let at = spots.entry(p).or_default();
+                if at.len() < SPOTS_PER_PLACE {
+                    at.push((tree, node));
+                }
+            }
+        });
+    }
+    let mut tried = 0;
+    let places: Vec<Place> = candidates
+        .into_iter()
+        .filter(|p| match spots.get(p) {
+            None => *p == place,
+            Some(at) => {
+                tried += 1;
+                tried <= TRIED_PLACES && !accepted_in(g, at, forms, judge)
+            }
+        })
+        .collect();
+    (places.len() >= 2 && places.contains(&place)).then_some(Change::DropAlternativeAtAll {
+        sym: symbol,
+        alt: alt as usize,
+        places,
+    })
 }
 
 /// Samples' places per choice at which [`alike`] tries the alternative.
@@ -2079,8 +2203,9 @@ fn varied_forms(g: &Grammar, symbol: SymbolId, alt: u32, n: usize) -> Vec<(Tree,
 /// The edit inside the alternative at `node` (at `place`) when [`another_form`] found it
 /// valid here with alternative `valid` of the choice `inner`: where every rule between `node`
 /// and the culprit's own choice of `inner` serves this place alone, that choice dropped at
-/// its place; else a copy, for this place, of the outermost rule that is shared, so that a
-/// later round drops the choice in the copy alone. `None` if the culprit chose `valid`
+/// its place; else a copy, for this place, of the outermost rule that is shared and no copy
+/// yet, so that a later round drops the choice in the copy alone (where every shared rule is
+/// already a copy, the choice is dropped at its place). `None` if the culprit chose `valid`
 /// there: the form that was accepted is not what it differs in.
 fn inside(g: &Grammar, tree: &Tree, node: NodeId, place: Place, (inner, valid): (SymbolId, u32)) -> Option<Change> {
     let mut at = None;
@@ -2102,25 +2227,37 @@ fn inside(g: &Grammar, tree: &Tree, node: NodeId, place: Place, (inner, valid): 
         .take_while(|&n| n != node)
         .collect();
     path.reverse();
+    // Where the rule to copy is itself a copy for a context, the choice is dropped in what
+    // it holds, for all the copy's places: SQL's `TRUNCATE` in `_dml_write[in statement_2]`,
+    // which CTE bodies alone use.
+    let direct = || {
+        Some(Change::DropAlternativeAt {
+            sym: inner,
+            alt: alt as usize,
+            place: place_of(g, tree, at)?,
+        })
+    };
+    let copy_of = |n: NodeId, at: Place| {
+        Some(Change::Specialize {
+            sym: tree.kind(n).symbol()?,
+            place: at,
+        })
+        .filter(|c| !copies_a_copy(g, c))
+    };
     if is_shared(g, tree, node) {
-        return Some(Change::Specialize {
-            sym: tree.kind(node).symbol()?,
-            place,
-        })
-        .filter(|c| !copies_a_copy(g, c));
+        if let Some(c) = copy_of(node, place) {
+            return Some(c);
+        }
     }
-    if let Some(&outer) = path.iter().find(|&&n| is_shared(g, tree, n)) {
-        return Some(Change::Specialize {
-            sym: tree.kind(outer).symbol()?,
-            place: place_of(g, tree, outer)?,
-        })
-        .filter(|c| !copies_a_copy(g, c));
+    // The outermost shared rule on the way that is no copy yet.
+    for &n in &path {
+        if is_shared(g, tree, n) {
+            if let Some(c) = place_of(g, tree, n).and_then(|at| copy_of(n, at)) {
+                return Some(c);
+            }
+        }
     }
-    Some(Change::DropAlternativeAt {
-        sym: inner,
-        alt: alt as usize,
-        place: place_of(g, tree, at)?,
-    })
+    direct()
 }
 
 /// The nearest named rule above `node` that other places use too: what [`context_copy`]
@@ -2181,8 +2318,8 @@ const JOINS: usize = 16;
 /// The alternative of `symbol` right after which alternative `alt` (as the culprit `node`
 /// has it) is accepted at a sample's spot of the rule in the same context (`spots`): each
 /// other alternative, filled with the samples' smallest parts or as its cheapest derivation,
-/// with the culprit's parts after its own, in place of the spot. Alternatives that hold a
-/// group are passed over (a [`Change::JoinAfter`] cannot write them twice).
+/// with the culprit's parts after its own, in place of the spot, where the grammar reads the
+/// culprit's text there as the alternative. Alternatives that hold a group are passed over (a [`Change::JoinAfter`] cannot write them twice).
 #[allow(clippy::too_many_arguments)]
 fn joined_after(
     g: &Grammar,
@@ -2200,6 +2337,18 @@ fn joined_after(
     let alts = g.symbol(symbol).alternatives();
     let mut runs = 0;
     let parts: Vec<NodeId> = tree.children(node).collect();
+    // Accepted is evidence only where the grammar, too, reads the culprit's text as the
+    // alternative: `0` then `*""` is SQL's `0*""`, a product, not a term and a wildcard.
+    let text = tree.unparse_node(node);
+    let read_as_alternative = |bytes: &[u8]| {
+        Parser::new(g).parse(bytes).is_ok_and(|t| {
+            let mut found = false;
+            t.pre_order(t.root(), |n| {
+                found |= t.kind(n) == (NodeKind::Rule { symbol, alt }) && t.unparse_node(n) == text;
+            });
+            found
+        })
+    };
     for (a, other) in alts.iter().enumerate() {
         if a == alt as usize || edit::holds_group(g.symbols(), other) {
             continue;
@@ -2222,7 +2371,8 @@ fn joined_after(
                 }
                 w.replace(n, joined);
                 crate::tree::fix_boundaries(g, &mut w);
-                if judge.verdict(&w.unparse()) == Verdict::Accepted {
+                let bytes = w.unparse();
+                if judge.verdict(&bytes) == Verdict::Accepted && read_as_alternative(&bytes) {
                     return Some(a);
                 }
             }

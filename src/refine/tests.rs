@@ -426,6 +426,44 @@ fn isolation_looks_past_a_smallest_part_that_is_valid_only_where_it_stands() {
     );
 }
 
+/// SQL's `IS` in small: any value after `=`, only `null` after `is`.
+const IS: &str = r#"
+cond  = name " = " value | name " is " value ;
+value = name | "1" | "2" | "null" ;
+name  = "a" | "b" ;
+"#;
+
+fn is_accepts(input: &[u8]) -> Verdict {
+    let s = String::from_utf8_lossy(input);
+    let value = |v: &str| ["a", "b", "1", "2", "null"].contains(&v);
+    verdict(match s.split_once(' ') {
+        Some((name, rest)) if ["a", "b"].contains(&name) => match rest.split_once(' ') {
+            Some(("=", v)) => value(v),
+            Some(("is", v)) => v == "null",
+            _ => false,
+        },
+        _ => false,
+    })
+}
+
+#[test]
+fn isolation_tries_first_what_the_samples_have_at_the_same_place() {
+    let g = Grammar::from_text(IS, "is.grammar").unwrap();
+    let trees = trees_of(&g, &["a = b", "b is null", "a = 1", "b = 2"]);
+    let good = isolate::Good::new(&g, &trees);
+    let judge = Judge::new(&is_accepts);
+    // The samples' three smallest values (`b`, `1`, `2`) and the cheapest are all wrong
+    // after `is`; the `null` a sample has there is right, so the value is the culprit.
+    let tree = Parser::new(&g).parse(b"a is b").unwrap();
+    let culprit = isolate::isolate(&g, tree, &good, &judge).expect("a culprit");
+    assert_eq!(culprit.tree.unparse_node(culprit.node), b"b");
+    let place = place_of(&g, &culprit.tree, culprit.node).unwrap();
+    assert_eq!(
+        (g.symbol(place.parent).name.as_str(), place.alt, place.item),
+        ("cond", Some(1), 2)
+    );
+}
+
 #[test]
 fn acceptance_fell_only_beyond_a_rounds_noise() {
     let round = |d: usize, i: usize| Round {
@@ -1908,4 +1946,185 @@ fn a_part_wrong_only_first_where_no_sample_has_it_is_joined_after_another() {
     let parses = |text: &[u8]| Parser::new(&applied.grammar).parse(text).is_ok();
     assert!(parses(b"x/*a*b*/;") && parses(b"x/*ab*/;"), "{}", applied.text);
     assert!(!parses(b"x/**q*/;"), "{}", applied.text);
+}
+
+/// SQL's `INTO` in small: a selection may end in `@` only right after `q`, not inside
+/// brackets of any kind.
+const INTO: &str = r#"
+file   = query ( ";" query )* ;
+query  = "q" select | "(" select ")" | "[" select "]" | "{" select "}" | "<" select ">" ;
+select = "s" | "s@" ;
+"#;
+
+/// `INTO`'s language, or with `[s@]` also valid (`square`).
+fn into_accepts(input: &[u8], square: bool) -> Verdict {
+    let ok = |q: &[u8]| match q {
+        b"qs" | b"qs@" | b"(s)" | b"[s]" | b"{s}" | b"<s>" => true,
+        b"[s@]" => square,
+        _ => false,
+    };
+    verdict(input.split(|&b| b == b';').all(ok))
+}
+
+#[test]
+fn an_alternative_wrong_at_several_places_is_dropped_from_all_of_them_at_once() {
+    let g = Grammar::from_text(INTO, "into.grammar").unwrap();
+    // The samples have the selection after `q` (with and without `@`) and in `( )`, `[ ]`
+    // and `{ }`; none has `< >`.
+    let trees = trees_of(&g, &["qs@;(s)", "[s];qs", "{s}"]);
+    let good = Good::new(&g, &trees);
+    let facts = Facts::new(&g, &trees);
+    let select = g.symbol_by_name("select").unwrap();
+    let query = g.symbol_by_name("query").unwrap();
+    let rejected = Parser::new(&g).parse(b"(s@)").unwrap();
+    let node = first_node(&rejected, |n| rejected.kind(n).symbol() == Some(select));
+    let place = place_of(&g, &rejected, node).unwrap();
+    let at = |alt| Place {
+        parent: query,
+        alt: Some(alt),
+        item: 1,
+    };
+    let found = |square: bool| {
+        let accepts = move |i: &[u8]| into_accepts(i, square);
+        let judge = Judge::new(&accepts);
+        let edits = unseen_choice(&g, &rejected, node, place, &trees, &good, &facts, &judge);
+        let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
+        let all = edits.iter().find_map(|e| match e {
+            Change::DropAlternativeAtAll { sym, alt: 1, places } if *sym == select => Some(places.clone()),
+            _ => None,
+        });
+        (all, described)
+    };
+    // Rejected in `( )`, where the culprit is, and in a sample's `[ ]` and `{ }`: dropped
+    // at those three; kept after `q`, where a sample has it, and in `< >`, where no sample
+    // has the selection to say it is wrong.
+    let (all, described) = found(false);
+    assert_eq!(all, Some(vec![at(1), at(2), at(3)]), "{described:?}");
+    let edits = [Change::DropAlternativeAtAll {
+        sym: select,
+        alt: 1,
+        places: vec![at(1), at(2), at(3)],
+    }];
+    let edited = edit::apply(&g, &edits, "into.grammar").unwrap().grammar;
+    let parses = |s: &[u8]| Parser::new(&edited).parse(s).is_ok();
+    assert!(parses(b"qs@;(s);[s];{s};qs;<s@>"));
+    assert!(!parses(b"(s@)") && !parses(b"[s@]") && !parses(b"{s@}"));
+    // Where the parser takes it in a sample's `[ ]`, it is kept there.
+    let (all, described) = found(true);
+    assert_eq!(all, Some(vec![at(1), at(3)]), "{described:?}");
+}
+
+/// A wildcard with an alias, which the parser never takes; `0` then `* n` is a product.
+const WILDCARD: &str = r#"
+file  = term ;
+term  = "*" alias | expr ;
+expr  = "0" | " n" | expr "*" expr ;
+alias = " n" ;
+"#;
+
+/// `WILDCARD`'s language: products, no wildcard.
+const PRODUCTS: &str = r#"
+file = expr ;
+expr = "0" | " n" | expr "*" expr ;
+"#;
+
+#[test]
+fn a_join_the_grammar_reads_otherwise_is_no_join() {
+    let g = Grammar::from_text(WILDCARD, "wildcard.grammar").unwrap();
+    let accepts = |input: &[u8]| parsed_without(PRODUCTS, input, "#");
+    let judge = Judge::new(&accepts);
+    let trees = trees_of(&g, &["0", "0* n"]);
+    let good = Good::new(&g, &trees);
+    let rejected = Parser::new(&g).parse(b"* n").unwrap();
+    let term = g.symbol_by_name("term").unwrap();
+    let node = first_node(&rejected, |n| {
+        rejected.kind(n) == NodeKind::Rule { symbol: term, alt: 0 }
+    });
+    // `0* n` is accepted, but as a product: no evidence that the wildcard may follow a term.
+    assert_eq!(accepts(b"0* n"), Verdict::Accepted);
+    let own = [(&rejected, node)];
+    assert_eq!(joined_after(&g, &rejected, node, term, 0, &own, &good, &judge), None);
+}
+
+/// SQL's select list in small: an alias after a name, never after the wildcard.
+const ALIASED: &str = r#"
+list  = term ( "," term )* ;
+term  = ( "*" | name ) alias? ;
+name  = "a" | "b" ;
+alias = " as x" ;
+"#;
+
+fn aliased_accepts(input: &[u8]) -> Verdict {
+    let ok = |t: &[u8]| matches!(t, b"*" | b"a" | b"b" | b"a as x" | b"b as x");
+    verdict(input.split(|&b| b == b',').all(ok))
+}
+
+#[test]
+fn an_optional_part_wrong_only_after_one_choice_is_kept_apart_from_it() {
+    let g = Grammar::from_text(ALIASED, "aliased.grammar").unwrap();
+    let trees = trees_of(&g, &["a as x,b", "b,a"]);
+    let good = Good::new(&g, &trees);
+    let facts = Facts::new(&g, &trees);
+    let judge = Judge::new(&aliased_accepts);
+    // The wildcard alone is valid, and so is an alias after a name: the two together are not.
+    let rejected = Parser::new(&g).parse(b"a,* as x").unwrap();
+    let culprit = isolate::isolate(&g, rejected, &good, &judge).expect("a culprit");
+    let edits = rule_edits(&g, &culprit, &trees, &good, &facts, &judge, 1);
+    let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
+    let apart = edits
+        .iter()
+        .find(|e| matches!(e, Change::Apart { present: false, .. }))
+        .unwrap_or_else(|| panic!("{described:?}"));
+    let edited = edit::apply(&g, std::slice::from_ref(apart), "aliased.grammar")
+        .unwrap()
+        .grammar;
+    let parses = |s: &[u8]| Parser::new(&edited).parse(s).is_ok();
+    assert!(parses(b"*,a as x,b,*"), "{described:?}");
+    assert!(!parses(b"* as x"), "{described:?}");
+}
+
+/// SQL's CTE bodies in small: `write[in inner]`, a copy both bodies share, holds `t` (a
+/// `TRUNCATE`), which is valid only after `!` (at the top level).
+const CTE_BODIES: &str = r#"
+file             = "(" inner ")" | "[" inner2 "]" | "!" write ;
+inner            = "s" | `write[in inner]` ;
+inner2           = "s" | `write[in inner]` ;
+`write[in inner]` = "delete" | "t" ;
+write            = "delete" | "t" ;
+"#;
+
+fn cte_bodies_accepts(input: &[u8]) -> Verdict {
+    verdict(matches!(
+        input,
+        b"(s)" | b"(delete)" | b"[s]" | b"[delete]" | b"!t" | b"!delete"
+    ))
+}
+
+#[test]
+fn a_choice_wrong_inside_a_shared_copy_is_dropped_in_the_copy() {
+    let g = Grammar::from_text(CTE_BODIES, "cte_bodies.grammar").unwrap();
+    // (No sample has a body that writes: their smallest parts would be `delete`.)
+    let trees = trees_of(&g, &["(s)", "[s]", "!t"]);
+    let good = Good::new(&g, &trees);
+    let facts = Facts::new(&g, &trees);
+    let judge = Judge::new(&cte_bodies_accepts);
+    let inner = g.symbol_by_name("inner").unwrap();
+    let copy = g.symbol_by_name("write[in inner]").unwrap();
+    let rejected = Parser::new(&g).parse(b"(t)").unwrap();
+    let node = first_node(&rejected, |n| rejected.kind(n).symbol() == Some(inner));
+    let place = place_of(&g, &rejected, node).unwrap();
+    // `(delete)` is accepted: the body's choice inside the copy is to blame. The copy is
+    // not copied again; the choice is dropped from it.
+    let edits = unseen_choice(&g, &rejected, node, place, &trees, &good, &facts, &judge);
+    let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
+    let drop = edits
+        .iter()
+        .find(|e| matches!(e, Change::DropAlternativeAt { sym, alt: 1, .. } if *sym == copy))
+        .unwrap_or_else(|| panic!("{described:?}"));
+    let edited = edit::apply(&g, std::slice::from_ref(drop), "cte_bodies.grammar")
+        .unwrap()
+        .grammar;
+    let parses = |s: &[u8]| Parser::new(&edited).parse(s).is_ok();
+    assert!(parses(b"!t") && parses(b"(delete)") && parses(b"[s]"), "{described:?}");
+    assert!(!parses(b"(t)") && !parses(b"[t]"), "{described:?}");
 }
