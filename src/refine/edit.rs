@@ -47,9 +47,9 @@ pub enum Change {
     },
     /// Drop alternative `alt` of `sym` at each of `places` (at least two, each using `sym`):
     /// they share one copy of `sym` without it (named `sym[without N]`, an instance of the same
-    /// rule for mining). The places where no sample makes it and where the parser rejects it
-    /// or no sample has the rule: SQL's `INTO` is valid in a top-level `SELECT` only, and a
-    /// copy per place, one place a round, would take every round there is.
+    /// rule for mining): the places where no sample makes it and where, tried in place of a
+    /// sample's node there, the parser rejects it. SQL's `INTO` is valid in a top-level
+    /// `SELECT` only, and a copy per place, one place a round, would take every round there is.
     DropAlternativeAtAll {
         /// The choice symbol.
         sym: SymbolId,

@@ -314,9 +314,10 @@ fn removable_after(grammar: &Grammar, tree: &Tree, node: NodeId) -> HashSet<Node
 }
 
 /// The known-good part for `node`: the samples' `candidate`-th part for its symbol at its
-/// place (see [`Good::part_at`]; the cheapest derivation where the samples have none, or for `candidate` [`CANDIDATES`],
-/// the last of the [`PARTS`]), the character the samples draw most from a class
-/// leaf's class under the same parent; `None` where that is what the node already is.
+/// place (see [`Good::part_at`]; the cheapest derivation where the samples have none, or for
+/// `candidate` [`CANDIDATES`], the last of the [`PARTS`]), the character the samples draw
+/// most from a class leaf's class under the same parent; `None` where that is what the node
+/// already is.
 fn good_part<'g>(
     grammar: &Grammar,
     tree: &Tree,

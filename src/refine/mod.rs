@@ -1881,7 +1881,7 @@ fn unseen_choice(
                         || (spots.is_empty() && accepted_lifted(g, tree, node, &varied, trees, judge, true))
                 });
             // Before one place, every place where no sample makes it and the parser does not
-            // take it (tried where a sample has the rule) or no sample has the rule.
+            // take it (tried where a sample has the rule).
             let unseen = || unseen_places(g, symbol, alt, place, &forms, trees, facts, judge);
             if !elsewhere && !seen(None) {
                 let everywhere = |also| Change::DropAlternative {
