@@ -2227,37 +2227,31 @@ fn inside(g: &Grammar, tree: &Tree, node: NodeId, place: Place, (inner, valid): 
         .take_while(|&n| n != node)
         .collect();
     path.reverse();
-    // Where the rule to copy is itself a copy for a context, the choice is dropped in what
-    // it holds, for all the copy's places: SQL's `TRUNCATE` in `_dml_write[in statement_2]`,
-    // which CTE bodies alone use.
-    let direct = || {
-        Some(Change::DropAlternativeAt {
-            sym: inner,
-            alt: alt as usize,
-            place: place_of(g, tree, at)?,
-        })
-    };
-    let copy_of = |n: NodeId, at: Place| {
-        Some(Change::Specialize {
-            sym: tree.kind(n).symbol()?,
-            place: at,
-        })
-        .filter(|c| !copies_a_copy(g, c))
-    };
-    if is_shared(g, tree, node) {
-        if let Some(c) = copy_of(node, place) {
+    // A copy, for its place, of the outermost shared rule from `node` down that is no copy
+    // yet.
+    let outermost_first = std::iter::once((node, Some(place))).chain(path.iter().map(|&n| (n, place_of(g, tree, n))));
+    for (n, at) in outermost_first {
+        if !is_shared(g, tree, n) {
+            continue;
+        }
+        let copy = at.and_then(|at| {
+            Some(Change::Specialize {
+                sym: tree.kind(n).symbol()?,
+                place: at,
+            })
+        });
+        if let Some(c) = copy.filter(|c| !copies_a_copy(g, c)) {
             return Some(c);
         }
     }
-    // The outermost shared rule on the way that is no copy yet.
-    for &n in &path {
-        if is_shared(g, tree, n) {
-            if let Some(c) = place_of(g, tree, n).and_then(|at| copy_of(n, at)) {
-                return Some(c);
-            }
-        }
-    }
-    direct()
+    // Where every shared rule is itself a copy for a context, the choice is dropped in what
+    // it holds, for all the copy's places: SQL's `TRUNCATE` in `_dml_write[in statement_2]`,
+    // which CTE bodies alone use.
+    Some(Change::DropAlternativeAt {
+        sym: inner,
+        alt: alt as usize,
+        place: place_of(g, tree, at)?,
+    })
 }
 
 /// The nearest named rule above `node` that other places use too: what [`context_copy`]
@@ -2319,7 +2313,8 @@ const JOINS: usize = 16;
 /// has it) is accepted at a sample's spot of the rule in the same context (`spots`): each
 /// other alternative, filled with the samples' smallest parts or as its cheapest derivation,
 /// with the culprit's parts after its own, in place of the spot, where the grammar reads the
-/// culprit's text there as the alternative. Alternatives that hold a group are passed over (a [`Change::JoinAfter`] cannot write them twice).
+/// culprit's text there as the alternative. Alternatives that hold a group are passed over
+/// (a [`Change::JoinAfter`] cannot write them twice).
 #[allow(clippy::too_many_arguments)]
 fn joined_after(
     g: &Grammar,
