@@ -1819,16 +1819,16 @@ fn unseen_choice(
                 return inside(g, tree, node, place, inner).into_iter().collect();
             }
             // Accepted at this very place where a sample has the rule, in a form of its own
-            // (the culprit as it is may be wrong for what it holds: `(?i-i)`): in the same context
-            // (an attribute in an `impl`'s body, where the culprit's is last and so wrong),
-            // what is around it is to blame; in another of the samples' contexts (an `impl` in
+            // (the culprit as it is may be wrong for what it holds: `(?i-i)`), or right before
+            // it in a repetition: in the same context (an attribute in an `impl`'s body, where
+            // the culprit's is last and so wrong), what is around it is to blame; in another of the samples' contexts (an `impl` in
             // a module's body, where a trait's is wrong), it is wrong in this context only,
             // and dropped in a copy of the rule that holds it for this context.
             let context = context_of(g, tree, node);
             let (same, other): (Vec<_>, Vec<_>) = spots_in_contexts(g, trees, symbol, place, CONTEXTS + 1)
                 .into_iter()
                 .partition(|&(t, n)| context_of(g, t, n) == context);
-            if accepted_in(g, &same, &made, judge) {
+            if accepted_in(g, &same, &made, judge) || accepted_before(g, &same, &made, judge) {
                 return Vec::new();
             }
             // No sample has the rule at this place (Rust's qualified paths `<T as Tr>::X`,
@@ -1838,10 +1838,14 @@ fn unseen_choice(
             if same.is_empty() && other.is_empty() && accepted_lifted(g, tree, node, &made, trees, judge, false) {
                 return Vec::new();
             }
+            // Valid in another context, it is wrong in this one only: not dropped where that
+            // context would lose it too (Rust's `const` after `unsafe` in a signature, where
+            // `pub const fn` is valid), also where the rule is a copy, not copied again.
             if accepted_in(g, &other, &made, judge) {
-                if let Some(copy) = context_copy(g, tree, node).filter(|c| !copies_a_copy(g, c)) {
-                    return vec![copy];
-                }
+                return context_copy(g, tree, node)
+                    .filter(|c| !copies_a_copy(g, c))
+                    .into_iter()
+                    .collect();
             }
             // Is the alternative, as it is here, as its cheapest or filled with the samples'
             // smallest parts, accepted at another place where the samples use the rule? Then
@@ -2438,6 +2442,28 @@ fn accepted_in(g: &Grammar, spots: &[(&Tree, NodeId)], forms: &[(&Tree, NodeId)]
             let mut copy = t.clone();
             let new = copy.graft(from, at);
             copy.replace(n, new);
+            crate::tree::fix_boundaries(g, &mut copy);
+            judge.verdict(&copy.unparse()) == Verdict::Accepted
+        })
+    })
+}
+
+/// Whether one of `forms`, put as one more iteration right before one of `spots` (items of a
+/// repetition), is accepted: an alternative valid only before another item (Rust's attribute
+/// in a block, which an item must follow) is rejected in place of a spot but valid there.
+fn accepted_before(g: &Grammar, spots: &[(&Tree, NodeId)], forms: &[(&Tree, NodeId)], judge: &Judge<'_>) -> bool {
+    spots.iter().any(|&(t, n)| {
+        let Some(NodeKind::Repeat { symbol }) = t.parent(n).map(|p| t.kind(p)) else {
+            return false;
+        };
+        let room = match g.symbol(symbol).body {
+            Body::Repeat { max: Some(max), .. } => t.parent(n).is_some_and(|p| t.child_count(p) < max as usize),
+            _ => true,
+        };
+        room && forms.iter().any(|&(from, at)| {
+            let mut copy = t.clone();
+            let new = copy.graft(from, at);
+            copy.insert_before(n, new);
             crate::tree::fix_boundaries(g, &mut copy);
             judge.verdict(&copy.unparse()) == Verdict::Accepted
         })

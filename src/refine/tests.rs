@@ -2128,3 +2128,81 @@ fn a_choice_wrong_inside_a_shared_copy_is_dropped_in_the_copy() {
     assert!(parses(b"!t") && parses(b"(delete)") && parses(b"[s]"), "{described:?}");
     assert!(!parses(b"(t)") && !parses(b"[t]"), "{described:?}");
 }
+
+/// Blocks in small: an attribute `#a` is a statement of its own in the grammar, but the
+/// parser wants an item after it.
+const TRAILING: &str = r##"
+file  = block* ;
+block = "ext{" stmt* "}" ;
+stmt  = "#a" | "f;" | "g;" ;
+"##;
+
+fn trailing_accepts(input: &[u8]) -> Verdict {
+    let s = std::str::from_utf8(input).unwrap_or("");
+    verdict(!s.contains("#a}") && !s.contains("#a#a"))
+}
+
+#[test]
+fn an_alternative_valid_only_before_another_item_is_not_dropped() {
+    let g = Grammar::from_text(TRAILING, "trailing.grammar").unwrap();
+    let trees = trees_of(&g, &["ext{f;}", "ext{g;f;}"]);
+    let good = Good::new(&g, &trees);
+    let facts = Facts::new(&g, &trees);
+    let judge = Judge::new(&trailing_accepts);
+    let stmt = g.symbol_by_name("stmt").unwrap();
+    let rejected = Parser::new(&g).parse(b"ext{f;#a}").unwrap();
+    let node = first_node(&rejected, |n| {
+        rejected.kind(n).symbol() == Some(stmt) && rejected.unparse_node(n) == b"#a"
+    });
+    let place = place_of(&g, &rejected, node).unwrap();
+    // `ext{#a}` (the attribute in place of a sample's item) is rejected, but `ext{#af;}`
+    // (before it) is accepted: the attribute is valid in a block, its being last is wrong.
+    let edits = unseen_choice(&g, &rejected, node, place, &trees, &good, &facts, &judge);
+    let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
+    assert!(edits.is_empty(), "{described:?}");
+    // Without the samples' item to put it before, the only evidence is the rejection.
+    let lone = trees_of(&g, &["ext{}"]);
+    let good = Good::new(&g, &lone);
+    let facts = Facts::new(&g, &lone);
+    let edits = unseen_choice(&g, &rejected, node, place, &lone, &good, &facts, &judge);
+    assert!(!edits.is_empty());
+}
+
+/// Function modifiers in small: one copy of the rule for both items, `c` must come first.
+const MODIFIERS: &str = r#"
+file            = item* ;
+item            = func | sig ;
+func            = "pub "? `mods[in item]`? "fn{}" ;
+sig             = `mods[in item]`? "fn;" ;
+`mods[in item]` = ( "u " | "c " )+ ;
+"#;
+
+fn modifiers_accepts(input: &[u8]) -> Verdict {
+    let s = std::str::from_utf8(input).unwrap_or("");
+    verdict(!s.contains("u c"))
+}
+
+#[test]
+fn an_alternative_valid_in_another_context_of_a_shared_copy_is_kept() {
+    let g = Grammar::from_text(MODIFIERS, "modifiers.grammar").unwrap();
+    let trees = trees_of(&g, &["pub u fn{}", "fn;"]);
+    let good = Good::new(&g, &trees);
+    let facts = Facts::new(&g, &trees);
+    let judge = Judge::new(&modifiers_accepts);
+    let rejected = Parser::new(&g).parse(b"u c fn;").unwrap();
+    let culprit = isolate::isolate(&g, rejected, &good, &judge).expect("a culprit");
+    assert_eq!(culprit.tree.unparse_node(culprit.node), b"c ");
+    // `pub c fn{}` is accepted: `c` is valid where a sample's function has modifiers, and
+    // the copy both items share is not copied again. No edit may take `c` from functions.
+    let edits = rule_edits(&g, &culprit, &trees, &good, &facts, &judge, 1);
+    let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
+    // (An edit that cannot be made, such as a copy of a rule already alone at its place,
+    // is passed over by refine.)
+    let made: Vec<_> = edits
+        .iter()
+        .filter_map(|e| edit::apply(&g, std::slice::from_ref(e), "modifiers.grammar").ok())
+        .collect();
+    for edited in made {
+        assert!(Parser::new(&edited.grammar).parse(b"c u fn{}").is_ok(), "{described:?}");
+    }
+}

@@ -304,6 +304,16 @@ impl Tree {
         self.link(parent, child, NONE, first);
     }
 
+    /// Links detached `child` right before `sibling`, under its parent, updating sizes up to
+    /// the root; nothing happens if `sibling` is the root.
+    pub fn insert_before(&mut self, sibling: NodeId, child: NodeId) {
+        let s = &self.nodes[sibling.index()];
+        let (parent, prev) = (s.parent, s.prev);
+        if parent != NONE {
+            self.link(NodeId(parent), child, prev, sibling.0);
+        }
+    }
+
     /// Links detached `child` as the first child of `parent` without updating sizes: for bulk
     /// construction, where every node was made with its final length.
     pub(crate) fn prepend_child_unsized(&mut self, parent: NodeId, child: NodeId) {
