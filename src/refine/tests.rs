@@ -2206,3 +2206,47 @@ fn an_alternative_valid_in_another_context_of_a_shared_copy_is_kept() {
         assert!(Parser::new(&edited.grammar).parse(b"c u fn{}").is_ok(), "{described:?}");
     }
 }
+
+/// sqlparser's `FROM ONLY` in small: `ONLY` takes a table name, not a parenthesized list.
+const ONLY: &str = r#"
+query = "from " ( "only " )? rel ;
+rel   = ( "t" | "(v)" ) ( " as x" )? ;
+"#;
+
+fn only_accepts(input: &[u8]) -> Verdict {
+    verdict(!input.windows(8).any(|w| w == b"only (v)"))
+}
+
+#[test]
+fn a_choice_one_rule_down_from_an_optional_part_is_kept_apart_from_it() {
+    let g = Grammar::from_text(ONLY, "only.grammar").unwrap();
+    let trees = trees_of(&g, &["from t", "from (v) as x"]);
+    let good = Good::new(&g, &trees);
+    let facts = Facts::new(&g, &trees);
+    let judge = Judge::new(&only_accepts);
+    let rejected = Parser::new(&g).parse(b"from only (v)").unwrap();
+    let culprit = isolate::isolate(&g, rejected, &good, &judge).expect("a culprit");
+    let edits = rule_edits(&g, &culprit, &trees, &good, &facts, &judge, 1);
+    let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
+    // The list is valid without `ONLY`, and `ONLY` before a name: the two are kept apart,
+    // before any edit that drops either.
+    assert!(
+        matches!(edits.first(), Some(Change::ApartInside { .. })),
+        "{described:?}"
+    );
+    let edited = edit::apply(&g, &edits[..1], "only.grammar").unwrap().grammar;
+    let parses = |s: &[u8]| Parser::new(&edited).parse(s).is_ok();
+    for valid in [
+        &b"from only t"[..],
+        b"from only t as x",
+        b"from (v)",
+        b"from (v) as x",
+        b"from t",
+    ] {
+        assert!(parses(valid), "{}: {described:?}", String::from_utf8_lossy(valid));
+    }
+    assert!(
+        !parses(b"from only (v)") && !parses(b"from only (v) as x"),
+        "{described:?}"
+    );
+}
