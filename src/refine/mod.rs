@@ -1889,7 +1889,12 @@ fn unseen_choice(
             let (same, other): (Vec<_>, Vec<_>) = spots_in_contexts(g, trees, symbol, place, CONTEXTS + 1)
                 .into_iter()
                 .partition(|&(t, n)| context_of(g, t, n) == context);
-            if accepted_in(g, &same, &made, judge) || accepted_before(g, &same, &made, judge) {
+            // (Before a sample's item only where the culprit is the last item of its own
+            // repetition: elsewhere, that it is valid before another item says nothing.)
+            let last = tree.parent(node).is_some_and(|p| {
+                matches!(tree.kind(p), NodeKind::Repeat { .. }) && tree.children(p).last() == Some(node)
+            });
+            if accepted_in(g, &same, &made, judge) || (last && accepted_before(g, &same, &made, judge)) {
                 return Vec::new();
             }
             // No sample has the rule at this place (Rust's qualified paths `<T as Tr>::X`,
@@ -1899,14 +1904,10 @@ fn unseen_choice(
             if same.is_empty() && other.is_empty() && accepted_lifted(g, tree, node, &made, trees, judge, false) {
                 return Vec::new();
             }
-            // Valid in another context, it is wrong in this one only: not dropped where that
-            // context would lose it too (Rust's `const` after `unsafe` in a signature, where
-            // `pub const fn` is valid), also where the rule is a copy, not copied again.
             if accepted_in(g, &other, &made, judge) {
-                return context_copy(g, tree, node)
-                    .filter(|c| !copies_a_copy(g, c))
-                    .into_iter()
-                    .collect();
+                if let Some(copy) = context_copy(g, tree, node).filter(|c| !copies_a_copy(g, c)) {
+                    return vec![copy];
+                }
             }
             // Is the alternative, as it is here, as its cheapest or filled with the samples'
             // smallest parts, accepted at another place where the samples use the rule? Then

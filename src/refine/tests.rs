@@ -2168,45 +2168,6 @@ fn an_alternative_valid_only_before_another_item_is_not_dropped() {
     assert!(!edits.is_empty());
 }
 
-/// Function modifiers in small: one copy of the rule for both items, `c` must come first.
-const MODIFIERS: &str = r#"
-file            = item* ;
-item            = func | sig ;
-func            = "pub "? `mods[in item]`? "fn{}" ;
-sig             = `mods[in item]`? "fn;" ;
-`mods[in item]` = ( "u " | "c " )+ ;
-"#;
-
-fn modifiers_accepts(input: &[u8]) -> Verdict {
-    let s = std::str::from_utf8(input).unwrap_or("");
-    verdict(!s.contains("u c"))
-}
-
-#[test]
-fn an_alternative_valid_in_another_context_of_a_shared_copy_is_kept() {
-    let g = Grammar::from_text(MODIFIERS, "modifiers.grammar").unwrap();
-    let trees = trees_of(&g, &["pub u fn{}", "fn;"]);
-    let good = Good::new(&g, &trees);
-    let facts = Facts::new(&g, &trees);
-    let judge = Judge::new(&modifiers_accepts);
-    let rejected = Parser::new(&g).parse(b"u c fn;").unwrap();
-    let culprit = isolate::isolate(&g, rejected, &good, &judge).expect("a culprit");
-    assert_eq!(culprit.tree.unparse_node(culprit.node), b"c ");
-    // `pub c fn{}` is accepted: `c` is valid where a sample's function has modifiers, and
-    // the copy both items share is not copied again. No edit may take `c` from functions.
-    let edits = rule_edits(&g, &culprit, &trees, &good, &facts, &judge, 1);
-    let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
-    // (An edit that cannot be made, such as a copy of a rule already alone at its place,
-    // is passed over by refine.)
-    let made: Vec<_> = edits
-        .iter()
-        .filter_map(|e| edit::apply(&g, std::slice::from_ref(e), "modifiers.grammar").ok())
-        .collect();
-    for edited in made {
-        assert!(Parser::new(&edited.grammar).parse(b"c u fn{}").is_ok(), "{described:?}");
-    }
-}
-
 /// sqlparser's `FROM ONLY` in small: `ONLY` takes a table name, not a parenthesized list.
 const ONLY: &str = r#"
 query = "from " ( "only " )? rel ;
