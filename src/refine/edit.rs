@@ -90,26 +90,6 @@ pub enum Change {
         /// Whether the optional part must be there with `alt` (else it must be absent).
         present: bool,
     },
-    /// [`Change::Apart`] for a choice one rule down: alternative `alt` of `sym`, an item of
-    /// `holder`'s one alternative, only with the optional part at item `other` of the
-    /// alternative of `place` (where `holder` is used) absent (or, if `present`, there). The
-    /// parent's alternative is split in two: one with a copy of `holder` whose `sym` has no
-    /// `alt`, one with `holder` as it is and the optional part fixed (sqlparser's `FROM ONLY`
-    /// takes a table name: `FROM ONLY (VALUES (1))` is no query, either alone is valid).
-    ApartInside {
-        /// The rule the choice is an item of.
-        holder: SymbolId,
-        /// Where `holder` is used.
-        place: Place,
-        /// The choice symbol.
-        sym: SymbolId,
-        /// Its alternative that may not stand with the optional part as it was.
-        alt: usize,
-        /// The optional part's item in the alternative of `place`.
-        other: usize,
-        /// Whether the optional part must be there with `alt` (else it must be absent).
-        present: bool,
-    },
     /// The class at `place` becomes `class` (fewer members).
     NarrowClass {
         /// Where the class terminal is used.
@@ -248,26 +228,6 @@ impl Change {
                         alternative_text(g, *sym, *alt)
                     )
                 },
-                if *present { "after" } else { "without" },
-                place_item(g.symbols(), Place { item: *other, ..*place })
-                    .map_or_else(String::new, |i| g.item_written(i)),
-                name(place.parent),
-                place.item + 1,
-                place.alt.map_or(1, |a| a + 1)
-            ),
-            Change::ApartInside {
-                holder,
-                place,
-                sym,
-                alt,
-                other,
-                present,
-            } => format!(
-                "alternative {} of `{}` ({}) in `{}` only {} {} in `{}` (item {} of its alternative {})",
-                alt + 1,
-                name(*sym),
-                alternative_text(g, *sym, *alt),
-                name(*holder),
                 if *present { "after" } else { "without" },
                 place_item(g.symbols(), Place { item: *other, ..*place })
                     .map_or_else(String::new, |i| g.item_written(i)),
@@ -781,106 +741,6 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
             };
             let second = held.remove(0);
             let mut rules = specialize(g, symbols, *sym, *place, Body::Choice(without)).or_else(&impossible)?;
-            let Body::Choice(parent_alts) = &mut symbols[place.parent.index()].body else {
-                return impossible("not in a sequence");
-            };
-            parent_alts.push(second);
-            rules.push(owner_name(g, place.parent));
-            rules.dedup();
-            Ok(rules)
-        }
-        Change::ApartInside {
-            holder,
-            place,
-            sym,
-            alt,
-            other,
-            present,
-        } => {
-            let (Some(k), Body::Choice(parent_alts)) = (place.alt, &symbols[place.parent.index()].body) else {
-                return impossible("not in a sequence");
-            };
-            let Some(split) = parent_alts.get(k).cloned() else {
-                return impossible("no such alternative");
-            };
-            if *other == place.item || split.items.get(place.item) != Some(&Item::Symbol(*holder)) {
-                return impossible("the place does not use the rule");
-            }
-            let Some(&Item::Symbol(optional)) = split.items.get(*other) else {
-                return impossible("no optional part there");
-            };
-            let Body::Optional(inner) = symbols[optional.index()].body else {
-                return impossible("no optional part there");
-            };
-            let original = symbols[holder.index()].clone();
-            let Body::Choice(ref holder_alts) = original.body else {
-                return impossible("the rule is no sequence");
-            };
-            let [sequence] = holder_alts.as_slice() else {
-                return impossible("the rule has more than one alternative");
-            };
-            let Some(at) = sequence.items.iter().position(|&i| i == Item::Symbol(*sym)) else {
-                return impossible("the choice is not an item of the rule");
-            };
-            match &symbols[sym.index()] {
-                // A named rule is used elsewhere too: its copy for the holder is another edit.
-                s if !s.synthetic => return impossible("the choice is a rule of its own"),
-                Symbol {
-                    body: Body::Choice(alts),
-                    ..
-                } if alts.len() >= 2 && *alt < alts.len() => {}
-                _ => return impossible("no other alternative would be left"),
-            }
-            // The second alternative: `holder` as it is (a copy with groups of its own, as the
-            // first is edited in place where it is a copy for this parent already), the
-            // optional part fixed.
-            let whole = SymbolId(symbols.len() as u32);
-            symbols.push(Symbol {
-                name: if original.synthetic {
-                    original.name.clone()
-                } else {
-                    specialized_name(symbols, &original.name, &owner_name(g, place.parent))
-                },
-                body: original.body.clone(),
-                span: original.span,
-                synthetic: original.synthetic,
-            });
-            own_groups(symbols, whole);
-            let mut items = split.items.clone();
-            items[place.item] = Item::Symbol(whole);
-            if *present {
-                items[*other] = inner;
-            } else {
-                items.remove(*other);
-            }
-            let group = SymbolId(symbols.len() as u32);
-            symbols.push(Symbol {
-                name: owner_name(g, place.parent),
-                body: Body::Choice(vec![Alternative { items, ..split }]),
-                span: symbols[place.parent.index()].span,
-                synthetic: true,
-            });
-            own_groups(symbols, group);
-            let Body::Choice(mut held) = symbols[group.index()].body.clone() else {
-                return impossible("not a sequence");
-            };
-            let second = held.remove(0);
-            // The first: `holder` for this place, its choice without `alt`.
-            let mut rules = specialize(g, symbols, *holder, *place, original.body.clone()).or_else(&impossible)?;
-            let Some(Item::Symbol(copy)) = place_item(symbols, *place) else {
-                return impossible("the place does not use the rule");
-            };
-            let choice = match &symbols[copy.index()].body {
-                Body::Choice(alts) => match alts.first().and_then(|a| a.items.get(at)) {
-                    Some(&Item::Symbol(c)) => c,
-                    _ => return impossible("the choice is not an item of the rule"),
-                },
-                _ => return impossible("the rule is no sequence"),
-            };
-            let Body::Choice(alts) = &mut symbols[choice.index()].body else {
-                return impossible("not a choice");
-            };
-            alts.remove(*alt);
             let Body::Choice(parent_alts) = &mut symbols[place.parent.index()].body else {
                 return impossible("not in a sequence");
             };

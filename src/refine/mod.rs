@@ -1229,25 +1229,6 @@ fn forbids(g: &Grammar, change: &Change, tree: &Tree, node: NodeId) -> bool {
                 && at(place)
                 && sibling.is_some_and(|s| (tree.child_count(s) > 0) != *present)
         }
-        (
-            Change::ApartInside {
-                place,
-                sym,
-                alt,
-                other,
-                present,
-                ..
-            },
-            NodeKind::Rule { symbol, alt: a },
-        ) => {
-            let holder = tree
-                .parent(node)
-                .filter(|&h| place_of(g, tree, h).as_ref() == Some(place));
-            let sibling = holder
-                .and_then(|h| tree.parent(h))
-                .and_then(|p| tree.children(p).nth(*other));
-            symbol == *sym && a as usize == *alt && sibling.is_some_and(|s| (tree.child_count(s) > 0) != *present)
-        }
         (Change::Bound { sym, place, min, max }, NodeKind::Repeat { symbol } | NodeKind::Optional { symbol }) => {
             let n = tree.child_count(node) as u32;
             symbol == *sym && place.as_ref().is_none_or(at) && (n < *min || max.is_some_and(|m| n > m))
@@ -1448,14 +1429,7 @@ fn rule_edits(
     // no sample reaches, where the parser alone decides (layout before Rust's shebang). The
     // earlier choice says more: `BEGIN` needs its `;` before statements, rather than a block
     // holds none.
-    // A choice one rule down from an optional part it may not stand with comes first: the
-    // parser took the input without the optional part, which says more than the samples'
-    // never making the choice there (dropping `VALUES` lists where `FROM ONLY` came first).
-    let (inside, earlier): (Vec<Change>, Vec<Change>) = earlier_choice(g, culprit, trees, good, facts, judge)
-        .into_iter()
-        .partition(|c| matches!(c, Change::ApartInside { .. }));
-    out.splice(0..0, inside);
-    out.extend(earlier);
+    out.extend(earlier_choice(g, culprit, trees, good, facts, judge));
     out.extend(
         std::iter::once(start)
             .chain(ancestors(tree, start))
@@ -1630,12 +1604,7 @@ fn earlier_choice(
                         .then(|| unreached_bound(g, &base, sibling, place, facts))
                         .flatten()
                     {
-                        // Kept apart from the culprit's choice first, if that is one rule
-                        // down: `ONLY` stays valid before a table name.
-                        return apart_inside(g, &base, culprit.node, on_path, sibling)
-                            .into_iter()
-                            .chain([bound])
-                            .collect();
+                        return vec![bound];
                     }
                     to_blame
                 }
@@ -1652,9 +1621,6 @@ fn earlier_choice(
                 } else {
                     Vec::new()
                 };
-                // An optional part before a rule whose choice is the culprit (SQL's `ONLY`
-                // before a relation that is a `VALUES` list): the two may not stand together.
-                out.extend(apart_inside(g, &base, culprit.node, on_path, sibling));
                 out.extend(unseen_choice(g, &base, sibling, place, trees, good, facts, judge));
                 if !out.is_empty() {
                     return out;
@@ -1705,33 +1671,6 @@ fn apart(g: &Grammar, tree: &Tree, node: NodeId, sibling: NodeId) -> Option<Chan
         sym: symbol,
         alt,
         place,
-        other: place_of(g, tree, sibling)?.item,
-        present: tree.child_count(sibling) == 0,
-    })
-}
-
-/// The edit that keeps the choice at `node`, an item of the one alternative of `holder`'s
-/// rule, apart from the optional part `sibling` before or after `holder`, as the sibling is
-/// now ([`Change::ApartInside`]).
-fn apart_inside(g: &Grammar, tree: &Tree, node: NodeId, holder: NodeId, sibling: NodeId) -> Option<Change> {
-    let NodeKind::Rule { symbol, alt } = tree.kind(node) else {
-        return None;
-    };
-    let outer = tree.kind(holder).symbol()?;
-    let single = matches!(&g.symbol(outer).body, Body::Choice(alts) if alts.len() == 1);
-    let choice = matches!(&g.symbol(symbol).body, Body::Choice(alts) if alts.len() >= 2);
-    if !single || !choice || !g.symbol(symbol).synthetic || tree.parent(node) != Some(holder) {
-        return None;
-    }
-    if !matches!(tree.kind(sibling), NodeKind::Optional { .. }) || tree.parent(holder) != tree.parent(sibling) {
-        return None;
-    }
-    let place = place_of(g, tree, holder)?;
-    Some(Change::ApartInside {
-        holder: outer,
-        place,
-        sym: symbol,
-        alt: alt as usize,
         other: place_of(g, tree, sibling)?.item,
         present: tree.child_count(sibling) == 0,
     })
