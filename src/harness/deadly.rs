@@ -15,7 +15,10 @@
 //! (reproducing, triage) the handler is installed too but saves nothing. Before passing the signal
 //! on, it prints the faulting thread's symbolized backtrace (a `stack backtrace:` section as Rust
 //! prints one), so that aborts and stack overflows have a location for people and for triage,
-//! also without a sanitizer: see [`print_backtrace`].
+//! also without a sanitizer: the frames are walked in the handler, which allocates nothing, and
+//! symbolized by a fresh process of this binary (see [`backtrace_in_child`]): a signal taken
+//! inside the allocator (a stack overflow in `malloc`) holds its lock, and anything that
+//! allocates in the handler, glibc's `fork` included, waits for it forever.
 
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
@@ -23,7 +26,7 @@ use std::ptr;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
-use super::env::{REDUCE_ENV, REDUCE_SUBPROCESS_ENV, REDUCE_TIME_ENV};
+use super::env::{REDUCE_ENV, REDUCE_SUBPROCESS_ENV, REDUCE_TIME_ENV, SYMBOLIZE_ENV};
 use super::target::Settings;
 
 /// The signals a stack overflow, a wild pointer, an `abort()` (also the one after a panic), a trap
@@ -33,8 +36,25 @@ const SIGNALS: [libc::c_int; 5] = [libc::SIGSEGV, libc::SIGBUS, libc::SIGABRT, l
 /// At most this many frames of a backtrace are printed (a stack overflow has tens of thousands).
 const MAX_FRAMES: usize = 200;
 
-/// Room for the handler, its backtrace (symbolizing reads debug info), and for the handlers it
-/// passes the signal on to (a sanitizer's report).
+/// Frames the handler walks: [`MAX_FRAMES`] and the handler's own on top.
+const FRAMES_WALKED: usize = MAX_FRAMES + 32;
+
+/// Milliseconds the symbolizing process may take before it is killed (the backtrace is then
+/// missing, the crash is not).
+const SYMBOLIZE_MS: u32 = 20_000;
+
+/// Seconds the handlers after ours may take before the process dies of the signal anyway:
+/// libFuzzer's copies the input, and waits forever for the allocator's lock if the signal came
+/// inside the allocator. It prints a few lines otherwise; a sanitizer's report, symbolized by
+/// an external program, gets longer.
+const WATCHDOG_SECS: u32 = 3;
+/// [`WATCHDOG_SECS`] with a sanitizer linked in.
+const WATCHDOG_SANITIZER_SECS: u32 = 60;
+
+/// The signal the process is dying of, for the watchdog.
+static DYING_OF: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+/// Room for the handler and for the handlers it passes the signal on to (a sanitizer's report).
 const ALT_STACK_SIZE: usize = 4 << 20;
 
 /// The longest crash path the handler writes (longer artifact prefixes: no file, a message).
@@ -60,6 +80,8 @@ struct Prepared {
     /// The environment of the child without any `HELLFUZZ_REDUCE*` entry, NUL-terminated strings;
     /// the handler adds [`REDUCE_ENV`] pointing at the saved file.
     env: Vec<CString>,
+    /// The environment of the symbolizing child: ours with [`SYMBOLIZE_ENV`] set.
+    symbolize_env: Vec<CString>,
     /// Whether to minimize at all (`HELLFUZZ_MINIMIZE=0` turns it off).
     minimize: bool,
     /// Whether to print the dying thread's backtrace: not with `HELLFUZZ_BACKTRACE=0`, nor with a
@@ -67,6 +89,8 @@ struct Prepared {
     backtrace: bool,
     /// `RUST_BACKTRACE` is on: the panic hook printed the backtrace of a panic already.
     panic_backtrace: bool,
+    /// Seconds the handlers after ours may take ([`WATCHDOG_SECS`]).
+    watchdog_secs: u32,
     /// The handlers replaced, per entry of [`SIGNALS`].
     previous: [libc::sigaction; SIGNALS.len()],
 }
@@ -83,6 +107,8 @@ struct Buffers {
     path: [u8; PATH_MAX],
     temp: [u8; PATH_MAX],
     env: [u8; PATH_MAX + 32],
+    /// The dying thread's return addresses, innermost first.
+    frames: [usize; FRAMES_WALKED],
 }
 
 struct SharedBuffers(std::cell::UnsafeCell<Buffers>);
@@ -93,6 +119,7 @@ static BUFFERS: SharedBuffers = SharedBuffers(std::cell::UnsafeCell::new(Buffers
     path: [0; PATH_MAX],
     temp: [0; PATH_MAX],
     env: [0; PATH_MAX + 32],
+    frames: [0; FRAMES_WALKED],
 }));
 
 /// Marks `data` as the input being run until the returned guard drops.
@@ -154,7 +181,7 @@ pub(super) fn install(prefix: &str, settings: impl FnOnce() -> Settings) {
             .ok()
             .and_then(|p| CString::new(p.as_os_str().as_bytes()).ok())
             .unwrap_or_else(|| CString::new("/proc/self/exe").expect("no NUL"));
-        let env = std::env::vars_os()
+        let base: Vec<CString> = std::env::vars_os()
             .filter(|(k, _)| !k.as_bytes().starts_with(REDUCE_ENV.as_bytes()))
             .filter_map(|(k, v)| {
                 let mut entry = k.as_bytes().to_vec();
@@ -162,9 +189,21 @@ pub(super) fn install(prefix: &str, settings: impl FnOnce() -> Settings) {
                 entry.extend_from_slice(v.as_bytes());
                 CString::new(entry).ok()
             })
+            .collect();
+        let env = base
+            .iter()
+            .cloned()
             .chain(CString::new(format!("{REDUCE_SUBPROCESS_ENV}=1")).ok())
             .chain(time)
             .collect();
+        let symbolize_env = base
+            .into_iter()
+            .chain(CString::new(format!("{SYMBOLIZE_ENV}=1")).ok())
+            .collect();
+        // The first walk of a stack loads what the unwinder needs (it may allocate); the
+        // handler's walk then allocates nothing.
+        // SAFETY: no other thread walks this one's stack now.
+        unsafe { backtrace::trace_unsynchronized(|_| false) };
         // SAFETY: a zeroed sigaction is a valid "default action" value; sigaction(2) only
         // writes the current handler into it.
         let mut previous: [libc::sigaction; SIGNALS.len()] = unsafe { std::mem::zeroed() };
@@ -183,9 +222,15 @@ pub(super) fn install(prefix: &str, settings: impl FnOnce() -> Settings) {
             prefix: prefix.as_bytes().to_vec(),
             exe,
             env,
+            symbolize_env,
             minimize: settings.enabled,
             backtrace: !sanitizer && std::env::var(super::env::BACKTRACE_ENV).map_or(true, |v| v.trim() != "0"),
             panic_backtrace: !off("RUST_BACKTRACE"),
+            watchdog_secs: if sanitizer {
+                WATCHDOG_SANITIZER_SECS
+            } else {
+                WATCHDOG_SECS
+            },
             previous,
         }
     });
@@ -253,17 +298,22 @@ fn push(buf: &mut [u8], len: &mut usize, bytes: &[u8]) -> bool {
 
 /// Writes `message` to stderr (async-signal-safe).
 fn say(parts: &[&[u8]]) {
+    say_to(2, parts);
+}
+
+/// Writes `parts` to the file descriptor `fd` (async-signal-safe).
+fn say_to(fd: libc::c_int, parts: &[&[u8]]) {
     for part in parts {
-        // SAFETY: write(2) on fd 2 with a valid buffer.
+        // SAFETY: write(2) with a valid buffer.
         unsafe {
-            libc::write(2, part.as_ptr().cast(), part.len());
+            libc::write(fd, part.as_ptr().cast(), part.len());
         }
     }
 }
 
-/// The signal handler: save, minimize in a child, print the backtrace, pass the signal on.
-/// Async-signal-safe calls only (open, write, fsync, rename, fork, execve, waitpid, sigaction),
-/// except for the backtrace, which comes after the crash file is safe (see [`print_backtrace`]).
+/// The signal handler: save, minimize in a child, print the backtrace (symbolized by another),
+/// pass the signal on. Async-signal-safe calls only (open, write, fsync, rename, clone, execve,
+/// waitpid, sigaction, and the unwinder's walk, see [`backtrace_in_child`]).
 extern "C" fn handler(signal: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
     let Some(prepared) = PREPARED.get() else {
         return fall_through(signal);
@@ -272,19 +322,23 @@ extern "C" fn handler(signal: libc::c_int, info: *mut libc::siginfo_t, context: 
     if HANDLING.swap(true, Ordering::AcqRel) {
         return pass_on(&prepared.previous[index], signal, info, context);
     }
+    // libFuzzer's `-timeout` alarm must not go off while the crash is handled: minimizing takes
+    // longer than a timeout, and the crash was reported as one (exit status 70).
+    stop_timer();
+    // SAFETY: only the thread that won HANDLING gets here.
+    let buffers = unsafe { &mut *BUFFERS.0.get() };
     let data = INPUT.load(Ordering::Acquire);
     if !data.is_null() {
         let len = INPUT_LEN.load(Ordering::Acquire);
         // SAFETY: the input stays alive while it is marked as running (the guard clears it).
         let input = unsafe { std::slice::from_raw_parts(data, len) };
-        // SAFETY: only the thread that won HANDLING gets here.
-        let buffers = unsafe { &mut *BUFFERS.0.get() };
         save_and_minimize(prepared, input, signal, buffers);
     }
     let panic_reported = signal == libc::SIGABRT && PANIC_ABORT.load(Ordering::Acquire) && prepared.panic_backtrace;
     if prepared.backtrace && !panic_reported {
-        print_backtrace(signal_name(signal));
+        backtrace_in_child(prepared, signal, buffers);
     }
+    arm_watchdog(signal, prepared.watchdog_secs);
     if signal == libc::SIGSEGV || signal == libc::SIGBUS {
         // Called from here, on our alternate stack: after a stack overflow, a handler run on the
         // overflowed stack could not run at all.
@@ -295,6 +349,50 @@ extern "C" fn handler(signal: libc::c_int, info: *mut libc::siginfo_t, context: 
         // without this handler's frames (which would top every abort's stack).
         reraise(&prepared.previous[index], signal)
     }
+}
+
+/// Stops the process's interval timer (libFuzzer's `-timeout` alarm). Async-signal-safe.
+fn stop_timer() {
+    // SAFETY: setitimer(2) with a zeroed (disarming) value.
+    unsafe {
+        let off: libc::itimerval = std::mem::zeroed();
+        libc::setitimer(libc::ITIMER_REAL, &off, ptr::null_mut());
+    }
+}
+
+/// Has the process die of `signal` if it is still alive `secs` from now (see [`watchdog`]).
+/// Async-signal-safe.
+fn arm_watchdog(signal: libc::c_int, secs: u32) {
+    DYING_OF.store(signal, Ordering::Release);
+    // SAFETY: a valid sigaction for a plain handler; alarm(2).
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = watchdog as *const () as libc::sighandler_t;
+        action.sa_flags = libc::SA_ONSTACK;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(libc::SIGALRM, &action, ptr::null_mut());
+        libc::alarm(secs);
+    }
+}
+
+/// The handlers after ours did not finish: the process dies of its signal now, on whichever
+/// thread the alarm came to, rather than hang (or be reported as a timeout).
+extern "C" fn watchdog(_: libc::c_int) {
+    let signal = DYING_OF.load(Ordering::Acquire);
+    say(&[
+        b"\nhellfuzz: the crash handlers after hellfuzz's did not finish (a signal inside the allocator \
+          leaves its lock taken); dying of ",
+        signal_name(signal),
+        b" now\n",
+    ]);
+    // SAFETY: sigprocmask(2) to unblock the signal in this thread, then the default action.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, signal);
+        libc::sigprocmask(libc::SIG_UNBLOCK, &set, ptr::null_mut());
+    }
+    fall_through(signal);
 }
 
 /// Reinstalls `previous` for `signal` and raises it: blocked while this handler runs, it is
@@ -333,18 +431,177 @@ fn signal_meaning(signal: libc::c_int) -> &'static [u8] {
 
 /// Prints the backtrace of this thread, from the frame the signal interrupted down, symbolized
 /// (function, then `at file:line:column`), as a `stack backtrace:` section like Rust's, at most
-/// [`MAX_FRAMES`] frames.
+/// [`MAX_FRAMES`] frames. Async-signal-safe: the frames' addresses are walked here without
+/// allocating (the unwinder was warmed up at install time), and a fresh process of this binary
+/// (started without glibc's `fork`, see [`spawn`]) reads them on its standard input, symbolizes
+/// them against this process's mappings and prints them on the shared standard error
+/// ([`symbolize_if_requested`]). It is killed after [`SYMBOLIZE_MS`]: a crash never becomes a
+/// hang.
+fn backtrace_in_child(prepared: &Prepared, signal: libc::c_int, b: &mut Buffers) {
+    let mut walked = 0;
+    // SAFETY: only this thread's stack is walked, by this thread, which is stopped in the handler.
+    unsafe {
+        backtrace::trace_unsynchronized(|frame| {
+            b.frames[walked] = frame.ip() as usize;
+            walked += 1;
+            walked < FRAMES_WALKED
+        });
+    }
+    let mut pipe = [0; 2];
+    // SAFETY: pipe(2) into a two-element array.
+    if unsafe { libc::pipe(pipe.as_mut_ptr()) } != 0 {
+        return;
+    }
+    let argv: [*const libc::c_char; 2] = [prepared.exe.as_ptr(), ptr::null()];
+    let mut envp: [*const libc::c_char; 512] = [ptr::null(); 512];
+    for (slot, entry) in envp.iter_mut().zip(prepared.symbolize_env.iter().take(511)) {
+        *slot = entry.as_ptr();
+    }
+    // SAFETY: async-signal-safe calls in the child until execve, with strings that live for the
+    // process; the pipe's ends are closed where they are not used.
+    let child = unsafe {
+        spawn(|| {
+            libc::dup2(pipe[0], 0);
+            libc::close(pipe[0]);
+            libc::close(pipe[1]);
+            libc::execve(prepared.exe.as_ptr(), argv.as_ptr(), envp.as_ptr());
+        })
+    };
+    // SAFETY: closing our copy of the read end.
+    unsafe { libc::close(pipe[0]) };
+    if child > 0 {
+        // The request: the signal's name, this process's id, one address per line (a few KiB,
+        // within the pipe's buffer, so writing never waits for the child).
+        let mut line = [0u8; 32];
+        say_to(pipe[1], &[signal_name(signal), b"\n"]);
+        // SAFETY: getpid(2) is async-signal-safe.
+        let pid = unsafe { libc::getpid() } as usize;
+        say_to(pipe[1], &[hex(pid, &mut line)]);
+        for &ip in &b.frames[..walked] {
+            say_to(pipe[1], &[hex(ip, &mut line)]);
+        }
+    }
+    // SAFETY: closing the write end: the child reads to the end of its input.
+    unsafe { libc::close(pipe[1]) };
+    if child > 0 && !wait_for(child, SYMBOLIZE_MS) {
+        say(&[b"hellfuzz: symbolizing the backtrace took too long; it is left out\n"]);
+    }
+}
+
+/// `n` in hexadecimal and a line break, in `buf`.
+fn hex(mut n: usize, buf: &mut [u8; 32]) -> &[u8] {
+    let mut at = buf.len() - 1;
+    buf[at] = b'\n';
+    loop {
+        at -= 1;
+        buf[at] = b"0123456789abcdef"[n % 16];
+        n /= 16;
+        if n == 0 {
+            break;
+        }
+    }
+    &buf[at..]
+}
+
+/// Starts a child process that runs `child` (which must only make async-signal-safe calls and
+/// end in `execve`; it exits with status 127 if that returns). On Linux the child is made with
+/// the `clone` system call rather than glibc's `fork`, which runs the `atfork` handlers first:
+/// the allocator's takes its locks, and one may be held by the very thread the signal
+/// interrupted. The child's id, or -1.
 ///
-/// Not async-signal-safe (it allocates and reads debug info), but the process is dying anyway,
-/// as libFuzzer and the sanitizers assume too, and it runs after the crash file is written. A
-/// second fault while printing does not loop: [`HANDLING`] sends it straight to the previous
-/// handler (or the default action). It can hang if the signal interrupted the allocator holding
-/// its lock; libFuzzer's `-timeout` then ends the process, with the crash file saved.
-fn print_backtrace(name: &[u8]) {
-    let text = std::backtrace::Backtrace::force_capture().to_string();
+/// # Safety
+/// Call it from the signal handler's thread only; see `child`.
+unsafe fn spawn(child: impl FnOnce()) -> libc::pid_t {
+    #[cfg(target_os = "linux")]
+    // SAFETY: clone with SIGCHLD alone and no new stack is fork(2) without glibc's handlers.
+    let pid = unsafe { libc::syscall(libc::SYS_clone, libc::SIGCHLD as libc::c_long, 0, 0, 0, 0) } as libc::pid_t;
+    #[cfg(not(target_os = "linux"))]
+    // SAFETY: fork(2); see the function's documentation.
+    let pid = unsafe { libc::fork() };
+    if pid == 0 {
+        // SAFETY: the handler runs with the signal blocked; the child must not inherit that.
+        unsafe {
+            let mut none: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut none);
+            libc::sigprocmask(libc::SIG_SETMASK, &none, ptr::null_mut());
+        }
+        child();
+        // SAFETY: _exit(2) is async-signal-safe.
+        unsafe { libc::_exit(127) };
+    }
+    pid
+}
+
+/// Waits for `child` to end, at most `ms` milliseconds; past that, kills it. Whether it ended
+/// in time. Async-signal-safe.
+fn wait_for(child: libc::pid_t, ms: u32) -> bool {
+    let mut status = 0;
+    for _ in 0..ms / 10 {
+        // SAFETY: waitpid(2) on our own child, nanosleep(2) with a valid duration.
+        unsafe {
+            let r = libc::waitpid(child, &mut status, libc::WNOHANG);
+            if r == child || (r == -1 && *libc::__errno_location() != libc::EINTR) {
+                return true;
+            }
+            let pause = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 10_000_000,
+            };
+            libc::nanosleep(&pause, ptr::null_mut());
+        }
+    }
+    // SAFETY: kill(2) and waitpid(2) on our own child.
+    unsafe {
+        libc::kill(child, libc::SIGKILL);
+        while libc::waitpid(child, &mut status, 0) == -1 && *libc::__errno_location() == libc::EINTR {}
+    }
+    false
+}
+
+/// The symbolizing process's work (see [`backtrace_in_child`]), when [`SYMBOLIZE_ENV`] is set:
+/// reads the request on standard input, prints the `stack backtrace:` section on standard
+/// error, and exits. Returns otherwise. Called first by the harness's initialization.
+pub(super) fn symbolize_if_requested() {
+    if std::env::var_os(SYMBOLIZE_ENV).is_none() {
+        return;
+    }
+    let mut request = String::new();
+    let _ = std::io::Read::read_to_string(&mut std::io::stdin(), &mut request);
+    let mut lines = request.lines();
+    let name = lines.next().unwrap_or("the signal").to_string();
+    let pid = lines
+        .next()
+        .and_then(|l| usize::from_str_radix(l, 16).ok())
+        .unwrap_or(0);
+    let addresses: Vec<usize> = lines.filter_map(|l| usize::from_str_radix(l, 16).ok()).collect();
+    let theirs = mappings(&format!("/proc/{pid}/maps"));
+    let ours = mappings("/proc/self/maps");
+    let mut text = String::new();
+    let mut number = 0;
+    for &address in &addresses {
+        // A return address points after the call: one byte back is in the call's line.
+        let address = address.saturating_sub(1);
+        let mut found = false;
+        if let Some(local) = translate(address, &theirs, &ours) {
+            backtrace::resolve(local as *mut std::ffi::c_void, |symbol| {
+                found = true;
+                let function = symbol.name().map_or_else(|| "<unknown>".to_string(), |n| n.to_string());
+                text.push_str(&format!("{number:>4}: {function}\n"));
+                if let (Some(file), Some(line)) = (symbol.filename(), symbol.lineno()) {
+                    let column = symbol.colno().map_or_else(String::new, |c| format!(":{c}"));
+                    text.push_str(&format!("             at {}:{line}{column}\n", file.display()));
+                }
+                number += 1;
+            });
+        }
+        if !found {
+            text.push_str(&format!("{number:>4}: <unknown>\n"));
+            number += 1;
+        }
+    }
     let mut out = String::with_capacity(text.len().min(1 << 16) + 256);
     out.push_str("\nhellfuzz: backtrace of the thread that received ");
-    out.push_str(std::str::from_utf8(name).unwrap_or("the signal"));
+    out.push_str(&name);
     out.push_str(" (HELLFUZZ_BACKTRACE=0 turns it off):\nstack backtrace:\n");
     let frames = trim_to_interrupted(&text);
     for (number, frame) in frames.iter().take(MAX_FRAMES).enumerate() {
@@ -358,9 +615,49 @@ fn print_backtrace(name: &[u8]) {
         out.push_str(&format!("      ... {} more frames\n", frames.len() - MAX_FRAMES));
     }
     say(&[out.as_bytes()]);
+    std::process::exit(0);
 }
 
-/// The frames of a printed `std::backtrace::Backtrace` (`  N: function` lines, each followed by
+/// One line of `/proc/PID/maps`: a file mapped at `start..end` from `offset` in it.
+struct Mapping {
+    start: usize,
+    end: usize,
+    offset: usize,
+    path: String,
+}
+
+/// The file mappings of a process (none if its maps cannot be read).
+fn mappings(path: &str) -> Vec<Mapping> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines()
+        .filter_map(|line| {
+            let mut fields = line.split_whitespace();
+            let (start, end) = fields.next()?.split_once('-')?;
+            let offset = fields.nth(1)?;
+            let path = fields.nth(2)?;
+            path.starts_with('/').then(|| Mapping {
+                start: usize::from_str_radix(start, 16).unwrap_or(0),
+                end: usize::from_str_radix(end, 16).unwrap_or(0),
+                offset: usize::from_str_radix(offset, 16).unwrap_or(0),
+                path: path.to_string(),
+            })
+        })
+        .collect()
+}
+
+/// The address in this process of the code at `address` in the process `theirs` describes: the
+/// same file at the same offset (the two map their files at different places).
+fn translate(address: usize, theirs: &[Mapping], ours: &[Mapping]) -> Option<usize> {
+    let there = theirs.iter().find(|m| (m.start..m.end).contains(&address))?;
+    let offset = address - there.start + there.offset;
+    let here = ours
+        .iter()
+        .find(|m| m.path == there.path && (m.offset..m.offset + (m.end - m.start)).contains(&offset))?;
+    Some(here.start + offset - here.offset)
+}
+
+/// The frames of a printed backtrace in `std::backtrace::Backtrace`'s format (as
+/// [`symbolize_if_requested`] writes it) (`  N: function` lines, each followed by
 /// its `at file:line` lines) below this handler's own: the first is the signal trampoline, then
 /// the frame the signal interrupted (`abort`, the faulting function).
 fn trim_to_interrupted(text: &str) -> Vec<(&str, Vec<&str>)> {
@@ -454,15 +751,9 @@ fn save_and_minimize(prepared: &Prepared, input: &[u8], signal: libc::c_int, b: 
         }
         envp[k] = b.env.as_ptr().cast();
         let argv: [*const libc::c_char; 3] = [prepared.exe.as_ptr(), b.path.as_ptr().cast(), ptr::null()];
-        let child = libc::fork();
-        if child == 0 {
-            // The handler runs with the signal blocked; the child must not inherit that.
-            let mut none: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut none);
-            libc::sigprocmask(libc::SIG_SETMASK, &none, ptr::null_mut());
+        let child = spawn(|| {
             libc::execve(prepared.exe.as_ptr(), argv.as_ptr(), envp.as_ptr());
-            libc::_exit(127);
-        }
+        });
         if child > 0 {
             let mut status = 0;
             while libc::waitpid(child, &mut status, 0) == -1 && *libc::__errno_location() == libc::EINTR {}

@@ -25,6 +25,10 @@ pub const REDUCE_TESTS_ENV: &str = "HELLFUZZ_REDUCE_TESTS";
 pub const MINIMIZE_ENV: &str = "HELLFUZZ_MINIMIZE";
 /// `0`: a deadly signal prints no symbolized backtrace (time, and no use to a reducer).
 pub const BACKTRACE_ENV: &str = "HELLFUZZ_BACKTRACE";
+/// Set (to `1`) in the process a deadly signal starts to symbolize the dying thread's
+/// backtrace: its standard input holds the signal's name, the dying process's id and the frames'
+/// addresses; it prints the backtrace and exits (`harness::deadly`).
+pub const SYMBOLIZE_ENV: &str = "HELLFUZZ_SYMBOLIZE";
 /// The variable that turns continue mode on (`1`; `0` or unset: off).
 pub const CONTINUE_ENV: &str = "HELLFUZZ_CONTINUE";
 /// The variable bounding the panics caught per signature (a whole number; unset: no bound).

@@ -40,6 +40,9 @@ static CAMPAIGN: OnceLock<Campaign> = OnceLock::new();
 /// `argc` and `argv` must be what libFuzzer passes to `LLVMFuzzerInitialize` (`int *argc`,
 /// `char ***argv`).
 pub unsafe fn initialize(target: &Target, argc: *const std::os::raw::c_int, argv: *const *const *const u8, run: RunFn) {
+    // A process started by a deadly signal's handler to symbolize the dying thread's frames.
+    #[cfg(unix)]
+    super::deadly::symbolize_if_requested();
     let args = unsafe { arguments(argc, argv) };
     let flags = FLAGS.get_or_init(|| parse_flags(&args));
     let continuing = ContinueSettings::from_env(&args);
