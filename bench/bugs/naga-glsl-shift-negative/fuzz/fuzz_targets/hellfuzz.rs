@@ -1,0 +1,7 @@
+//! (H): the same call as `plain` behind hellfuzz's wrapper (crashes minimized with the grammar,
+//! continue mode), with the grammar-aware custom mutator.
+#![no_main]
+
+hellfuzz::fuzz_target!(grammar = "glsl", |data: &[u8]| bug_naga_glsl_shift_negative::run(data));
+
+hellfuzz::fuzz_mutator!(grammar = "glsl");

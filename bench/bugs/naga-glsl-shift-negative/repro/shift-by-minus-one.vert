@@ -1,0 +1,6 @@
+#version 450
+
+void main()
+{
+  int x = 1 << -1;
+}

@@ -1,0 +1,1 @@
+(?i)^(GET|POST|PUT|DELETE)\s+(/\S*)\s+HTTP/1\.[01]$

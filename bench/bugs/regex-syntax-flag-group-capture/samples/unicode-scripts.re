@@ -1,0 +1,1 @@
+[\p{Greek}\p{Cyrillic}]+

@@ -1,0 +1,7 @@
+fn main() {
+    for path in std::env::args().skip(1) {
+        let data = std::fs::read(&path).expect("cannot read input file");
+        eprintln!("running {}", path);
+        bug_regex_syntax_flag_group_repetition::run(&data);
+    }
+}

@@ -1,0 +1,1 @@
+SET AUTHORIZATION alice;

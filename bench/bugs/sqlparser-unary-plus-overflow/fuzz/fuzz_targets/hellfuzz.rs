@@ -1,0 +1,7 @@
+//! (H): the same call as `plain` behind hellfuzz's wrapper (crashes minimized with the grammar,
+//! continue mode), with the grammar-aware custom mutator.
+#![no_main]
+
+hellfuzz::fuzz_target!(grammar = "sql", |data: &[u8]| bug_sqlparser_unary_plus_overflow::run(data));
+
+hellfuzz::fuzz_mutator!(grammar = "sql");
