@@ -471,7 +471,16 @@ fn backtrace_in_child(prepared: &Prepared, signal: libc::c_int, b: &mut Buffers)
     unsafe { libc::close(pipe[0]) };
     if child > 0 {
         // The request: the signal's name, this process's id, one address per line (a few KiB,
-        // within the pipe's buffer, so writing never waits for the child).
+        // within the pipe's buffer, so writing never waits for the child). A child that died
+        // before reading (its exec failed) must not have SIGPIPE end us instead of the crash:
+        // libFuzzer's C++ `main` leaves it deadly, as Rust's runtime would not.
+        // SAFETY: sigaction(2) to ignore SIGPIPE while writing, the old action restored after.
+        let mut old: libc::sigaction = unsafe { std::mem::zeroed() };
+        unsafe {
+            let mut ignore: libc::sigaction = std::mem::zeroed();
+            ignore.sa_sigaction = libc::SIG_IGN;
+            libc::sigaction(libc::SIGPIPE, &ignore, &mut old);
+        }
         let mut line = [0u8; 32];
         say_to(pipe[1], &[signal_name(signal), b"\n"]);
         // SAFETY: getpid(2) is async-signal-safe.
@@ -480,6 +489,8 @@ fn backtrace_in_child(prepared: &Prepared, signal: libc::c_int, b: &mut Buffers)
         for &ip in &b.frames[..walked] {
             say_to(pipe[1], &[hex(ip, &mut line)]);
         }
+        // SAFETY: restoring the action read above.
+        unsafe { libc::sigaction(libc::SIGPIPE, &old, ptr::null_mut()) };
     }
     // SAFETY: closing the write end: the child reads to the end of its input.
     unsafe { libc::close(pipe[1]) };
