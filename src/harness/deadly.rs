@@ -667,9 +667,9 @@ fn translate(address: usize, theirs: &[Mapping], ours: &[Mapping]) -> Option<usi
     Some(here.start + offset - here.offset)
 }
 
-/// The frames of a printed backtrace in `std::backtrace::Backtrace`'s format (as
-/// [`symbolize_if_requested`] writes it) (`  N: function` lines, each followed by
-/// its `at file:line` lines) below this handler's own: the first is the signal trampoline, then
+/// The frames of a backtrace written in `std::backtrace::Backtrace`'s format by
+/// [`symbolize_if_requested`] (`  N: function` lines, each followed by its `at file:line`
+/// lines), below this handler's own: the first is the signal trampoline, then
 /// the frame the signal interrupted (`abort`, the faulting function).
 fn trim_to_interrupted(text: &str) -> Vec<(&str, Vec<&str>)> {
     let mut frames: Vec<(&str, Vec<&str>)> = Vec::new();

@@ -1821,9 +1821,10 @@ fn unseen_choice(
             // Accepted at this very place where a sample has the rule, in a form of its own
             // (the culprit as it is may be wrong for what it holds: `(?i-i)`), or right before
             // it in a repetition: in the same context (an attribute in an `impl`'s body, where
-            // the culprit's is last and so wrong), what is around it is to blame; in another of the samples' contexts (an `impl` in
-            // a module's body, where a trait's is wrong), it is wrong in this context only,
-            // and dropped in a copy of the rule that holds it for this context.
+            // the culprit's is last and so wrong), what is around it is to blame; in another of
+            // the samples' contexts (an `impl` in a module's body, where a trait's is wrong), it
+            // is wrong in this context only, and dropped in a copy of the rule that holds it for
+            // this context.
             let context = context_of(g, tree, node);
             let (same, other): (Vec<_>, Vec<_>) = spots_in_contexts(g, trees, symbol, place, CONTEXTS + 1)
                 .into_iter()
