@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::generate::{targets_with_trees, Generator, Limits};
-use crate::grammar::{Body, CharClass, Grammar, Item, SymbolId, Terminal, TerminalId};
+use crate::grammar::{Body, CharClass, Grammar, Item, Symbol, SymbolId, Terminal, TerminalId};
 use crate::mine::{samples, Probabilities, ProbabilityMode};
 use crate::parse::{ParseError, Parser};
 use crate::tree::{NodeId, NodeKind, Tree};
@@ -423,6 +423,9 @@ pub fn refine(
     // with what the samples lack (an edit that drops `CREATE VIEW` everywhere because one
     // rejected input had a broken one must not pass because no sample has a view).
     let mut known: Vec<Vec<u8>> = Vec::new();
+    // Whether an edit's check parses again only the known inputs whose parse uses a symbol the
+    // edit changes (see below); off for good once that missed an input the edits lose.
+    let mut fast = true;
     // The grammar before the last round's edits, with that round's figures.
     let mut undo: Option<Undo> = None;
     let cancelled = || options.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
@@ -530,6 +533,15 @@ pub fn refine(
         }
         // Made one at a time, each kept only if every sample still parses (else the culprit's
         // next, weaker edit is tried).
+        // Per known input, the symbols its parse uses: an edit that changes none of them keeps
+        // that parse, so only the others are parsed again (parsing every known input once per
+        // edit tried took half of a round). What shrinks the language another way (a
+        // `%distinct`, a keyword) is caught by one full check at the end of the round.
+        let mut uses = if fast {
+            symbols_used(g, &known, options.jobs)
+        } else {
+            vec![None; known.len()]
+        };
         let mut kept: Vec<(Change, Vec<u8>, Vec<u8>)> = Vec::new();
         let mut current: Option<edit::Applied> = None;
         let mut on_probation = false;
@@ -551,8 +563,13 @@ pub fn refine(
                     let samples_kept = parse_all(&applied.grammar, &samples)
                         .is_ok_and(|t| profile(&applied.grammar, &t) == sample_profile);
                     samples_kept.then(|| {
-                        let parsed = parses_each(&applied.grammar, &known, options.jobs);
-                        let lost: Vec<usize> = (0..known.len()).filter(|&i| !parsed[i]).collect();
+                        let changed = changed_symbols(g, &applied.grammar);
+                        let again: Vec<usize> = (0..known.len())
+                            .filter(|&i| uses[i].as_ref().is_none_or(|u| u.iter().any(|s| changed[s.index()])))
+                            .collect();
+                        let inputs: Vec<Vec<u8>> = again.iter().map(|&i| known[i].clone()).collect();
+                        let parsed = parses_each(&applied.grammar, &inputs, options.jobs);
+                        let lost: Vec<usize> = again.iter().zip(parsed).filter(|(_, p)| !p).map(|(&i, _)| i).collect();
                         (applied, lost)
                     })
                 });
@@ -565,6 +582,8 @@ pub fn refine(
                         // Accepted for another reason than the grammar's reading: no evidence.
                         let mut index = 0..;
                         known.retain(|_| !lost.contains(&index.next().unwrap_or(usize::MAX)));
+                        let mut index = 0..;
+                        uses.retain(|_| !lost.contains(&index.next().unwrap_or(usize::MAX)));
                         current = Some(applied);
                         kept.push((change, input, culprit));
                         on_probation |= tried_again;
@@ -576,6 +595,16 @@ pub fn refine(
                     }
                 }
             }
+        }
+        if fast
+            && current
+                .as_ref()
+                .is_some_and(|applied| parses_each(&applied.grammar, &known, options.jobs).contains(&false))
+        {
+            // The next round finds the edits again, checking them in full.
+            fast = false;
+            kept.clear();
+            current = None;
         }
         round.edits = kept.len();
         empty_rounds = if kept.is_empty() { empty_rounds + 1 } else { 0 };
@@ -1238,6 +1267,60 @@ fn forbids(g: &Grammar, change: &Change, tree: &Tree, node: NodeId) -> bool {
         }
         _ => false,
     }
+}
+
+/// Per input, the symbols of `grammar` its parse uses, sorted (`None` if it does not parse).
+fn symbols_used(grammar: &Grammar, inputs: &[Vec<u8>], jobs: usize) -> Vec<Option<Vec<SymbolId>>> {
+    let parser = Parser::new(grammar);
+    crate::pool::map(inputs, jobs, |_, b| {
+        let tree = parser.parse(b).ok()?;
+        let mut used = HashSet::new();
+        tree.pre_order(tree.root(), |n| {
+            used.extend(tree.kind(n).symbol());
+        });
+        let mut used: Vec<SymbolId> = used.into_iter().collect();
+        used.sort_unstable();
+        Some(used)
+    })
+}
+
+/// Per symbol of `old`, whether `new` lacks a symbol of its name deriving the same (the same
+/// items, symbols matched by name): a parse in `old` that uses none of these is one in `new`.
+fn changed_symbols(old: &Grammar, new: &Grammar) -> Vec<bool> {
+    let by_name: HashMap<&str, &Symbol> = new.symbols().iter().map(|s| (s.name.as_str(), s)).collect();
+    let same = |a: &Item, b: &Item| match (a, b) {
+        (Item::Symbol(x), Item::Symbol(y)) => old.symbol(*x).name == new.symbol(*y).name,
+        (Item::Terminal(x), Item::Terminal(y)) => old.terminal(*x) == new.terminal(*y),
+        _ => false,
+    };
+    let same_items = |a: &[Item], b: &[Item]| a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y));
+    old.symbols()
+        .iter()
+        .map(|s| {
+            let Some(t) = by_name.get(s.name.as_str()) else {
+                return true;
+            };
+            !match (&s.body, &t.body) {
+                (Body::Choice(a), Body::Choice(b)) => {
+                    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same_items(&x.items, &y.items))
+                }
+                (
+                    Body::Repeat {
+                        item: a,
+                        min: m,
+                        max: x,
+                    },
+                    Body::Repeat {
+                        item: b,
+                        min: n,
+                        max: y,
+                    },
+                ) => m == n && x == y && same(a, b),
+                (Body::Optional(a), Body::Optional(b)) => same(a, b),
+                _ => false,
+            }
+        })
+        .collect()
 }
 
 /// Per input, whether `grammar` parses it (`jobs` at once).

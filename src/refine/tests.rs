@@ -2167,3 +2167,37 @@ fn an_alternative_valid_only_before_another_item_is_not_dropped() {
     let edits = unseen_choice(&g, &rejected, node, place, &lone, &good, &facts, &judge);
     assert!(!edits.is_empty());
 }
+
+/// An edit's check parses again only the known inputs whose parse uses a symbol the edit
+/// changed; the others keep their parse in the edited grammar.
+#[test]
+fn only_inputs_that_use_a_changed_symbol_are_checked_again() {
+    let old = Grammar::from_text(LOOSE_JSON, "loose.grammar").unwrap();
+    let tight = LOOSE_JSON.replace(r#"( "." [0-9]* )?"#, r#"( "." [0-9]+ )?"#);
+    assert_ne!(tight, LOOSE_JSON);
+    let new = Grammar::from_text(&tight, "tight.grammar").unwrap();
+    let changed = changed_symbols(&old, &new);
+    let index = |name: &str| old.symbols().iter().position(|s| s.name == name).unwrap();
+    for name in ["value", "number", "digits", "string"] {
+        assert!(!changed[index(name)], "{name} derives what it did");
+    }
+    let which: Vec<&str> = old
+        .symbols()
+        .iter()
+        .zip(&changed)
+        .filter(|(_, &c)| c)
+        .map(|(s, _)| s.name.as_str())
+        .collect();
+    assert_eq!(which.len(), 1, "only the repetition of the fraction's digits changed: {which:?}");
+    assert!(which[0].starts_with("number."), "{which:?}");
+
+    let inputs: Vec<Vec<u8>> = [r#"["ab",[]]"#, "1.", "[2.5]", "-7"].map(|s| s.as_bytes().to_vec()).to_vec();
+    let uses = symbols_used(&old, &inputs, 1);
+    let again: Vec<bool> = uses
+        .iter()
+        .map(|u| u.as_ref().unwrap().iter().any(|s| changed[s.index()]))
+        .collect();
+    assert_eq!(again, [false, true, true, false]);
+    // What is not checked again parses; of the rest, only `1.` is lost.
+    assert_eq!(parses_each(&new, &inputs, 1), [true, false, true, true]);
+}
