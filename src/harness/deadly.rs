@@ -20,13 +20,14 @@
 //! inside the allocator (a stack overflow in `malloc`) holds its lock, and anything that
 //! allocates in the handler, glibc's `fork` included, waits for it forever.
 
+use std::collections::HashMap;
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::ptr;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
-use super::env::{REDUCE_ENV, REDUCE_SUBPROCESS_ENV, REDUCE_TIME_ENV, SYMBOLIZE_ENV};
+use super::env::{CONTINUE_ENV, REDUCE_ENV, REDUCE_SUBPROCESS_ENV, REDUCE_TIME_ENV, SYMBOLIZE_ENV};
 use super::target::Settings;
 
 /// The signals a stack overflow, a wild pointer, an `abort()` (also the one after a panic), a trap
@@ -159,10 +160,12 @@ pub(super) fn prepare_thread() {
 }
 
 /// Installs the handler (once per process) with `prefix` as libFuzzer's artifact prefix and
-/// the reduce-on-crash `settings` (asked once: whether to minimize, and for how long), and
+/// the reduce-on-crash `settings` (asked once: whether to minimize, and for how long; and
+/// `continuing`, whether continue mode is on, which the reducing child then counts the crash
+/// in), and
 /// gives the calling thread an alternate signal stack (once per thread). Call it on the thread
 /// that runs the target, after libFuzzer has set up its own handlers.
-pub(super) fn install(prefix: &str, settings: impl FnOnce() -> Settings) {
+pub(super) fn install(prefix: &str, continuing: bool, settings: impl FnOnce() -> Settings) {
     prepare_thread();
     // Called before every execution: after the first, one look at PREPARED is all it costs.
     if PREPARED.get().is_some() {
@@ -183,6 +186,8 @@ pub(super) fn install(prefix: &str, settings: impl FnOnce() -> Settings) {
             .unwrap_or_else(|| CString::new("/proc/self/exe").expect("no NUL"));
         let base: Vec<CString> = std::env::vars_os()
             .filter(|(k, _)| !k.as_bytes().starts_with(REDUCE_ENV.as_bytes()))
+            // Said once, below, when continue mode is on.
+            .filter(|(k, _)| !(continuing && k.as_bytes() == CONTINUE_ENV.as_bytes()))
             .filter_map(|(k, v)| {
                 let mut entry = k.as_bytes().to_vec();
                 entry.push(b'=');
@@ -194,6 +199,11 @@ pub(super) fn install(prefix: &str, settings: impl FnOnce() -> Settings) {
             .iter()
             .cloned()
             .chain(CString::new(format!("{REDUCE_SUBPROCESS_ENV}=1")).ok())
+            .chain(
+                continuing
+                    .then(|| CString::new(format!("{CONTINUE_ENV}=1")).ok())
+                    .flatten(),
+            )
             .chain(time)
             .collect();
         let symbolize_env = base
@@ -587,6 +597,7 @@ pub(super) fn symbolize_if_requested() {
     let addresses: Vec<usize> = lines.filter_map(|l| usize::from_str_radix(l, 16).ok()).collect();
     let theirs = mappings(&format!("/proc/{pid}/maps"));
     let ours = mappings("/proc/self/maps");
+    let mut symbols = SymbolTables::default();
     let mut text = String::new();
     let mut number = 0;
     for &address in &addresses {
@@ -606,7 +617,10 @@ pub(super) fn symbolize_if_requested() {
             });
         }
         if !found {
-            text.push_str(&format!("{number:>4}: <unknown>\n"));
+            let function = file_offset(address, &theirs)
+                .and_then(|(path, offset)| symbols.name(path, offset))
+                .unwrap_or_else(|| "<unknown>".to_string());
+            text.push_str(&format!("{number:>4}: {function}\n"));
             number += 1;
         }
     }
@@ -665,6 +679,66 @@ fn translate(address: usize, theirs: &[Mapping], ours: &[Mapping]) -> Option<usi
         .iter()
         .find(|m| m.path == there.path && (m.offset..m.offset + (m.end - m.start)).contains(&offset))?;
     Some(here.start + offset - here.offset)
+}
+
+/// The file mapped at `address` in the process `theirs` describes, and the offset in it.
+fn file_offset(address: usize, theirs: &[Mapping]) -> Option<(&str, usize)> {
+    let there = theirs.iter().find(|m| (m.start..m.end).contains(&address))?;
+    Some((&there.path, address - there.start + there.offset))
+}
+
+/// The functions of the ELF files' symbol tables, read once per file: the fallback for an
+/// address `backtrace::resolve` finds no debug info for.
+#[derive(Default)]
+struct SymbolTables {
+    /// Per file; `None` if it cannot be read.
+    files: HashMap<String, Option<SymbolTable>>,
+}
+
+/// One file's loadable segments (file offset, size, address) and functions (address, name),
+/// sorted by address.
+struct SymbolTable {
+    segments: Vec<(u64, u64, u64)>,
+    functions: Vec<(u64, String)>,
+}
+
+impl SymbolTables {
+    /// The demangled name of the function at `offset` in the file `path`.
+    fn name(&mut self, path: &str, offset: usize) -> Option<String> {
+        let SymbolTable { segments, functions } = self
+            .files
+            .entry(path.to_string())
+            .or_insert_with(|| read_symbols(path))
+            .as_ref()?;
+        let offset = offset as u64;
+        let address = segments
+            .iter()
+            .find(|(start, size, _)| (*start..start + size).contains(&offset))
+            .map(|(start, _, address)| address + (offset - start))?;
+        let at = functions.partition_point(|(a, _)| *a <= address).checked_sub(1)?;
+        Some(format!("{:#}", rustc_demangle::demangle(&functions[at].1)))
+    }
+}
+
+/// See [`SymbolTables`].
+fn read_symbols(path: &str) -> Option<SymbolTable> {
+    use object::{Object, ObjectSegment, ObjectSymbol};
+    let bytes = std::fs::read(path).ok()?;
+    let file = object::File::parse(&*bytes).ok()?;
+    let segments = file
+        .segments()
+        .map(|s| {
+            let (start, size) = s.file_range();
+            (start, size, s.address())
+        })
+        .collect();
+    let mut functions: Vec<(u64, String)> = file
+        .symbols()
+        .filter(|s| s.kind() == object::SymbolKind::Text && s.address() != 0)
+        .filter_map(|s| Some((s.address(), s.name().ok()?.to_string())))
+        .collect();
+    functions.sort();
+    Some(SymbolTable { segments, functions })
 }
 
 /// The frames of a backtrace written in `std::backtrace::Backtrace`'s format by

@@ -216,7 +216,9 @@ fn prepare(target: &'static Target, data: &[u8]) -> Result<(&'static Flags, Runn
     // Also when running given files: nothing is saved then, but a deadly signal's backtrace is
     // printed, which is what a rerun (triage, a person reproducing) needs.
     #[cfg(unix)]
-    super::deadly::install(&flags.artifact_prefix, || Settings::from_env(flags.timeout));
+    super::deadly::install(&flags.artifact_prefix, continuing(), || {
+        Settings::from_env(flags.timeout)
+    });
     // A campaign (not a run of given files): a deadly signal must not lose the input.
     #[cfg(unix)]
     let running = (!flags.running_files).then(|| super::deadly::running(data));
