@@ -424,6 +424,24 @@ impl Campaign {
         Caught::New { crash, minimized }
     }
 
+    /// Counts a crash that ended a process of the campaign (a stack overflow, an abort: what
+    /// cannot be caught), with its files: reduce mode, started by the deadly signal's handler,
+    /// adds it to the summary. For a signature new to the campaign, the entry's `first_seen_secs`
+    /// and `first_seen_execs` are 0 (the process that met it is gone).
+    pub fn ended(&self, signature: &Signature, crash: Option<String>, minimized: Option<String>) {
+        {
+            let mut state = self.lock();
+            let at = self.index_of(&mut state, signature);
+            let seen = &mut state.seen[at].1;
+            seen.hits += 1;
+            seen.unflushed += 1;
+            seen.crash = crash;
+            seen.minimized = minimized;
+            seen.entry_stale = true;
+        }
+        self.flush(true);
+    }
+
     /// Adds this process's news to the summary file: under an exclusive lock on its folder (the
     /// processes of a `-fork` campaign share it), read, merge, written atomically. `force`: now;
     /// else only if a second has passed since the last write.

@@ -45,6 +45,31 @@ pub struct ArtifactRecord {
     /// `cargo fuzz fmt` prints it. The minimized file itself holds the bytes the fuzzer reads.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub minimized_value: Option<String>,
+    /// How the minimized input was checked to crash outside the reduction (absent in records of
+    /// crashes reduced in-process, and of earlier versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reproduced: Option<Reproduced>,
+}
+
+/// What was checked of a minimized input that kills the process (a stack overflow, an abort):
+/// that it crashes alike when run alone by a fresh process of the fuzz target, on the stack the
+/// crash had, and for a stack overflow how it was deepened so that builds with smaller frames
+/// (without the fuzzer's instrumentation) overflow too.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Reproduced {
+    /// The checks made and their results, in words.
+    pub checked: String,
+    /// The written input crashed alike in a fresh process.
+    pub alone: bool,
+    /// The main stack's size in bytes in that process (`ulimit -s`); `None`: unlimited.
+    pub stack_bytes: Option<u64>,
+    /// Bytes of the reducer's result, when what was written is that result deepened.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deepened_from: Option<usize>,
+    /// How it was deepened.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deepened: Option<String>,
 }
 
 /// A short hash naming a signature: the first 16 hex digits of the SHA-1 of its normalized form.
@@ -273,6 +298,7 @@ pub(super) fn make_record(
         grammar: target.source().name().map(str::to_string),
         stats: reduction.stats.clone(),
         minimized_value: target.show_input(&reduction.input),
+        reproduced: None,
     }
 }
 
@@ -447,6 +473,7 @@ mod tests {
                 ..ReductionStats::new(crate::reduce::Algorithm::Ddmin)
             },
             minimized_value: None,
+            reproduced: None,
         };
         let minimized = dir.path().join("nightly-minimized-0");
         write_artifacts(&minimized, &record_path(&minimized), b"bad", &record).unwrap();

@@ -10,10 +10,12 @@
 
 use std::path::{Path, PathBuf};
 
+use super::continuing::{Campaign, ContinueSettings};
 use super::corpus::RunFn;
-use super::crash::{make_record, minimize, write_artifacts, ArtifactRecord};
+use super::crash::{find_record, make_record, minimize, write_artifacts, ArtifactRecord, Reproduced};
 use super::target::{Settings, Target};
-use crate::oracle::{catch_panic, Signature};
+use crate::oracle::{catch_panic, crash_frames, Classify, Outcome, Signature, Subprocess};
+use crate::reduce::deepen::{deepen, Deepened};
 
 use super::env::{REDUCE_ENV, REDUCE_OUT_ENV, REDUCE_SUBPROCESS_ENV};
 /// Per-candidate time limit of [`REDUCE_SUBPROCESS_ENV`] reductions.
@@ -22,6 +24,23 @@ const PROCESS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 pub const EXIT_NO_PANIC: i32 = 3;
 /// Exit status: the crash file could not be read or the output not written.
 pub const EXIT_ERROR: i32 = 2;
+/// Exit status: a crash that kills the process, of a signature the campaign has minimized
+/// before (a record for it is in the artifacts folder): not reduced again.
+pub const EXIT_KNOWN: i32 = 4;
+/// A minimized stack overflow is made this many times as deep (see [`deepen`]): it overflowed
+/// the fuzz target's stack at the smallest depth the reducer found, and a build with smaller
+/// frames (no instrumentation, no debug assertions) needs more. Kept so only if it then
+/// overflows a stack [`STACK_MARGIN`] times as large (the frames below the recursion, which
+/// do not grow, take some of it).
+const DEEPEN_FACTOR: usize = 3;
+/// See [`DEEPEN_FACTOR`]: the deepened input overflows where frames are this many times smaller.
+const STACK_MARGIN: u64 = 2;
+/// The longest a run that prints the crash's symbolized frames may take.
+const FRAMES_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+/// Functions met this often among a crash's top [`RECURSION_WINDOW`] frames recurse.
+const RECURSION_HITS: usize = 3;
+/// See [`RECURSION_HITS`].
+const RECURSION_WINDOW: usize = 64;
 /// Prefix of the first stdout line: `{"grammar": ...}`, printed before the file is run, so a
 /// client learns the grammar even when the run kills the process.
 pub const INFO_LINE: &str = "hellfuzz-harness: ";
@@ -68,7 +87,12 @@ pub fn run_if_requested(target: &Target, run: RunFn) {
 }
 
 /// Reduces a crash that kills the process (a stack overflow): one process of this binary per
-/// candidate, keeping the way it dies; writes `minimized-<sha1>` beside it and its record (see `outputs`).
+/// candidate, keeping the way it dies; writes `minimized-<sha1>` beside it and its record (see
+/// `outputs`). Started by the deadly-signal handler (no `out`), a crash whose signature was
+/// minimized before is only counted ([`EXIT_KNOWN`]); in continue mode it goes into the
+/// campaign's summary either way. A stack overflow is deepened after reduction (see
+/// [`DEEPEN_FACTOR`]), and what is written is checked in a fresh process on the stack the crash
+/// had; the record says what was checked.
 fn reduce_file_in_processes(
     target: &Target,
     crash: &Path,
@@ -79,52 +103,309 @@ fn reduce_file_in_processes(
     let binary = std::env::current_exe().map_err(|e| (EXIT_ERROR, format!("cannot find this executable: {e}")))?;
     let options = options_from_env();
     let dir = crash.parent().unwrap_or(Path::new("."));
+    // The frames of the crash name it: the functions that recurse (a stack overflow stops
+    // anywhere in the cycle), else the innermost.
+    let frames = frames_of(&binary, &input);
+    let recursion = recursion(&frames);
+    let located = |signature: Signature| Signature {
+        location: signature.location.clone().or_else(|| match recursion.as_slice() {
+            [] => frames.first().cloned(),
+            cycle => Some(format!("recursion of {}", cycle.join(", "))),
+        }),
+        ..signature
+    };
+    let campaign = out.is_none().then(|| campaign_of(crash)).flatten();
     let staging = out
         .clone()
         .unwrap_or_else(|| dir.join(format!("minimized-partial-{}", name(crash))));
+    let alike = Subprocess::new([binary.to_string_lossy().into_owned(), "@@".to_string()])
+        .map(|c| {
+            c.timeout(PROCESS_TIMEOUT)
+                .env("RUST_BACKTRACE", "0")
+                .env(super::env::MINIMIZE_ENV, "0")
+                .env(super::env::BACKTRACE_ENV, "0")
+                .classify(Classify::SameCrash)
+        })
+        .and_then(|c| c.calibrate(&input))
+        .map_err(|e| {
+            (
+                EXIT_ERROR,
+                format!("{} does not crash when run alone: {e}", crash.display()),
+            )
+        })?;
+    let signature = located(
+        alike
+            .original_signature()
+            .cloned()
+            .unwrap_or_else(|| Signature::panic(None, "the harness process died")),
+    );
+    let hash = super::crash::signature_hash(&signature);
+    if let Some((prefix, _)) = &campaign {
+        if let Some(record) = find_record(prefix, &hash) {
+            // The record is `minimized-<sha1>.json`.
+            let minimized = record.file_stem().map(|n| n.to_string_lossy().into_owned());
+            count_in_summary(campaign.as_ref(), &signature, crash, minimized);
+            return Err((
+                EXIT_KNOWN,
+                format!(
+                    "{signature} was minimized before ({}): {} is kept as it is",
+                    record.display(),
+                    crash.display()
+                ),
+            ));
+        }
+    }
     eprintln!(
-        "hellfuzz: reducing {} ({} bytes) with one process per candidate",
+        "hellfuzz: reducing {} ({} bytes, {signature}) with one process per candidate",
         crash.display(),
         input.len()
     );
-    let reduction = super::client::reduce_in_processes(
-        &binary,
-        &input,
-        &staging,
-        target.grammar(),
-        &options,
-        PROCESS_TIMEOUT,
-        Vec::new(),
-    )
+    // A stack overflow deep enough to overflow a larger stack too is reduced on that stack: the
+    // result then overflows where frames are smaller (a build without the fuzzer's
+    // instrumentation) as well. Else it is reduced on the crash's stack and deepened after.
+    let overflow = !recursion.is_empty();
+    let larger = stack_limit()
+        .filter(|_| overflow)
+        .map(|stack| stack.saturating_mul(STACK_MARGIN))
+        .filter(|&larger| with_stack_limit(larger, || alike.run(&input).outcome == Outcome::Fail) == Some(true));
+    let reduce = || {
+        super::client::reduce_in_processes(
+            &binary,
+            &input,
+            &staging,
+            target.grammar(),
+            &options,
+            PROCESS_TIMEOUT,
+            Vec::new(),
+        )
+    };
+    let reduction = match larger {
+        Some(larger) => with_stack_limit(larger, reduce).unwrap_or_else(reduce),
+        None => reduce(),
+    }
     .map_err(|e| (EXIT_ERROR, e.to_string()))?;
-    let (out, json_path) = outputs(out, dir, &reduction.input);
-    let signature = reduction
-        .signature
-        .clone()
-        .unwrap_or_else(|| Signature::panic(None, "the harness process died"));
+    let (minimized, reproduced) = check_alone(&alike, target, reduction.input.clone(), overflow, larger);
+    let (out, json_path) = outputs(out, dir, &minimized);
     let record = ArtifactRecord {
-        signature_hash: super::crash::signature_hash(&signature),
-        signature,
+        signature_hash: hash,
+        signature: signature.clone(),
         original: name(crash),
         original_size: reduction.original_size,
         minimized: name(&out),
-        minimized_size: reduction.input.len(),
+        minimized_size: minimized.len(),
         grammar: target.source().name().map(str::to_string),
         stats: reduction.stats.clone(),
-        minimized_value: target.show_input(&reduction.input),
+        minimized_value: target.show_input(&minimized),
+        reproduced: Some(reproduced),
     };
-    write_artifacts(&out, &json_path, &reduction.input, &record).map_err(|e| (EXIT_ERROR, e))?;
+    write_artifacts(&out, &json_path, &minimized, &record).map_err(|e| (EXIT_ERROR, e))?;
     if staging != out {
         let _ = std::fs::remove_file(&staging);
     }
+    count_in_summary(campaign.as_ref(), &signature, crash, Some(name(&out)));
     eprintln!(
-        "hellfuzz: minimized {} to {} bytes in {} runs: {}",
+        "hellfuzz: minimized {} to {} bytes in {} runs: {} ({})",
         name(crash),
-        reduction.input.len(),
+        minimized.len(),
         reduction.stats.oracle_calls,
-        out.display()
+        out.display(),
+        record.reproduced.as_ref().map_or(String::new(), |r| r.checked.clone())
     );
     Ok(record)
+}
+
+/// The filtered frames (see [`crash_frames`]) of `input`'s crash, from one run with the
+/// deadly-signal handler's backtrace on (empty if it is off: `HELLFUZZ_BACKTRACE=0`).
+fn frames_of(binary: &Path, input: &[u8]) -> Vec<String> {
+    let Ok(command) = Subprocess::new([binary.to_string_lossy().into_owned(), "@@".to_string()]) else {
+        return Vec::new();
+    };
+    let run = command
+        .timeout(FRAMES_TIMEOUT)
+        .env("RUST_BACKTRACE", "0")
+        .env(super::env::MINIMIZE_ENV, "0")
+        .run(input);
+    crash_frames(&run.stderr)
+}
+
+/// The functions that recur among the top frames (a recursion), sorted; empty if none does.
+fn recursion(frames: &[String]) -> Vec<String> {
+    let top = &frames[..frames.len().min(RECURSION_WINDOW)];
+    let mut names: Vec<String> = top
+        .iter()
+        .filter(|f| top.iter().filter(|g| g == f).count() >= RECURSION_HITS)
+        .cloned()
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// For a crash file the deadly-signal handler saved (`<prefix>crash-<sha1>`): its campaign's
+/// artifact prefix, and continue mode's campaign if that is on (the handler passes it on).
+fn campaign_of(crash: &Path) -> Option<(String, Option<Campaign>)> {
+    let path = crash.to_str()?;
+    let prefix = path[..path.rfind("crash-")?].to_string();
+    let settings = ContinueSettings::from_env(&[]);
+    let campaign = settings
+        .enabled
+        .then(|| Campaign::new(prefix.clone(), Campaign::summary_path(&prefix), settings));
+    Some((prefix, campaign))
+}
+
+/// Counts a crash that ended its process in continue mode's summary, with its files.
+fn count_in_summary(
+    campaign: Option<&(String, Option<Campaign>)>,
+    signature: &Signature,
+    crash: &Path,
+    minimized: Option<String>,
+) {
+    if let Some((_, Some(campaign))) = campaign {
+        campaign.ended(signature, Some(name(crash)), minimized);
+    }
+}
+
+/// The minimized input to write, checked alone in a fresh process (on the stack the crash had),
+/// and what was checked. A stack overflow (`overflow`) not reduced on a larger stack
+/// (`reduced_on`) is deepened first, and kept deepened if
+/// that also crashes alike on a stack [`STACK_MARGIN`] times as large: it then overflows where
+/// frames are smaller too.
+fn check_alone(
+    alike: &Subprocess,
+    target: &Target,
+    minimized: Vec<u8>,
+    overflow: bool,
+    reduced_on: Option<u64>,
+) -> (Vec<u8>, Reproduced) {
+    let stack = stack_limit();
+    let on_stack = format!("a {} main stack", stack.map_or("unlimited".to_string(), mib));
+    let mut checked = Vec::new();
+    let mut deeper = None;
+    if let Some(larger) = reduced_on {
+        checked.push(format!(
+            "reduced on a {} stack ({STACK_MARGIN} times the crash's)",
+            mib(larger)
+        ));
+    } else if overflow {
+        let ways = deepen(&minimized, target.grammar(), DEEPEN_FACTOR);
+        match stack {
+            None => checked.push("not deepened: the stack has no limit".to_string()),
+            Some(_) if ways.is_empty() => checked.push("not deepened: nothing in it nests or repeats".to_string()),
+            Some(stack) => {
+                let larger = stack.saturating_mul(STACK_MARGIN);
+                for (input, how) in ways {
+                    let how = describe(&how);
+                    if with_stack_limit(larger, || alike.run(&input).outcome == Outcome::Fail) == Some(true) {
+                        checked.push(format!(
+                            "deepened from {} bytes ({how}), it crashes alike on a {} stack",
+                            minimized.len(),
+                            mib(larger)
+                        ));
+                        deeper = Some((input, how));
+                        break;
+                    }
+                    checked.push(format!(
+                        "not deepened as {how} ({} bytes): that does not crash alike on a {} stack",
+                        input.len(),
+                        mib(larger)
+                    ));
+                }
+            }
+        }
+    }
+    if let Some((input, how)) = deeper {
+        if alike.run(&input).outcome == Outcome::Fail {
+            checked.push(format!("crashes alike in a fresh process with {on_stack}"));
+            let reproduced = Reproduced {
+                checked: checked.join("; "),
+                alone: true,
+                stack_bytes: stack,
+                deepened_from: Some(minimized.len()),
+                deepened: Some(how),
+            };
+            return (input, reproduced);
+        }
+        // Never worse than the reducer's result, which crashed alike in a process of its own.
+        checked.push(format!(
+            "the deepened input does not crash alike with {on_stack}: the reducer's result is kept"
+        ));
+    }
+    let alone = alike.run(&minimized).outcome == Outcome::Fail;
+    checked.push(format!(
+        "{} in a fresh process with {on_stack}",
+        if alone { "crashes alike" } else { "DOES NOT crash alike" }
+    ));
+    let reproduced = Reproduced {
+        checked: checked.join("; "),
+        alone,
+        stack_bytes: stack,
+        deepened_from: None,
+        deepened: None,
+    };
+    (minimized, reproduced)
+}
+
+/// How an input was deepened, for the record.
+fn describe(how: &Deepened) -> String {
+    match how {
+        Deepened::Nesting { symbol, depth } => {
+            format!("the nesting of `{symbol}`, {depth} deep, made {DEEPEN_FACTOR} times as deep")
+        }
+        Deepened::Unit { unit, times } => format!(
+            "each of the {times} × {:?} made {DEEPEN_FACTOR}",
+            String::from_utf8_lossy(unit)
+        ),
+    }
+}
+
+/// `bytes` in MiB for messages.
+fn mib(bytes: u64) -> String {
+    format!("{} MiB", bytes as f64 / f64::from(1 << 20))
+}
+
+/// The main thread's stack limit (`ulimit -s`, the soft `RLIMIT_STACK`) in bytes: what a
+/// process started now gets; `None` when unlimited or unknown.
+fn stack_limit() -> Option<u64> {
+    #[cfg(unix)]
+    {
+        // SAFETY: getrlimit writes into the struct we pass.
+        let mut limit: libc::rlimit = unsafe { std::mem::zeroed() };
+        if unsafe { libc::getrlimit(libc::RLIMIT_STACK, &mut limit) } == 0 && limit.rlim_cur != libc::RLIM_INFINITY {
+            return Some(limit.rlim_cur as u64);
+        }
+    }
+    None
+}
+
+/// `f()` with this process's stack limit set to `bytes` for the processes it starts (the limit
+/// is inherited), restored after; `None` if the limit cannot be set (above the hard limit).
+fn with_stack_limit<R>(bytes: u64, f: impl FnOnce() -> R) -> Option<R> {
+    #[cfg(unix)]
+    {
+        // SAFETY: getrlimit/setrlimit with structs we own.
+        let mut old: libc::rlimit = unsafe { std::mem::zeroed() };
+        if unsafe { libc::getrlimit(libc::RLIMIT_STACK, &mut old) } != 0 {
+            return None;
+        }
+        let new = libc::rlimit {
+            rlim_cur: bytes as libc::rlim_t,
+            rlim_max: old.rlim_max,
+        };
+        if old.rlim_max != libc::RLIM_INFINITY && new.rlim_cur > old.rlim_max {
+            return None;
+        }
+        if unsafe { libc::setrlimit(libc::RLIMIT_STACK, &new) } != 0 {
+            return None;
+        }
+        let result = f();
+        unsafe { libc::setrlimit(libc::RLIMIT_STACK, &old) };
+        Some(result)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (bytes, f);
+        None
+    }
 }
 
 /// A file's name for records and messages (empty for a path without one).

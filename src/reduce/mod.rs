@@ -14,6 +14,7 @@
 mod corpus;
 pub mod ddmax;
 pub mod ddmin;
+pub mod deepen;
 mod derivation;
 pub mod generic;
 pub mod gtr;

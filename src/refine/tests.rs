@@ -2188,10 +2188,16 @@ fn only_inputs_that_use_a_changed_symbol_are_checked_again() {
         .filter(|(_, &c)| c)
         .map(|(s, _)| s.name.as_str())
         .collect();
-    assert_eq!(which.len(), 1, "only the repetition of the fraction's digits changed: {which:?}");
+    assert_eq!(
+        which.len(),
+        1,
+        "only the repetition of the fraction's digits changed: {which:?}"
+    );
     assert!(which[0].starts_with("number."), "{which:?}");
 
-    let inputs: Vec<Vec<u8>> = [r#"["ab",[]]"#, "1.", "[2.5]", "-7"].map(|s| s.as_bytes().to_vec()).to_vec();
+    let inputs: Vec<Vec<u8>> = [r#"["ab",[]]"#, "1.", "[2.5]", "-7"]
+        .map(|s| s.as_bytes().to_vec())
+        .to_vec();
     let uses = symbols_used(&old, &inputs, 1);
     let again: Vec<bool> = uses
         .iter()
