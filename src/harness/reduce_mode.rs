@@ -90,9 +90,9 @@ pub fn run_if_requested(target: &Target, run: RunFn) {
 /// candidate, keeping the way it dies; writes `minimized-<sha1>` beside it and its record (see
 /// `outputs`). Started by the deadly-signal handler (no `out`), a crash whose signature was
 /// minimized before is only counted ([`EXIT_KNOWN`]); in continue mode it goes into the
-/// campaign's summary either way. A stack overflow is deepened after reduction (see
-/// [`DEEPEN_FACTOR`]), and what is written is checked in a fresh process on the stack the crash
-/// had; the record says what was checked.
+/// campaign's summary either way. A stack overflow is reduced on a larger stack, or deepened
+/// after reduction (see [`DEEPEN_FACTOR`]), and what is written is checked in a fresh process on
+/// the stack the crash had; the record says what was checked.
 fn reduce_file_in_processes(
     target: &Target,
     crash: &Path,

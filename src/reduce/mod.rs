@@ -9,7 +9,7 @@
 //! Map: `labeled` (the tree interface, Definition 3.1), `derivation` (derivation trees behind it),
 //! `generic` (the grammar-free tree), `templates`, `corpus` (learned filters), `gtr`
 //! (Algorithms 4–6), `ddmin`, `tester` (budget), `ddmax` and `repair` (input repair: the largest
-//! passing subset, lexical or syntactic).
+//! passing subset, lexical or syntactic), `deepen` (a minimized stack overflow made deeper).
 
 mod corpus;
 pub mod ddmax;
