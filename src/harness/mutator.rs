@@ -1,5 +1,6 @@
 //! Grammar-aware mutation for libFuzzer's custom-mutator hook: parse the input, then replace a
-//! random subtree by a freshly generated one or by a subtree of the same symbol from another input.
+//! random subtree by a freshly generated one, by a subtree of the same symbol from another input,
+//! or by itself with its recursion repeated (Nautilus's recursive mutation).
 //!
 //! Map: [`Mutator`] (the mutation itself, independent of libFuzzer, tested here) ·
 //! `SharedMutator` (the process-wide one `fuzz_mutator!` uses, with libFuzzer's own mutation as
@@ -42,6 +43,14 @@ const CACHE_NODES: usize = 1 << 20;
 const MADE_SIZE: usize = 64;
 /// Attempts at a mutation that fits `max_size` before giving up.
 const ATTEMPTS: usize = 4;
+/// The share of mutations that try the recursive one first (Nautilus draws its mutations
+/// about evenly; ours are three).
+const RECURSIVE_SHARE: f64 = 0.25;
+/// A recursive mutation repeats a recursion up to 2^this times (Nautilus: 2^1 to 2^15), as
+/// `max_size` allows: deep nesting is what overflows a recursive-descent parser's stack.
+const MAX_PUMP_LOG: u32 = 12;
+/// Nodes searched below a node for one of its symbol.
+const PUMP_SEARCH: usize = 4096;
 
 /// What a mutation did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -52,6 +61,8 @@ pub enum MutationKind {
     RegeneratedInverted,
     /// A subtree was replaced by a subtree of the same symbol from another input.
     Spliced,
+    /// A subtree `u D w`, with `D` a descendant of its symbol, became `u…u D w…w`.
+    Recursive,
 }
 
 /// A parsed input with the indexes mutations use, computed once per parse since a cached input
@@ -188,6 +199,9 @@ enum Replacement {
     },
     /// A subtree of an input in the pool.
     Donor(Arc<Parsed>, NodeId),
+    /// The node itself, with its descendant at `path` (child indexes) replaced by a copy of
+    /// the node `times` times over.
+    Pumped { path: Vec<usize>, times: usize },
 }
 
 /// The last `capacity` items pushed, replaced oldest first (nothing is kept at capacity 0).
@@ -287,15 +301,26 @@ impl Mutator {
         let mut result = None;
         for _ in 0..ATTEMPTS {
             let &(node, start) = nodes.get(rng.random_range(0..nodes.len().max(1)))?;
-            let splice = !self.pool.items.is_empty() && rng.random_bool(0.5);
-            let mutant = if splice {
-                self.splice(&parsed.tree, node, &mut rng)
+            let recursive = rng.random_bool(RECURSIVE_SHARE);
+            let mutant = if recursive {
+                pump(&parsed, node, start, input, max_size, &mut rng)
             } else {
                 None
             };
             let mutant = match mutant {
-                Some((m, with)) => Some((m, MutationKind::Spliced, with)),
-                None => self.regenerate(&parsed.tree, node, max_size, &mut rng),
+                Some(m) => Some(m),
+                None => {
+                    let splice = !self.pool.items.is_empty() && rng.random_bool(0.5);
+                    let mutant = if splice {
+                        self.splice(&parsed.tree, node, &mut rng)
+                    } else {
+                        None
+                    };
+                    match mutant {
+                        Some((m, with)) => Some((m, MutationKind::Spliced, with)),
+                        None => self.regenerate(&parsed.tree, node, max_size, &mut rng),
+                    }
+                }
             };
             let mutant = mutant
                 .map(|(bytes, kind, with)| (replaced(input, start, parsed.tree.len_of(node), &bytes), kind, with));
@@ -377,6 +402,18 @@ impl Mutator {
                 tree.graft(&fresh, fresh.root())
             }
             Replacement::Donor(donor, node) => tree.graft(&donor.tree, *node),
+            Replacement::Pumped { path, times } => {
+                let source = &made.from.tree;
+                let sub = tree.graft(source, made.node);
+                let mut at = sub;
+                for _ in 0..*times {
+                    let inner = path.iter().try_fold(at, |n, &i| tree.children(n).nth(i))?;
+                    let copy = tree.graft(source, made.node);
+                    tree.replace(inner, copy);
+                    at = copy;
+                }
+                sub
+            }
         };
         tree.replace(made.node, sub);
         // The replaced subtree's nodes go (chained mutants would carry them all).
@@ -449,6 +486,59 @@ impl Mutator {
         }
         self.pool.push(parsed);
     }
+}
+
+/// Nautilus's recursive mutation: where `node` (at `start` in `input`) derives a descendant of
+/// its own symbol, `u D w` becomes `u…u D w…w`, the recursion repeated 2 to 2^[`MAX_PUMP_LOG`]
+/// times as `max_size` allows; with how to make it again. `None` where it has no such
+/// descendant (within [`PUMP_SEARCH`] nodes) or no room.
+fn pump(
+    parsed: &Parsed,
+    node: NodeId,
+    start: usize,
+    input: &[u8],
+    max_size: usize,
+    rng: &mut ChaCha8Rng,
+) -> Option<(Vec<u8>, MutationKind, Replacement)> {
+    let tree = &parsed.tree;
+    let symbol = tree.kind(node).symbol()?;
+    // Depth first, without recursion, with the path of child indexes to each node.
+    let mut stack: Vec<(NodeId, Vec<usize>)> = vec![(node, Vec::new())];
+    let mut searched = 0;
+    let (inner, path) = loop {
+        let (at, path) = stack.pop()?;
+        if at != node && tree.kind(at).symbol() == Some(symbol) {
+            break (at, path);
+        }
+        searched += 1;
+        if searched > PUMP_SEARCH {
+            return None;
+        }
+        let children: Vec<NodeId> = tree.children(at).collect();
+        for (i, &child) in children.iter().enumerate().rev() {
+            let mut below = path.clone();
+            below.push(i);
+            stack.push((child, below));
+        }
+    };
+    let &(_, inner_start) = parsed.nodes.iter().find(|(n, _)| *n == inner)?;
+    let (len, inner_len) = (tree.len_of(node), tree.len_of(inner));
+    let (before, after) = (&input[start..inner_start], &input[inner_start + inner_len..start + len]);
+    let step = before.len() + after.len();
+    let room = max_size.saturating_sub(input.len()).checked_div(step)?;
+    if room == 0 {
+        return None;
+    }
+    let times = (1usize << rng.random_range(1..=MAX_PUMP_LOG)).min(room);
+    let mut bytes = Vec::with_capacity(len + times * step);
+    for _ in 0..=times {
+        bytes.extend_from_slice(before);
+    }
+    bytes.extend_from_slice(&input[inner_start..inner_start + inner_len]);
+    for _ in 0..=times {
+        bytes.extend_from_slice(after);
+    }
+    Some((bytes, MutationKind::Recursive, Replacement::Pumped { path, times }))
 }
 
 /// The hash that identifies an input in the parse cache and among recent mutants.
@@ -689,8 +779,29 @@ mod tests {
                 .unwrap_or_else(|e| panic!("mutant does not parse: {e}\n{mutant:?}"));
             kinds.insert(kind);
         }
-        assert_eq!(kinds.len(), 3, "all three kinds of mutation happen: {kinds:?}");
+        assert_eq!(kinds.len(), 4, "all four kinds of mutation happen: {kinds:?}");
         assert!(declined < 15, "{declined} of 300 valid inputs got no mutation");
+    }
+
+    #[test]
+    fn the_recursive_mutation_repeats_a_recursion() {
+        let expr = Grammar::load("expr").unwrap();
+        let mut mutator = Mutator::for_builtin(&expr, "expr", None);
+        let parser = Parser::new(&expr);
+        let mut deepest = 0;
+        let mut made = 0;
+        for seed in 0..300 {
+            if let Some((mutant, MutationKind::Recursive)) = mutator.mutate(b"((1) * 2)", 4096, seed) {
+                made += 1;
+                assert!(mutant.len() <= 4096);
+                parser
+                    .parse(&mutant)
+                    .unwrap_or_else(|e| panic!("mutant does not parse: {e}\n{mutant:?}"));
+                deepest = deepest.max(mutant.iter().filter(|&&b| b == b'(').count());
+            }
+        }
+        assert!(made > 20, "{made} recursive mutants of 300");
+        assert!(deepest >= 64, "a recursion repeated many times: {deepest} parentheses at most");
     }
 
     #[test]
@@ -699,7 +810,7 @@ mod tests {
         let mut mutator = Mutator::for_builtin(&expr, "expr", Some(ProbabilityMode::Inverted));
         assert!(mutator.mutate(b"1 + (", 100, 7).is_none());
         let (mutant, kind) = mutator.mutate(b"1 + (2 * 3)", 100, 7).unwrap();
-        assert_eq!(kind, MutationKind::RegeneratedInverted);
+        assert_ne!(kind, MutationKind::Regenerated, "the inverted model only");
         Parser::new(&expr).parse(&mutant).unwrap();
     }
 
