@@ -801,7 +801,10 @@ mod tests {
             }
         }
         assert!(made > 20, "{made} recursive mutants of 300");
-        assert!(deepest >= 64, "a recursion repeated many times: {deepest} parentheses at most");
+        assert!(
+            deepest >= 64,
+            "a recursion repeated many times: {deepest} parentheses at most"
+        );
     }
 
     #[test]
