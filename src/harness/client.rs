@@ -189,17 +189,35 @@ pub(super) fn reduce_in_processes(
     grammar: Option<&Grammar>,
     options: &ReduceOptions,
     timeout: Duration,
+    notes: Vec<String>,
+) -> Result<HarnessReduction, HarnessError> {
+    let command = candidate_command(binary, timeout)?.calibrate(input)?;
+    reduce_calibrated(&command, input, out, grammar, options, notes)
+}
+
+/// The command that runs one candidate: the harness `binary` on the file, neither minimizing
+/// nor printing backtraces, Fail when it crashes as the original (to calibrate it on) did.
+pub(super) fn candidate_command(binary: &Path, timeout: Duration) -> Result<Subprocess, OracleError> {
+    Ok(
+        Subprocess::new([binary.to_string_lossy().into_owned(), "@@".to_string()])?
+            .timeout(timeout)
+            .env("RUST_BACKTRACE", "0")
+            .env(env::MINIMIZE_ENV, "0")
+            // Each candidate's death would print a symbolized backtrace: time, and no use here.
+            .env(env::BACKTRACE_ENV, "0")
+            .classify(Classify::SameCrash),
+    )
+}
+
+/// [`reduce_in_processes`] with its [`candidate_command`], calibrated on `input`.
+pub(super) fn reduce_calibrated(
+    command: &Subprocess,
+    input: &[u8],
+    out: &Path,
+    grammar: Option<&Grammar>,
+    options: &ReduceOptions,
     mut notes: Vec<String>,
 ) -> Result<HarnessReduction, HarnessError> {
-    let binary_arg = binary.to_string_lossy().into_owned();
-    let command = Subprocess::new([binary_arg, "@@".to_string()])?
-        .timeout(timeout)
-        .env("RUST_BACKTRACE", "0")
-        .env(env::MINIMIZE_ENV, "0")
-        // Each candidate's death would print a symbolized backtrace: time, and no use here.
-        .env(env::BACKTRACE_ENV, "0")
-        .classify(Classify::SameCrash)
-        .calibrate(input)?;
     let signature = command.original_signature().cloned();
     // An interrupted reduce mode leaves its best candidate: start from it if it still crashes alike.
     let partial = PathBuf::from(format!("{}.partial", out.display()));
@@ -213,7 +231,7 @@ pub(super) fn reduce_in_processes(
             start = best;
         }
     }
-    let reduction = reduce(&start, grammar, &command, options)?;
+    let reduction = reduce(&start, grammar, command, options)?;
     crate::files::write_atomically(out, &reduction.input).map_err(|source| HarnessError::Write {
         path: out.to_path_buf(),
         source,

@@ -238,20 +238,23 @@ pub(super) fn handle_in_hook(
 #[cfg(feature = "libfuzzer")]
 fn main_stack_size() -> usize {
     const DEFAULT: usize = 8 << 20;
+    stack_limit().filter(|&limit| limit > 0).map_or(DEFAULT, |limit| {
+        usize::try_from(limit).unwrap_or(DEFAULT).clamp(DEFAULT, 1 << 30)
+    })
+}
+
+/// The main thread's stack limit (`ulimit -s`, the soft `RLIMIT_STACK`) in bytes: what a
+/// process started now gets; `None` when unlimited or unknown.
+pub(super) fn stack_limit() -> Option<u64> {
     #[cfg(unix)]
     {
         // SAFETY: getrlimit writes into the struct we pass.
         let mut limit: libc::rlimit = unsafe { std::mem::zeroed() };
-        if unsafe { libc::getrlimit(libc::RLIMIT_STACK, &mut limit) } == 0
-            && limit.rlim_cur != libc::RLIM_INFINITY
-            && limit.rlim_cur > 0
-        {
-            return usize::try_from(limit.rlim_cur)
-                .unwrap_or(DEFAULT)
-                .clamp(DEFAULT, 1 << 30);
+        if unsafe { libc::getrlimit(libc::RLIMIT_STACK, &mut limit) } == 0 && limit.rlim_cur != libc::RLIM_INFINITY {
+            return Some(limit.rlim_cur as u64);
         }
     }
-    DEFAULT
+    None
 }
 
 /// Reduces `input` in-process with `run` as the oracle (Fail = a panic matching `signature`; a

@@ -673,11 +673,10 @@ fn mappings(path: &str) -> Vec<Mapping> {
 /// The address in this process of the code at `address` in the process `theirs` describes: the
 /// same file at the same offset (the two map their files at different places).
 fn translate(address: usize, theirs: &[Mapping], ours: &[Mapping]) -> Option<usize> {
-    let there = theirs.iter().find(|m| (m.start..m.end).contains(&address))?;
-    let offset = address - there.start + there.offset;
+    let (path, offset) = file_offset(address, theirs)?;
     let here = ours
         .iter()
-        .find(|m| m.path == there.path && (m.offset..m.offset + (m.end - m.start)).contains(&offset))?;
+        .find(|m| m.path == path && (m.offset..m.offset + (m.end - m.start)).contains(&offset))?;
     Some(here.start + offset - here.offset)
 }
 

@@ -502,25 +502,30 @@ fn pump(
 ) -> Option<(Vec<u8>, MutationKind, Replacement)> {
     let tree = &parsed.tree;
     let symbol = tree.kind(node).symbol()?;
-    // Depth first, without recursion, with the path of child indexes to each node.
-    let mut stack: Vec<(NodeId, Vec<usize>)> = vec![(node, Vec::new())];
-    let mut searched = 0;
-    let (inner, path) = loop {
-        let (at, path) = stack.pop()?;
-        if at != node && tree.kind(at).symbol() == Some(symbol) {
-            break (at, path);
+    // Depth first, without recursion.
+    let mut stack: Vec<NodeId> = tree.children(node).collect();
+    stack.reverse();
+    // `node` itself was the first searched.
+    let mut searched = 1;
+    let inner = loop {
+        let at = stack.pop()?;
+        if tree.kind(at).symbol() == Some(symbol) {
+            break at;
         }
         searched += 1;
         if searched > PUMP_SEARCH {
             return None;
         }
-        let children: Vec<NodeId> = tree.children(at).collect();
-        for (i, &child) in children.iter().enumerate().rev() {
-            let mut below = path.clone();
-            below.push(i);
-            stack.push((child, below));
-        }
+        let end = stack.len();
+        stack.extend(tree.children(at));
+        stack[end..].reverse();
     };
+    // The child indexes from `node` down to it.
+    let mut path: Vec<usize> = std::iter::successors(Some(inner), |&n| tree.parent(n))
+        .take_while(|&n| n != node)
+        .filter_map(|n| tree.children(tree.parent(n)?).position(|c| c == n))
+        .collect();
+    path.reverse();
     let &(_, inner_start) = parsed.nodes.iter().find(|(n, _)| *n == inner)?;
     let (len, inner_len) = (tree.len_of(node), tree.len_of(inner));
     let (before, after) = (&input[start..inner_start], &input[inner_start + inner_len..start + len]);

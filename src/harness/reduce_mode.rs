@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 
 use super::continuing::{Campaign, ContinueSettings};
 use super::corpus::RunFn;
-use super::crash::{find_record, make_record, minimize, write_artifacts, ArtifactRecord, Reproduced};
+use super::crash::{find_record, make_record, minimize, stack_limit, write_artifacts, ArtifactRecord, Reproduced};
 use super::target::{Settings, Target};
-use crate::oracle::{catch_panic, crash_frames, Classify, Outcome, Signature, Subprocess};
+use crate::oracle::{catch_panic, crash_frames, Outcome, Signature, Subprocess};
 use crate::reduce::deepen::{deepen, Deepened};
 
 use super::env::{REDUCE_ENV, REDUCE_OUT_ENV, REDUCE_SUBPROCESS_ENV};
@@ -118,14 +118,7 @@ fn reduce_file_in_processes(
     let staging = out
         .clone()
         .unwrap_or_else(|| dir.join(format!("minimized-partial-{}", name(crash))));
-    let alike = Subprocess::new([binary.to_string_lossy().into_owned(), "@@".to_string()])
-        .map(|c| {
-            c.timeout(PROCESS_TIMEOUT)
-                .env("RUST_BACKTRACE", "0")
-                .env(super::env::MINIMIZE_ENV, "0")
-                .env(super::env::BACKTRACE_ENV, "0")
-                .classify(Classify::SameCrash)
-        })
+    let alike = super::client::candidate_command(&binary, PROCESS_TIMEOUT)
         .and_then(|c| c.calibrate(&input))
         .map_err(|e| {
             (
@@ -167,18 +160,8 @@ fn reduce_file_in_processes(
     let larger = stack_limit()
         .filter(|_| overflow)
         .map(|stack| stack.saturating_mul(STACK_MARGIN))
-        .filter(|&larger| with_stack_limit(larger, || alike.run(&input).outcome == Outcome::Fail) == Some(true));
-    let reduce = || {
-        super::client::reduce_in_processes(
-            &binary,
-            &input,
-            &staging,
-            target.grammar(),
-            &options,
-            PROCESS_TIMEOUT,
-            Vec::new(),
-        )
-    };
+        .filter(|&larger| crashes_alike_on(&alike, &input, larger));
+    let reduce = || super::client::reduce_calibrated(&alike, &input, &staging, target.grammar(), &options, Vec::new());
     let reduction = match larger {
         Some(larger) => with_stack_limit(larger, reduce).unwrap_or_else(reduce),
         None => reduce(),
@@ -295,7 +278,7 @@ fn check_alone(
                 let larger = stack.saturating_mul(STACK_MARGIN);
                 for (input, how) in ways {
                     let how = describe(&how);
-                    if with_stack_limit(larger, || alike.run(&input).outcome == Outcome::Fail) == Some(true) {
+                    if crashes_alike_on(alike, &input, larger) {
                         checked.push(format!(
                             "deepened from {} bytes ({how}), it crashes alike on a {} stack",
                             minimized.len(),
@@ -363,18 +346,10 @@ fn mib(bytes: u64) -> String {
     format!("{} MiB", bytes as f64 / f64::from(1 << 20))
 }
 
-/// The main thread's stack limit (`ulimit -s`, the soft `RLIMIT_STACK`) in bytes: what a
-/// process started now gets; `None` when unlimited or unknown.
-fn stack_limit() -> Option<u64> {
-    #[cfg(unix)]
-    {
-        // SAFETY: getrlimit writes into the struct we pass.
-        let mut limit: libc::rlimit = unsafe { std::mem::zeroed() };
-        if unsafe { libc::getrlimit(libc::RLIMIT_STACK, &mut limit) } == 0 && limit.rlim_cur != libc::RLIM_INFINITY {
-            return Some(limit.rlim_cur as u64);
-        }
-    }
-    None
+/// Whether `input` crashes as `alike`'s original did, run with a main stack of `bytes` (false if
+/// the limit cannot be set).
+fn crashes_alike_on(alike: &Subprocess, input: &[u8], bytes: u64) -> bool {
+    with_stack_limit(bytes, || alike.run(input).outcome == Outcome::Fail) == Some(true)
 }
 
 /// `f()` with this process's stack limit set to `bytes` for the processes it starts (the limit

@@ -2523,13 +2523,9 @@ const CONTEXTS: usize = 3;
 /// parser accepts.
 fn accepted_in(g: &Grammar, spots: &[(&Tree, NodeId)], forms: &[(&Tree, NodeId)], judge: &Judge<'_>) -> bool {
     spots.iter().any(|&(t, n)| {
-        forms.iter().any(|&(from, at)| {
-            let mut copy = t.clone();
-            let new = copy.graft(from, at);
-            copy.replace(n, new);
-            crate::tree::fix_boundaries(g, &mut copy);
-            judge.verdict(&copy.unparse()) == Verdict::Accepted
-        })
+        forms
+            .iter()
+            .any(|&form| accepted_with(g, t, form, judge, |copy, new| copy.replace(n, new)))
     })
 }
 
@@ -2545,14 +2541,26 @@ fn accepted_before(g: &Grammar, spots: &[(&Tree, NodeId)], forms: &[(&Tree, Node
             Body::Repeat { max: Some(max), .. } => t.parent(n).is_some_and(|p| t.child_count(p) < max as usize),
             _ => true,
         };
-        room && forms.iter().any(|&(from, at)| {
-            let mut copy = t.clone();
-            let new = copy.graft(from, at);
-            copy.insert_before(n, new);
-            crate::tree::fix_boundaries(g, &mut copy);
-            judge.verdict(&copy.unparse()) == Verdict::Accepted
-        })
+        room && forms
+            .iter()
+            .any(|&form| accepted_with(g, t, form, judge, |copy, new| copy.insert_before(n, new)))
     })
+}
+
+/// Whether the parser accepts `tree` with a copy of `form` (a node of another tree) put in by
+/// `put` (given the copy's node), token boundaries fixed.
+fn accepted_with(
+    g: &Grammar,
+    tree: &Tree,
+    (from, at): (&Tree, NodeId),
+    judge: &Judge<'_>,
+    put: impl FnOnce(&mut Tree, NodeId),
+) -> bool {
+    let mut copy = tree.clone();
+    let new = copy.graft(from, at);
+    put(&mut copy, new);
+    crate::tree::fix_boundaries(g, &mut copy);
+    judge.verdict(&copy.unparse()) == Verdict::Accepted
 }
 
 /// The adjacent pair `(n, n + 1)` between `lo` and `hi` where `low_side` turns from true to
