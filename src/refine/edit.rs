@@ -97,6 +97,18 @@ pub enum Change {
         /// What it matches from now on.
         class: CharClass,
     },
+    /// The first (with `last`, the last) iteration of `sym`, a repetition of a class, draws
+    /// from `class` only: `[C]*` becomes `( [C'] [C]* )?` (`( [C]* [C'] )?`). A plain Rust
+    /// comment may not start with `/` or `!` (it would be a doc comment, which is no layout),
+    /// where the comment's other characters may be anything.
+    NarrowEnd {
+        /// The repetition.
+        sym: SymbolId,
+        /// What its first (last) iteration matches from now on.
+        class: CharClass,
+        /// The last iteration rather than the first.
+        last: bool,
+    },
     /// The fixed repetition `sym` (`x{n}`) written out as `x x ... x`, so that each position
     /// can be narrowed on its own (`"\\U" hex{8}`: only `0` is valid first).
     Unroll {
@@ -242,6 +254,13 @@ impl Change {
                 class.to_text()
             ),
             Change::Unroll { sym } => format!("`{}` ({}) written out", name(*sym), g.item_text(Item::Symbol(*sym))),
+            Change::NarrowEnd { sym, class, last } => format!(
+                "the {} character of `{}` ({}) drawn from {} only",
+                if *last { "last" } else { "first" },
+                name(*sym),
+                g.item_text(Item::Symbol(*sym)),
+                class.to_text()
+            ),
             Change::Bound { sym, place, min, max } => {
                 let how = match (min, max) {
                     (_, Some(0)) => "never there".to_string(),
@@ -474,6 +493,21 @@ fn literal(terminals: &mut Vec<Terminal>, bytes: &[u8]) -> TerminalId {
         .position(|t| matches!(t, Terminal::Literal(b) if b == bytes))
         .unwrap_or_else(|| {
             terminals.push(Terminal::Literal(bytes.to_vec()));
+            terminals.len() - 1
+        });
+    TerminalId(i as u32)
+}
+
+/// The class terminal matching `class`, added if the grammar has none.
+fn class_terminal(terminals: &mut Vec<Terminal>, class: &CharClass) -> TerminalId {
+    let i = terminals
+        .iter()
+        .position(|t| matches!(t, Terminal::Class { class: c, .. } if c == class))
+        .unwrap_or_else(|| {
+            terminals.push(Terminal::Class {
+                class: class.clone(),
+                text: class.to_text(),
+            });
             terminals.len() - 1
         });
     TerminalId(i as u32)
@@ -756,21 +790,61 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
             let Some(Item::Terminal(_)) = place_item(symbols, *place) else {
                 return impossible("no class there");
             };
-            let id = match terminals
-                .iter()
-                .position(|t| matches!(t, Terminal::Class { class: c, .. } if c == class))
-            {
-                Some(i) => i,
-                None => {
-                    terminals.push(Terminal::Class {
-                        class: class.clone(),
-                        text: class.to_text(),
-                    });
-                    terminals.len() - 1
-                }
-            };
-            set_item(symbols, *place, Item::Terminal(crate::grammar::TerminalId(id as u32)));
+            set_item(symbols, *place, Item::Terminal(class_terminal(terminals, class)));
             Ok(vec![owner_name(g, place.parent)])
+        }
+        Change::NarrowEnd { sym, class, last } => {
+            let s = &symbols[sym.index()];
+            let Body::Repeat {
+                item: item @ Item::Terminal(t),
+                min,
+                max,
+            } = s.body
+            else {
+                return impossible("not a repetition of a class");
+            };
+            if class.is_empty() || !matches!(terminals[t.index()], Terminal::Class { .. }) {
+                return impossible("not a repetition of a class, or the class would match nothing");
+            }
+            let (span, name) = (s.span, s.name.clone());
+            let end = Item::Terminal(class_terminal(terminals, class));
+            // The other iterations, one fewer at each bound (none if at most one was allowed).
+            let rest = (max != Some(1)).then(|| {
+                symbols.push(Symbol {
+                    name: name.clone(),
+                    body: Body::Repeat {
+                        item,
+                        min: min.saturating_sub(1),
+                        max: max.map(|m| m - 1),
+                    },
+                    span,
+                    synthetic: true,
+                });
+                Item::Symbol(SymbolId(symbols.len() as u32 - 1))
+            });
+            let items: Vec<Item> = match (rest, *last) {
+                (None, _) => vec![end],
+                (Some(r), false) => vec![end, r],
+                (Some(r), true) => vec![r, end],
+            };
+            let seq = Body::Choice(vec![Alternative {
+                items,
+                weight: None,
+                prec: None,
+                span,
+            }]);
+            symbols[sym.index()].body = if min == 0 {
+                symbols.push(Symbol {
+                    name,
+                    body: seq,
+                    span,
+                    synthetic: true,
+                });
+                Body::Optional(Item::Symbol(SymbolId(symbols.len() as u32 - 1)))
+            } else {
+                seq
+            };
+            Ok(vec![owner_name(g, *sym)])
         }
         Change::Unroll { sym } => {
             let s = &mut symbols[sym.index()];

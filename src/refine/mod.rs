@@ -551,6 +551,16 @@ pub fn refine(
                 if kept.iter().any(|k| k.0 == change) {
                     break;
                 }
+                // The other end of a repetition already narrowed this round is a repetition
+                // of its own in the next (the edit rewrote this one's body).
+                if let Change::NarrowEnd { sym, .. } = change {
+                    if kept
+                        .iter()
+                        .any(|k| matches!(k.0, Change::NarrowEnd { sym: s, .. } if s == sym))
+                    {
+                        break;
+                    }
+                }
                 let tried_again = probation.contains(&change.key(g));
                 if tried_again && on_probation {
                     // Another round tries it.
@@ -1265,6 +1275,19 @@ fn forbids(g: &Grammar, change: &Change, tree: &Tree, node: NodeId) -> bool {
         (Change::NarrowClass { place, class }, NodeKind::Leaf { terminal }) => {
             at(place) && isolate::leaf_char(g, tree, node, terminal).is_some_and(|c| !class.contains(c as u32))
         }
+        (Change::NarrowEnd { sym, class, last }, NodeKind::Repeat { symbol }) if symbol == *sym => {
+            let end = if *last {
+                tree.children(node).last()
+            } else {
+                tree.children(node).next()
+            };
+            end.is_some_and(|leaf| match tree.kind(leaf) {
+                NodeKind::Leaf { terminal } => {
+                    isolate::leaf_char(g, tree, leaf, terminal).is_some_and(|c| !class.contains(c as u32))
+                }
+                _ => false,
+            })
+        }
         _ => false,
     }
 }
@@ -1476,8 +1499,15 @@ fn rule_edits(
                     return vec![Change::Unroll { sym: place.parent }];
                 }
             }
-            if let Some(class) = narrowed_class(g, tree, node, terminal, class, trees, judge, jobs) {
-                return vec![Change::NarrowClass { place, class }];
+            let mut out: Vec<Change> = narrowed_class(g, tree, node, terminal, class, None, trees, judge, jobs)
+                .map(|class| Change::NarrowClass { place, class })
+                .into_iter()
+                .collect();
+            // Wrong only first or last in its repetition (`///` is no plain comment): the
+            // class stays for the other iterations.
+            out.extend(end_edits(g, tree, node, trees, judge, jobs));
+            if !out.is_empty() {
+                return out;
             }
         }
         // A character the parser takes where the samples have the class: what is wrong is
@@ -1490,7 +1520,8 @@ fn rule_edits(
     // The nearest choice, up to WALK_UP levels, that the samples never make this way here;
     // before it, two tokens that may not touch.
     let start = node;
-    let mut out: Vec<Change> = touching(g, culprit, judge).into_iter().collect();
+    let mut out: Vec<Change> = end_edits(g, tree, culprit.node, trees, judge, jobs);
+    out.extend(touching(g, culprit, judge));
     let mut found = false;
     for _ in 0..WALK_UP {
         let Some(place) = place_of(g, tree, node) else {
@@ -1542,6 +1573,150 @@ fn rule_edits(
         }
     }
     unique
+}
+
+/// The edits for a culprit whose first or last character (a leaf of `within`, which may be
+/// the leaf itself) is the first or last iteration of a repetition of a class, and to blame: a
+/// character the samples have at that end makes the input accepted. The members the parser
+/// rejects at that end (probed as [`narrowed_class`] does, in the samples at the same end of
+/// the same repetition) and takes in the middle are dropped for that iteration alone
+/// ([`Change::NarrowEnd`]); if the culprit's character is rejected in the middle too, the
+/// class is narrowed everywhere instead ([`Change::NarrowClass`]).
+fn end_edits(g: &Grammar, tree: &Tree, within: NodeId, trees: &[Tree], judge: &Judge<'_>, jobs: usize) -> Vec<Change> {
+    let mut out = Vec::new();
+    for last in [false, true] {
+        // The first (last) leaf of `within`.
+        let mut leaf = within;
+        loop {
+            let next = if last {
+                tree.children(leaf).last()
+            } else {
+                tree.children(leaf).next()
+            };
+            match next {
+                Some(n) => leaf = n,
+                None => break,
+            }
+        }
+        let NodeKind::Leaf { terminal } = tree.kind(leaf) else {
+            continue;
+        };
+        let Terminal::Class { class, .. } = g.terminal(terminal) else {
+            continue;
+        };
+        let Some(rep) = tree.parent(leaf) else {
+            continue;
+        };
+        let NodeKind::Repeat { symbol } = tree.kind(rep) else {
+            continue;
+        };
+        if !is_end(tree, leaf, last) {
+            continue;
+        }
+        // A character the samples have at that end must be taken there, or the end is not to
+        // blame (probing every member would cost a hundred runs per culprit).
+        let place = place_of(g, tree, leaf);
+        let current = isolate::leaf_char(g, tree, leaf, terminal);
+        let mut tried: Vec<char> = Vec::new();
+        for (t, n) in sample_spots(
+            trees,
+            |t, n| {
+                matches!(t.kind(n), NodeKind::Leaf { terminal: x } if x == terminal)
+                    && place_of(g, t, n) == place
+                    && is_end(t, n, last)
+            },
+            END_CHARS * 4,
+        ) {
+            if let Some(c) = isolate::leaf_char(g, t, n, terminal) {
+                if Some(c) != current && !tried.contains(&c) && tried.len() < END_CHARS {
+                    tried.push(c);
+                }
+            }
+        }
+        let fixed = |c: char| {
+            replaced(g, tree, leaf, &Replacement::Char(terminal, c))
+                .is_some_and(|b| judge.verdict(&b) == Verdict::Accepted)
+        };
+        if !tried.into_iter().any(fixed) {
+            continue;
+        }
+        let Some(narrowed) = narrowed_class(g, tree, leaf, terminal, class, Some(last), trees, judge, jobs) else {
+            continue;
+        };
+        // What the parser rejects at that end it may reject in the middle too (then the whole
+        // class is narrowed): each dropped range is tried once in the middle of a sample's
+        // repetition at the same place, if one has a middle.
+        let middles = sample_spots(
+            trees,
+            |t, n| {
+                matches!(t.kind(n), NodeKind::Leaf { terminal: x } if x == terminal)
+                    && place_of(g, t, n) == place
+                    && !is_end(t, n, false)
+                    && !is_end(t, n, true)
+            },
+            SAMPLE_CONTEXTS,
+        );
+        let dropped: Vec<(u32, u32)> = class
+            .ranges()
+            .iter()
+            .flat_map(|&r| subtract_all(r, narrowed.ranges()))
+            .collect();
+        let everywhere: Vec<(u32, u32)> = dropped
+            .iter()
+            .copied()
+            .filter(|&(lo, _)| {
+                let Some(c) = char::from_u32(lo) else {
+                    return false;
+                };
+                !middles.is_empty()
+                    && !middles.iter().any(|&(t, n)| {
+                        replaced(g, t, n, &Replacement::Char(terminal, c))
+                            .is_some_and(|b| judge.verdict(&b) == Verdict::Accepted)
+                    })
+            })
+            .collect();
+        let cut = |from: &CharClass| -> Option<CharClass> {
+            let keep: Vec<(u32, u32)> = from
+                .ranges()
+                .iter()
+                .flat_map(|&r| subtract_all(r, CharClass::new(&everywhere, false).ranges()))
+                .collect();
+            (!keep.is_empty()).then(|| CharClass::new(&keep, false))
+        };
+        let culprit_everywhere =
+            current.is_some_and(|c| everywhere.iter().any(|&(lo, hi)| (lo..=hi).contains(&(c as u32))));
+        if culprit_everywhere {
+            if let (Some(class), Some(place)) = (cut(class), place) {
+                out.push(Change::NarrowClass { place, class });
+            }
+        } else if everywhere.len() < dropped.len() {
+            // The end keeps what only the whole class loses (a later culprit's edit).
+            let mut keep = narrowed.ranges().to_vec();
+            keep.extend(everywhere.iter().copied());
+            out.push(Change::NarrowEnd {
+                sym: symbol,
+                class: CharClass::new(&keep, false),
+                last,
+            });
+        }
+    }
+    out
+}
+
+/// Characters the samples have at an end of a repetition that [`end_edits`] tries there.
+const END_CHARS: usize = 3;
+
+/// Whether leaf `n` is the first (with `last`, the last) iteration of its repetition; the
+/// only iteration counts as the first.
+fn is_end(t: &Tree, n: NodeId, last: bool) -> bool {
+    t.parent(n).is_some_and(|p| {
+        let e = if last {
+            t.children(p).last()
+        } else {
+            t.children(p).next()
+        };
+        e == Some(n) && (!last || t.child_count(p) > 1)
+    })
 }
 
 /// Empty layout places tried per culprit by [`touching`].
@@ -2594,6 +2769,7 @@ const BLOCKS: [(u32, u32); 5] = [
 /// The members of `class` the parser accepts at the culprit leaf: every ASCII member probed
 /// in the rejected input, and a few of each non-ASCII block; a member rejected there is tried
 /// in up to two samples at a leaf of the same class, and dropped only if they reject it too.
+/// With `end` (`Some(last)`), the samples' leaves are the first (last) iterations of theirs.
 /// `None` if nothing would be dropped.
 #[allow(clippy::too_many_arguments)]
 fn narrowed_class(
@@ -2602,15 +2778,21 @@ fn narrowed_class(
     node: NodeId,
     terminal: crate::grammar::TerminalId,
     class: &CharClass,
+    end: Option<bool>,
     trees: &[Tree],
     judge: &Judge<'_>,
     jobs: usize,
 ) -> Option<CharClass> {
     let place = place_of(g, tree, node);
-    // Leaves of the class at the same place of the same rule in the samples.
+    let at_end = |t: &Tree, n: NodeId| end.is_none_or(|last| is_end(t, n, last));
+    // Leaves of the class at the same place of the same rule (and the same end) in the samples.
     let spots = sample_spots(
         trees,
-        |t, n| matches!(t.kind(n), NodeKind::Leaf { terminal: x } if x == terminal) && place_of(g, t, n) == place,
+        |t, n| {
+            matches!(t.kind(n), NodeKind::Leaf { terminal: x } if x == terminal)
+                && place_of(g, t, n) == place
+                && at_end(t, n)
+        },
         SAMPLE_CONTEXTS,
     );
     // Every ASCII member, and a few of each non-ASCII block (first, middle, last of its parts).

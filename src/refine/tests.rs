@@ -2207,3 +2207,86 @@ fn only_inputs_that_use_a_changed_symbol_are_checked_again() {
     // What is not checked again parses; of the rest, only `1.` is lost.
     assert_eq!(parses_each(&new, &inputs, 1), [true, false, true, true]);
 }
+
+/// Lines with notes: the parser takes any note but one that starts with `!` (as Rust's `//!`
+/// is no plain comment) or ends with `-`.
+const NOTED: &str = r##"
+file = line* ;
+line = "x" note? ";" ;
+note = "#" [a-z!-]* "\n" ;
+"##;
+
+fn noted_accepts(input: &[u8]) -> Verdict {
+    let text = String::from_utf8_lossy(input);
+    verdict(parsed_without(NOTED, input, "#!") == Verdict::Accepted && !text.contains("-\n"))
+}
+
+#[test]
+fn a_character_wrong_only_at_an_end_of_its_repetition_is_dropped_there_only() {
+    let g = Grammar::from_text(NOTED, "noted.grammar").unwrap();
+    let trees = trees_of(&g, &["x#a!b\n;", "x#c-d\n;x;", "x#e\n;"]);
+    let judge = Judge::new(&noted_accepts);
+    let repeat_in = |tree: &Tree| {
+        first_node(tree, |n| {
+            matches!(tree.kind(n), NodeKind::Repeat { .. })
+                && tree
+                    .parent(n)
+                    .is_some_and(|p| tree.kind(p).symbol() == g.symbol_by_name("note"))
+        })
+    };
+    let edge = |text: &[u8]| {
+        let rejected = Parser::new(&g).parse(text).unwrap();
+        assert_eq!(noted_accepts(text), Verdict::Rejected);
+        let node = repeat_in(&rejected);
+        end_edits(&g, &rejected, node, &trees, &judge, 1)
+    };
+    let first = edge(b"x#!ab\n;");
+    let described: Vec<String> = first.iter().map(|e| e.describe(&g)).collect();
+    assert!(
+        matches!(&first[..], [Change::NarrowEnd { last: false, class, .. }] if !class.contains('!' as u32) && class.contains('a' as u32) && class.contains('-' as u32)),
+        "{described:?}"
+    );
+    let last = edge(b"x#ab-\n;");
+    let described: Vec<String> = last.iter().map(|e| e.describe(&g)).collect();
+    assert!(
+        matches!(&last[..], [Change::NarrowEnd { last: true, class, .. }] if !class.contains('-' as u32) && class.contains('!' as u32)),
+        "{described:?}"
+    );
+    // Wrong in the middle as much as at the ends: the whole class is narrowed.
+    let strict = |i: &[u8]| verdict(noted_accepts(i) == Verdict::Accepted && !i.contains(&b'z'));
+    let judge_z = Judge::new(&strict);
+    let rejected = Parser::new(&g).parse(b"x#zab\n;").unwrap();
+    let whole = end_edits(&g, &rejected, repeat_in(&rejected), &trees, &judge_z, 1);
+    let described: Vec<String> = whole.iter().map(|e| e.describe(&g)).collect();
+    assert!(
+        matches!(&whole[..], [Change::NarrowClass { class, .. }] if !class.contains('z' as u32) && class.contains('!' as u32)),
+        "{described:?}"
+    );
+    // Each made: its end narrowed, the middle and the other end as they were, an empty note
+    // still a note. (Both at once: the second names a repetition the first rewrote.)
+    for (edit, wrong, ok) in [(&first[0], "x#!a\n;", "x#a!\n;"), (&last[0], "x#a-\n;", "x#-a\n;")] {
+        let applied = edit::apply(&g, std::slice::from_ref(edit), "noted.grammar").unwrap();
+        let parses = |text: &[u8]| Parser::new(&applied.grammar).parse(text).is_ok();
+        for ok in [ok, "x#a!-b\n;", "x#\n;", "x#a\n;x;", "x;"] {
+            assert!(parses(ok.as_bytes()), "{ok:?}\n{}", applied.text);
+        }
+        assert!(!parses(wrong.as_bytes()), "{wrong:?}\n{}", applied.text);
+    }
+    assert!(edit::apply(&g, &[first[0].clone(), last[0].clone()], "noted.grammar").is_err());
+}
+
+#[test]
+fn refine_learns_which_characters_may_not_start_or_end_a_note() {
+    let g = Grammar::from_text(NOTED, "noted.grammar").unwrap();
+    let texts = ["x#a!b\n;", "x#c-d\n;x;", "x#e\n;", "x;x#ab!c-d\n;"];
+    let samples = named_samples("noted", &texts);
+    let (refined, edits) = refined_to_targets(&g, &samples, &noted_accepts, 1);
+    let parses = |text: &[u8]| parses(&refined.grammar, text);
+    assert!(texts.iter().all(|t| parses(t.as_bytes())), "{edits}");
+    assert!(!parses(b"x#!a\n;") && !parses(b"x#a-\n;"), "{edits}");
+    assert!(parses(b"x#a!-b\n;"), "{edits}");
+    assert!(
+        edits.contains("first character") && edits.contains("last character"),
+        "{edits}"
+    );
+}
