@@ -1276,12 +1276,7 @@ fn forbids(g: &Grammar, change: &Change, tree: &Tree, node: NodeId) -> bool {
             at(place) && isolate::leaf_char(g, tree, node, terminal).is_some_and(|c| !class.contains(c as u32))
         }
         (Change::NarrowEnd { sym, class, last }, NodeKind::Repeat { symbol }) if symbol == *sym => {
-            let end = if *last {
-                tree.children(node).last()
-            } else {
-                tree.children(node).next()
-            };
-            end.is_some_and(|leaf| match tree.kind(leaf) {
+            end_child(tree, node, *last).is_some_and(|leaf| match tree.kind(leaf) {
                 NodeKind::Leaf { terminal } => {
                     isolate::leaf_char(g, tree, leaf, terminal).is_some_and(|c| !class.contains(c as u32))
                 }
@@ -1587,16 +1582,8 @@ fn end_edits(g: &Grammar, tree: &Tree, within: NodeId, trees: &[Tree], judge: &J
     for last in [false, true] {
         // The first (last) leaf of `within`.
         let mut leaf = within;
-        loop {
-            let next = if last {
-                tree.children(leaf).last()
-            } else {
-                tree.children(leaf).next()
-            };
-            match next {
-                Some(n) => leaf = n,
-                None => break,
-            }
+        while let Some(n) = end_child(tree, leaf, last) {
+            leaf = n;
         }
         let NodeKind::Leaf { terminal } = tree.kind(leaf) else {
             continue;
@@ -1620,11 +1607,7 @@ fn end_edits(g: &Grammar, tree: &Tree, within: NodeId, trees: &[Tree], judge: &J
         let mut tried: Vec<char> = Vec::new();
         for (t, n) in sample_spots(
             trees,
-            |t, n| {
-                matches!(t.kind(n), NodeKind::Leaf { terminal: x } if x == terminal)
-                    && place_of(g, t, n) == place
-                    && is_end(t, n, last)
-            },
+            |t, n| class_leaf_at(g, t, n, terminal, place) && is_end(t, n, last),
             END_CHARS * 4,
         ) {
             if let Some(c) = isolate::leaf_char(g, t, n, terminal) {
@@ -1648,12 +1631,7 @@ fn end_edits(g: &Grammar, tree: &Tree, within: NodeId, trees: &[Tree], judge: &J
         // repetition at the same place, if one has a middle.
         let middles = sample_spots(
             trees,
-            |t, n| {
-                matches!(t.kind(n), NodeKind::Leaf { terminal: x } if x == terminal)
-                    && place_of(g, t, n) == place
-                    && !is_end(t, n, false)
-                    && !is_end(t, n, true)
-            },
+            |t, n| class_leaf_at(g, t, n, terminal, place) && !is_end(t, n, false) && !is_end(t, n, true),
             SAMPLE_CONTEXTS,
         );
         let dropped: Vec<(u32, u32)> = class
@@ -1675,19 +1653,20 @@ fn end_edits(g: &Grammar, tree: &Tree, within: NodeId, trees: &[Tree], judge: &J
                     })
             })
             .collect();
-        let cut = |from: &CharClass| -> Option<CharClass> {
-            let keep: Vec<(u32, u32)> = from
-                .ranges()
-                .iter()
-                .flat_map(|&r| subtract_all(r, CharClass::new(&everywhere, false).ranges()))
-                .collect();
-            (!keep.is_empty()).then(|| CharClass::new(&keep, false))
-        };
         let culprit_everywhere =
             current.is_some_and(|c| everywhere.iter().any(|&(lo, hi)| (lo..=hi).contains(&(c as u32))));
         if culprit_everywhere {
-            if let (Some(class), Some(place)) = (cut(class), place) {
-                out.push(Change::NarrowClass { place, class });
+            let cuts = CharClass::new(&everywhere, false);
+            let keep: Vec<(u32, u32)> = class
+                .ranges()
+                .iter()
+                .flat_map(|&r| subtract_all(r, cuts.ranges()))
+                .collect();
+            if let (false, Some(place)) = (keep.is_empty(), place) {
+                out.push(Change::NarrowClass {
+                    place,
+                    class: CharClass::new(&keep, false),
+                });
             }
         } else if everywhere.len() < dropped.len() {
             // The end keeps what only the whole class loses (a later culprit's edit).
@@ -1709,14 +1688,22 @@ const END_CHARS: usize = 3;
 /// Whether leaf `n` is the first (with `last`, the last) iteration of its repetition; the
 /// only iteration counts as the first.
 fn is_end(t: &Tree, n: NodeId, last: bool) -> bool {
-    t.parent(n).is_some_and(|p| {
-        let e = if last {
-            t.children(p).last()
-        } else {
-            t.children(p).next()
-        };
-        e == Some(n) && (!last || t.child_count(p) > 1)
-    })
+    t.parent(n)
+        .is_some_and(|p| end_child(t, p, last) == Some(n) && (!last || t.child_count(p) > 1))
+}
+
+/// The first (with `last`, the last) child of `n`.
+fn end_child(t: &Tree, n: NodeId, last: bool) -> Option<NodeId> {
+    if last {
+        t.children(n).last()
+    } else {
+        t.children(n).next()
+    }
+}
+
+/// Whether `n` is a leaf of class `terminal` at `place`.
+fn class_leaf_at(g: &Grammar, t: &Tree, n: NodeId, terminal: TerminalId, place: Option<Place>) -> bool {
+    matches!(t.kind(n), NodeKind::Leaf { terminal: x } if x == terminal) && place_of(g, t, n) == place
 }
 
 /// Empty layout places tried per culprit by [`touching`].
@@ -2788,11 +2775,7 @@ fn narrowed_class(
     // Leaves of the class at the same place of the same rule (and the same end) in the samples.
     let spots = sample_spots(
         trees,
-        |t, n| {
-            matches!(t.kind(n), NodeKind::Leaf { terminal: x } if x == terminal)
-                && place_of(g, t, n) == place
-                && at_end(t, n)
-        },
+        |t, n| class_leaf_at(g, t, n, terminal, place) && at_end(t, n),
         SAMPLE_CONTEXTS,
     );
     // Every ASCII member, and a few of each non-ASCII block (first, middle, last of its parts).
