@@ -1616,11 +1616,10 @@ fn end_edits(g: &Grammar, tree: &Tree, within: NodeId, trees: &[Tree], judge: &J
                 }
             }
         }
-        let fixed = |c: char| {
-            replaced(g, tree, leaf, &Replacement::Char(terminal, c))
-                .is_some_and(|b| judge.verdict(&b) == Verdict::Accepted)
-        };
-        if !tried.into_iter().any(fixed) {
+        if !tried
+            .into_iter()
+            .any(|c| char_accepted(g, tree, leaf, terminal, c, judge))
+        {
             continue;
         }
         let Some(narrowed) = narrowed_class(g, tree, leaf, terminal, class, Some(last), trees, judge, jobs) else {
@@ -1634,11 +1633,7 @@ fn end_edits(g: &Grammar, tree: &Tree, within: NodeId, trees: &[Tree], judge: &J
             |t, n| class_leaf_at(g, t, n, terminal, place) && !is_end(t, n, false) && !is_end(t, n, true),
             SAMPLE_CONTEXTS,
         );
-        let dropped: Vec<(u32, u32)> = class
-            .ranges()
-            .iter()
-            .flat_map(|&r| subtract_all(r, narrowed.ranges()))
-            .collect();
+        let dropped = minus(class, &narrowed);
         let everywhere: Vec<(u32, u32)> = dropped
             .iter()
             .copied()
@@ -1646,22 +1641,13 @@ fn end_edits(g: &Grammar, tree: &Tree, within: NodeId, trees: &[Tree], judge: &J
                 let Some(c) = char::from_u32(lo) else {
                     return false;
                 };
-                !middles.is_empty()
-                    && !middles.iter().any(|&(t, n)| {
-                        replaced(g, t, n, &Replacement::Char(terminal, c))
-                            .is_some_and(|b| judge.verdict(&b) == Verdict::Accepted)
-                    })
+                !middles.is_empty() && !middles.iter().any(|&(t, n)| char_accepted(g, t, n, terminal, c, judge))
             })
             .collect();
         let culprit_everywhere =
             current.is_some_and(|c| everywhere.iter().any(|&(lo, hi)| (lo..=hi).contains(&(c as u32))));
         if culprit_everywhere {
-            let cuts = CharClass::new(&everywhere, false);
-            let keep: Vec<(u32, u32)> = class
-                .ranges()
-                .iter()
-                .flat_map(|&r| subtract_all(r, cuts.ranges()))
-                .collect();
+            let keep = minus(class, &CharClass::new(&everywhere, false));
             if let (false, Some(place)) = (keep.is_empty(), place) {
                 out.push(Change::NarrowClass {
                     place,
@@ -2799,14 +2785,9 @@ fn narrowed_class(
     }
     chars.dedup();
     let probe = |c: char| -> bool {
-        let here = replaced(g, tree, node, &Replacement::Char(terminal, c));
-        if here.is_some_and(|b| judge.verdict(&b) == Verdict::Accepted) {
-            return true;
-        }
         // Rejected here: accepted where the samples have this class? (No sample context: no.)
-        spots.iter().any(|&(t, n)| {
-            replaced(g, t, n, &Replacement::Char(terminal, c)).is_some_and(|b| judge.verdict(&b) == Verdict::Accepted)
-        })
+        char_accepted(g, tree, node, terminal, c, judge)
+            || spots.iter().any(|&(t, n)| char_accepted(g, t, n, terminal, c, judge))
     };
     let ok = crate::pool::map(&chars, jobs, |_, &c| probe(c));
     let accepted: HashSet<char> = chars.iter().zip(&ok).filter(|(_, &a)| a).map(|(&c, _)| c).collect();
@@ -2829,17 +2810,27 @@ fn narrowed_class(
     if drop.is_empty() {
         return None;
     }
-    let dropped = CharClass::new(&drop, false);
-    let keep: Vec<(u32, u32)> = class
-        .ranges()
-        .iter()
-        .flat_map(|&(lo, hi)| subtract_all((lo, hi), dropped.ranges()))
-        .collect();
+    let keep = minus(class, &CharClass::new(&drop, false));
     if keep.is_empty() {
         return None;
     }
     let narrowed = CharClass::new(&keep, false);
     (narrowed != *class).then_some(narrowed)
+}
+
+/// Whether the parser accepts the input of `tree` with the class leaf `node` (of `terminal`)
+/// holding `c` instead.
+fn char_accepted(g: &Grammar, tree: &Tree, node: NodeId, terminal: TerminalId, c: char, judge: &Judge<'_>) -> bool {
+    replaced(g, tree, node, &Replacement::Char(terminal, c)).is_some_and(|b| judge.verdict(&b) == Verdict::Accepted)
+}
+
+/// The ranges of `class` without those of `cuts`.
+fn minus(class: &CharClass, cuts: &CharClass) -> Vec<(u32, u32)> {
+    class
+        .ranges()
+        .iter()
+        .flat_map(|&r| subtract_all(r, cuts.ranges()))
+        .collect()
 }
 
 /// `range` minus the sorted disjoint `cuts`.
