@@ -77,13 +77,18 @@ pub enum Change {
     /// has no `alt` and one where `sym` is `alt` alone and the optional part is fixed
     /// (sqlparser reads `EXPLAIN (` as the start of EXPLAIN's options, so a parenthesized
     /// query may not follow `EXPLAIN`; either alone is valid. Rust's trailing `,` only after
-    /// elements: `[,]` is no array).
+    /// elements: `[,]` is no array). With `inner`, `sym` is a rule of one alternative and
+    /// `alt` an alternative of `inner`, a choice among its items: `sym` is split the same way
+    /// (SQL's `FROM ONLY` takes a table's name, not a parenthesized relation, where
+    /// `relation` holds the choice).
     Apart {
-        /// The choice symbol, or the optional part.
+        /// The choice symbol, or the optional part (with `inner`, the rule that holds the choice).
         sym: SymbolId,
         /// Its alternative that may not stand with the optional part as it was.
         alt: usize,
-        /// Where the choice is used.
+        /// The choice among the items of `sym`'s one alternative that `alt` is of, if not `sym`.
+        inner: Option<SymbolId>,
+        /// Where `sym` is used.
         place: Place,
         /// The optional part's item in the same alternative.
         other: usize,
@@ -225,12 +230,21 @@ impl Change {
             Change::Apart {
                 sym,
                 alt,
+                inner,
                 place,
                 other,
                 present,
             } => format!(
                 "{} only {} {} in `{}` (item {} of its alternative {})",
-                if let Body::Optional(_) = g.symbol(*sym).body {
+                if let Some(choice) = inner {
+                    format!(
+                        "`{}` with alternative {} of its choice {} ({})",
+                        name(*sym),
+                        alt + 1,
+                        g.item_text(Item::Symbol(*choice)),
+                        alternative_text(g, *choice, *alt)
+                    )
+                } else if let Body::Optional(_) = g.symbol(*sym).body {
                     format!("`{}` ({}) there", name(*sym), g.item_text(Item::Symbol(*sym)))
                 } else {
                     format!(
@@ -704,6 +718,7 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
         Change::Apart {
             sym,
             alt,
+            inner: within,
             place,
             other,
             present,
@@ -724,14 +739,43 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
                 return impossible("no optional part there");
             };
             let original = symbols[sym.index()].clone();
-            let (without, only) = match &original.body {
-                Body::Choice(alts) if alts.len() >= 2 && *alt < alts.len() => {
+            let (without, only) = match (within, &original.body) {
+                // The one alternative twice, its choice without `alt` in the first and `alt`
+                // alone in the second, each in a group of its own.
+                (Some(choice), Body::Choice(alts)) if alts.len() == 1 => {
+                    let Some(j) = alts[0].items.iter().position(|i| *i == Item::Symbol(*choice)) else {
+                        return impossible("the choice is no item of the rule");
+                    };
+                    let (Body::Choice(choices), true) =
+                        (&symbols[choice.index()].body, symbols[choice.index()].synthetic)
+                    else {
+                        return impossible("the choice is no group");
+                    };
+                    if choices.len() < 2 || *alt >= choices.len() {
+                        return impossible("no other alternative would be left");
+                    }
+                    let mut rest = choices.clone();
+                    let only = rest.remove(*alt);
+                    let mut with_group = |alts: Vec<Alternative>| {
+                        let group = SymbolId(symbols.len() as u32);
+                        symbols.push(Symbol {
+                            body: Body::Choice(alts),
+                            ..symbols[choice.index()].clone()
+                        });
+                        let mut a = original.alternatives()[0].clone();
+                        a.items[j] = Item::Symbol(group);
+                        a
+                    };
+                    (vec![with_group(rest)], with_group(vec![only]))
+                }
+                (Some(_), _) => return impossible("not a rule of one alternative"),
+                (None, Body::Choice(alts)) if alts.len() >= 2 && *alt < alts.len() => {
                     let mut without = alts.clone();
                     let only = without.remove(*alt);
                     (without, only)
                 }
                 // An optional part's alternative 1 is its being there.
-                &Body::Optional(item) if *alt == 1 => {
+                (None, &Body::Optional(item)) if *alt == 1 => {
                     let with = |items| Alternative {
                         items,
                         weight: None,
@@ -755,6 +799,10 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
                 span: original.span,
                 synthetic: original.synthetic,
             });
+            if within.is_some() {
+                // The rule's other groups, which `sym` keeps too.
+                own_groups(symbols, alone);
+            }
             let mut items = split.items.clone();
             items[place.item] = Item::Symbol(alone);
             if *present {

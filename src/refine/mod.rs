@@ -1257,6 +1257,7 @@ fn forbids(g: &Grammar, change: &Change, tree: &Tree, node: NodeId) -> bool {
             Change::Apart {
                 sym,
                 alt,
+                inner,
                 place,
                 other,
                 present,
@@ -1264,7 +1265,14 @@ fn forbids(g: &Grammar, change: &Change, tree: &Tree, node: NodeId) -> bool {
             _,
         ) => {
             let sibling = tree.parent(node).and_then(|p| tree.children(p).nth(*other));
-            chosen(tree, node) == Some((*sym, *alt))
+            let choice = match inner {
+                None => chosen(tree, node),
+                Some(choice) => (tree.kind(node).symbol() == Some(*sym))
+                    .then(|| tree.children(node).find(|&c| tree.kind(c).symbol() == Some(*choice)))
+                    .flatten()
+                    .and_then(|c| chosen(tree, c)),
+            };
+            choice == Some((inner.unwrap_or(*sym), *alt))
                 && at(place)
                 && sibling.is_some_and(|s| (tree.child_count(s) > 0) != *present)
         }
@@ -1517,6 +1525,7 @@ fn rule_edits(
     let start = node;
     let mut out: Vec<Change> = end_edits(g, tree, culprit.node, trees, judge, jobs);
     out.extend(touching(g, culprit, judge));
+    out.extend(later_choice(g, culprit, good, judge));
     let mut found = false;
     for _ in 0..WALK_UP {
         let Some(place) = place_of(g, tree, node) else {
@@ -1848,7 +1857,7 @@ fn earlier_choice(
                 let both_optional = matches!(base.kind(on_path), NodeKind::Optional { .. })
                     && matches!(base.kind(sibling), NodeKind::Optional { .. });
                 let mut out: Vec<Change> = if both_optional {
-                    apart(g, &base, on_path, sibling).into_iter().collect()
+                    apart(g, &base, on_path, sibling, None).into_iter().collect()
                 } else {
                     Vec::new()
                 };
@@ -1862,10 +1871,10 @@ fn earlier_choice(
                 // (SQL's alias after a wildcard, `* AS x`, where both are valid alone).
                 // (That one only where the optional part is the culprit, which `base`
                 // showed rejected as the samples have it.)
-                return apart(g, &base, on_path, sibling)
+                return apart(g, &base, on_path, sibling, Some(culprit.node))
                     .or_else(|| {
                         (on_path == culprit.node)
-                            .then(|| apart(g, &base, sibling, on_path))
+                            .then(|| apart(g, &base, sibling, on_path, None))
                             .flatten()
                     })
                     .into_iter()
@@ -1874,6 +1883,52 @@ fn earlier_choice(
         }
     }
     Vec::new()
+}
+
+/// Siblings after an optional culprit that [`later_choice`] tries.
+const LATER_SIBLINGS: usize = 4;
+
+/// The edit for a culprit that is an optional part there, when what follows it in the same
+/// alternative is to blame with it: a later sibling's choice (or, where the sibling is a rule
+/// of one alternative, a choice among its items) that, replaced by a known-good part, makes
+/// the input accepted, kept apart from the part being there. SQL's `FROM ONLY (VALUES …)`,
+/// whose culprit is `ONLY`: `FROM ONLY t` and `FROM (VALUES …)` are both valid.
+fn later_choice(g: &Grammar, culprit: &Culprit, good: &Good<'_>, judge: &Judge<'_>) -> Option<Change> {
+    let tree = &culprit.tree;
+    let node = culprit.node;
+    if !matches!(tree.kind(node), NodeKind::Optional { .. }) || tree.child_count(node) == 0 {
+        return None;
+    }
+    let parent = tree.parent(node)?;
+    let accepted = |t: &Tree| judge.verdict(&t.unparse()) == Verdict::Accepted;
+    let is_choice = |n: NodeId| match tree.kind(n) {
+        NodeKind::Rule { symbol, .. } => g.symbol(symbol).alternatives().len() > 1,
+        _ => false,
+    };
+    let after: Vec<NodeId> = tree.children(parent).skip_while(|&c| c != node).skip(1).collect();
+    for sibling in after.into_iter().take(LATER_SIBLINGS) {
+        let choices: Vec<NodeId> = if is_choice(sibling) {
+            vec![sibling]
+        } else if matches!(tree.kind(sibling), NodeKind::Rule { .. }) {
+            tree.children(sibling)
+                .filter(|&c| is_choice(c) && tree.kind(c).symbol().is_some_and(|s| g.symbol(s).synthetic))
+                .collect()
+        } else {
+            continue;
+        };
+        for choice in choices {
+            let to_blame = (0..isolate::CANDIDATES)
+                .any(|k| isolate::with_good_part(g, tree, choice, good, k).is_some_and(|t| accepted(&t)));
+            if !to_blame {
+                continue;
+            }
+            let toward = (choice != sibling).then_some(choice);
+            if let Some(change) = apart(g, tree, sibling, node, toward) {
+                return Some(change);
+            }
+        }
+    }
+    None
 }
 
 /// The choice made at `node` as [`Change::Apart`] names it: a rule's alternative, or an
@@ -1888,19 +1943,36 @@ fn chosen(tree: &Tree, node: NodeId) -> Option<(SymbolId, usize)> {
 
 /// The edit that keeps the choice at `node` (its alternative, or an optional part there)
 /// apart from the optional part `sibling` (before or after it) in the same alternative, as
-/// the sibling is now ([`Change::Apart`]).
-fn apart(g: &Grammar, tree: &Tree, node: NodeId, sibling: NodeId) -> Option<Change> {
-    let (symbol, alt) = chosen(tree, node)?;
-    if matches!(g.symbol(symbol).body, Body::Choice(ref alts) if alts.len() < 2) {
-        return None;
-    }
+/// the sibling is now ([`Change::Apart`]). Where `node` is a rule of one alternative, the
+/// choice is the one among its items on the way down to `toward`, if given (SQL's
+/// `relation`, whose parenthesized form may not follow `FROM ONLY`).
+fn apart(g: &Grammar, tree: &Tree, node: NodeId, sibling: NodeId, toward: Option<NodeId>) -> Option<Change> {
     if !matches!(tree.kind(sibling), NodeKind::Optional { .. }) || tree.parent(node) != tree.parent(sibling) {
         return None;
     }
+    let (symbol, alt) = chosen(tree, node)?;
+    let (alt, inner) = match &g.symbol(symbol).body {
+        Body::Choice(alts) if alts.len() == 1 && !g.symbol(symbol).synthetic => {
+            let toward = toward?;
+            let child = std::iter::once(toward)
+                .chain(ancestors(tree, toward))
+                .find(|&n| tree.parent(n) == Some(node))?;
+            let NodeKind::Rule { symbol: choice, alt } = tree.kind(child) else {
+                return None;
+            };
+            if !g.symbol(choice).synthetic || g.symbol(choice).alternatives().len() < 2 {
+                return None;
+            }
+            (alt as usize, Some(choice))
+        }
+        Body::Choice(alts) if alts.len() < 2 => return None,
+        _ => (alt, None),
+    };
     let place = place_of(g, tree, node)?;
     Some(Change::Apart {
         sym: symbol,
         alt,
+        inner,
         place,
         other: place_of(g, tree, sibling)?.item,
         present: tree.child_count(sibling) == 0,

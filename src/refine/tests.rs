@@ -1521,6 +1521,78 @@ fn a_choice_wrong_only_after_an_optional_part_is_kept_apart_from_it() {
     assert!(!parses(b"explain (q)"));
 }
 
+/// SQL's `FROM ONLY` in small: the relation's choice is inside a rule of its own.
+const ONLY: &str = r##"
+stmt     = "select" from ;
+from     = " from" ( " only" )? relation ;
+relation = ( " t" | " (v)" ) ( " as a" )? ;
+"##;
+
+/// As sqlparser: `ONLY` takes a table's name, not a parenthesized relation.
+fn only_accepts(input: &[u8]) -> Verdict {
+    let rest = input.strip_suffix(b" as a").unwrap_or(input);
+    verdict(matches!(
+        rest,
+        b"select from t" | b"select from (v)" | b"select from only t"
+    ))
+}
+
+#[test]
+fn a_choice_inside_a_rule_wrong_only_after_an_optional_part_is_kept_apart_from_it() {
+    let g = Grammar::from_text(ONLY, "only.grammar").unwrap();
+    let trees = trees_of(&g, &["select from t", "select from only t", "select from (v) as a"]);
+    let judge = Judge::new(&only_accepts);
+    let good = Good::new(&g, &trees);
+    let facts = Facts::new(&g, &trees);
+    let relation = g.symbol_by_name("relation").unwrap();
+    let input = b"select from only (v) as a".to_vec();
+    let tree = Parser::new(&g).parse(&input).unwrap();
+    let culprit = |text: &[u8]| Culprit {
+        node: first_node(&tree, |n| tree.unparse_node(n) == text && tree.parent(n).is_some()),
+        tree: tree.clone(),
+        input: input.clone(),
+    };
+    // Isolation blames the parenthesized relation (with the samples' `t` in its place,
+    // accepted), whose choice is inside `relation`; or `only` (without it, accepted), which is
+    // valid where the samples have it: the same split either way.
+    let relation_blamed = culprit(b" (v)");
+    let only_blamed = culprit(b" only");
+    let from_relation = earlier_choice(&g, &relation_blamed, &trees, &good, &facts, &judge);
+    let from_only = later_choice(&g, &only_blamed, &good, &judge);
+    let described: Vec<String> = from_relation.iter().map(|e| e.describe(&g)).collect();
+    let change = from_relation.first().cloned();
+    assert!(
+        matches!(
+            change,
+            Some(Change::Apart {
+                sym,
+                alt: 1,
+                inner: Some(_),
+                present: false,
+                ..
+            }) if sym == relation
+        ),
+        "{described:?}"
+    );
+    assert_eq!(from_only, change);
+    let change = change.unwrap();
+    let holder = relation_blamed.tree.parent(relation_blamed.node).unwrap();
+    assert!(forbids(&g, &change, &relation_blamed.tree, holder));
+    let applied = edit::apply(&g, &[change], "only.grammar").unwrap();
+    let parses = |text: &[u8]| Parser::new(&applied.grammar).parse(text).is_ok();
+    for text in [
+        "select from t",
+        "select from only t",
+        "select from (v)",
+        "select from (v) as a",
+        "select from only t as a",
+    ] {
+        assert!(parses(text.as_bytes()), "{text}\n{}", applied.text);
+    }
+    assert!(!parses(b"select from only (v)"), "{}", applied.text);
+    assert!(!parses(b"select from only (v) as a"), "{}", applied.text);
+}
+
 /// Arrays with optional elements and an optional trailing comma, which a Rust parser takes
 /// only after an element.
 const ARRAYS: &str = r##"
