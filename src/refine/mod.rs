@@ -1833,8 +1833,7 @@ fn earlier_choice(
                 NodeKind::Rule { symbol, .. } if g.symbol(symbol).alternatives().len() < 2 => continue,
                 NodeKind::Rule { .. } => {
                     tried += 1;
-                    (0..isolate::CANDIDATES)
-                        .any(|k| isolate::with_good_part(g, &base, sibling, good, k).is_some_and(|t| accepted(&t)))
+                    good_part_accepted(g, &base, sibling, good, judge)
                 }
                 NodeKind::Repeat { .. } | NodeKind::Optional { .. } => {
                     tried += 1;
@@ -1885,6 +1884,16 @@ fn earlier_choice(
     Vec::new()
 }
 
+/// Whether one of the known-good parts isolation tries for `node` (see
+/// [`isolate::with_good_part`]), put in its place, makes an input the parser accepts: what
+/// `node` is there is to blame.
+fn good_part_accepted(g: &Grammar, tree: &Tree, node: NodeId, good: &Good<'_>, judge: &Judge<'_>) -> bool {
+    (0..isolate::CANDIDATES).any(|k| {
+        isolate::with_good_part(g, tree, node, good, k)
+            .is_some_and(|t| judge.verdict(&t.unparse()) == Verdict::Accepted)
+    })
+}
+
 /// Siblings after an optional culprit that [`later_choice`] tries.
 const LATER_SIBLINGS: usize = 4;
 
@@ -1900,7 +1909,6 @@ fn later_choice(g: &Grammar, culprit: &Culprit, good: &Good<'_>, judge: &Judge<'
         return None;
     }
     let parent = tree.parent(node)?;
-    let accepted = |t: &Tree| judge.verdict(&t.unparse()) == Verdict::Accepted;
     let is_choice = |n: NodeId| match tree.kind(n) {
         NodeKind::Rule { symbol, .. } => g.symbol(symbol).alternatives().len() > 1,
         _ => false,
@@ -1917,9 +1925,7 @@ fn later_choice(g: &Grammar, culprit: &Culprit, good: &Good<'_>, judge: &Judge<'
             continue;
         };
         for choice in choices {
-            let to_blame = (0..isolate::CANDIDATES)
-                .any(|k| isolate::with_good_part(g, tree, choice, good, k).is_some_and(|t| accepted(&t)));
-            if !to_blame {
+            if !good_part_accepted(g, tree, choice, good, judge) {
                 continue;
             }
             let toward = (choice != sibling).then_some(choice);
