@@ -369,22 +369,6 @@ pub fn refine(
     let origin = grammar.origin().to_string();
     let text = grammar.to_file_text();
     let g = Grammar::from_text(&text, &origin).map_err(|e| RefineError::Grammar(e.to_string()))?;
-    let parse_all = |g: &Grammar, samples: &[Sample]| -> Result<Vec<Tree>, Vec<(String, ParseError)>> {
-        let parser = Parser::new(g);
-        let mut trees = Vec::new();
-        let mut bad = Vec::new();
-        for s in samples {
-            match parser.parse(&s.bytes) {
-                Ok(t) => trees.push(t),
-                Err(e) => bad.push((s.name.clone(), e)),
-            }
-        }
-        if bad.is_empty() {
-            Ok(trees)
-        } else {
-            Err(bad)
-        }
-    };
     parse_all(&g, samples).map_err(RefineError::SamplesDoNotParse)?;
     // The samples must be in the language, or nothing can be learned from them.
     let verdicts = crate::pool::map(samples, options.jobs, |_, s| judge.verdict(&s.bytes));
@@ -542,13 +526,16 @@ pub fn refine(
         } else {
             vec![None; known.len()]
         };
-        let mut kept: Vec<(Change, Vec<u8>, Vec<u8>)> = Vec::new();
+        let mut kept: Vec<Kept> = Vec::new();
         let mut current: Option<edit::Applied> = None;
         let mut on_probation = false;
+        let check = |all: &[Change], uses: &[Option<Vec<SymbolId>>], known: &[Vec<u8>]| {
+            check_edits(g, all, &origin, &samples, &sample_profile, known, uses, options.jobs)
+        };
         for (changes, input, culprit) in proposals {
             for change in changes {
                 // Several culprits may come down to one edit after their first choices failed.
-                if kept.iter().any(|k| k.0 == change) {
+                if kept.iter().any(|k| k.change == change) {
                     break;
                 }
                 // The other end of a repetition already narrowed this round is a repetition
@@ -556,7 +543,7 @@ pub fn refine(
                 if let Change::NarrowEnd { sym, .. } = change {
                     if kept
                         .iter()
-                        .any(|k| matches!(k.0, Change::NarrowEnd { sym: s, .. } if s == sym))
+                        .any(|k| matches!(k.change, Change::NarrowEnd { sym: s, .. } if s == sym))
                     {
                         break;
                     }
@@ -566,24 +553,10 @@ pub fn refine(
                     // Another round tries it.
                     break;
                 }
-                let mut all: Vec<Change> = kept.iter().map(|k| k.0.clone()).collect();
+                let mut all: Vec<Change> = kept.iter().map(|k| k.change.clone()).collect();
                 all.push(change.clone());
                 // Known inputs the edit would lose, if it keeps the samples as they are.
-                let lost = edit::apply(g, &all, &origin).ok().and_then(|applied| {
-                    let samples_kept = parse_all(&applied.grammar, &samples)
-                        .is_ok_and(|t| profile(&applied.grammar, &t) == sample_profile);
-                    samples_kept.then(|| {
-                        let changed = changed_symbols(g, &applied.grammar);
-                        let again: Vec<usize> = (0..known.len())
-                            .filter(|&i| uses[i].as_ref().is_none_or(|u| u.iter().any(|s| changed[s.index()])))
-                            .collect();
-                        let inputs: Vec<Vec<u8>> = again.iter().map(|&i| known[i].clone()).collect();
-                        let parsed = parses_each(&applied.grammar, &inputs, options.jobs);
-                        let lost: Vec<usize> = again.iter().zip(parsed).filter(|(_, p)| !p).map(|(&i, _)| i).collect();
-                        (applied, lost)
-                    })
-                });
-                match lost {
+                match check(&all, &uses, &known) {
                     Some((applied, lost))
                         if lost.is_empty()
                             || (lost.len() <= MAX_FLUKES
@@ -595,7 +568,12 @@ pub fn refine(
                         let mut index = 0..;
                         uses.retain(|_| !lost.contains(&index.next().unwrap_or(usize::MAX)));
                         current = Some(applied);
-                        kept.push((change, input, culprit));
+                        kept.push(Kept {
+                            change,
+                            input,
+                            culprit,
+                            echo_of: None,
+                        });
                         on_probation |= tried_again;
                         break;
                     }
@@ -603,6 +581,48 @@ pub fn refine(
                         refused.insert(change.key(g));
                         round.refused += 1;
                     }
+                }
+            }
+        }
+        // The round's edits in the other copies of their rules (see [`edit::echoes`]): all of
+        // an edit's at once, else one at a time; kept only if every sample still parses as
+        // before and no known input is lost.
+        let mut tries = 0;
+        for k in 0..kept.len() {
+            let origin_edit = kept[k].clone();
+            let echoes: Vec<Change> = edit::echoes(g, &origin_edit.change)
+                .into_iter()
+                .filter(|e| !refused.contains(&e.key(g)) && !kept.iter().any(|k| k.change == *e))
+                .collect();
+            let singles = if echoes.len() > 1 { echoes.len() } else { 0 };
+            let batches = std::iter::once(echoes.clone()).chain(echoes.into_iter().map(|e| vec![e]).take(singles));
+            for (n, batch) in batches.enumerate() {
+                if batch.is_empty() || tries >= MAX_ECHO_TRIES || stop_search() {
+                    break;
+                }
+                tries += 1;
+                let all: Vec<Change> = kept
+                    .iter()
+                    .map(|k| k.change.clone())
+                    .chain(batch.iter().cloned())
+                    .collect();
+                match check(&all, &uses, &known) {
+                    Some((applied, lost)) if lost.is_empty() => {
+                        current = Some(applied);
+                        kept.extend(batch.into_iter().map(|change| Kept {
+                            change,
+                            echo_of: Some(k),
+                            ..origin_edit.clone()
+                        }));
+                        if n == 0 {
+                            break;
+                        }
+                    }
+                    _ if batch.len() == 1 => {
+                        refused.insert(batch[0].key(g));
+                        round.refused += 1;
+                    }
+                    _ => {}
                 }
             }
         }
@@ -620,18 +640,29 @@ pub fn refine(
         empty_rounds = if kept.is_empty() { empty_rounds + 1 } else { 0 };
         let stuck = empty_rounds >= STUCK_ROUNDS;
         if let Some(applied) = &current {
-            for ((change, input, culprit), rules) in kept.iter().zip(&applied.rules) {
+            for (k, rules) in kept.iter().zip(&applied.rules) {
+                let what = match k.echo_of {
+                    None => k.change.describe(g),
+                    Some(i) => match kept[i].change {
+                        Change::DropAlternativeAt { place, .. } | Change::Apart { place, .. } => format!(
+                            "{}, as the same round did where `{}` uses it",
+                            k.change.describe(g),
+                            edit::owner_name(g, place.parent)
+                        ),
+                        _ => k.change.describe(g),
+                    },
+                };
                 state.edits.push(Edit {
                     round: number,
                     rules: rules.clone(),
-                    what: change.describe(g),
-                    input: input.clone(),
-                    culprit: culprit.clone(),
+                    what,
+                    input: k.input.clone(),
+                    culprit: k.culprit.clone(),
                 });
             }
         }
         if let Some(applied) = current {
-            let keys = kept.iter().map(|k| k.0.key(&state.grammar)).collect();
+            let keys = kept.iter().map(|k| k.change.key(&state.grammar)).collect();
             undo = Some(Undo {
                 grammar: std::mem::replace(&mut state.grammar, applied.grammar),
                 text: std::mem::replace(&mut state.text, applied.text),
@@ -652,6 +683,67 @@ pub fn refine(
         state.stop = Some(Stop::Rounds);
     }
     Ok(state)
+}
+
+/// The samples' parse trees, or each sample that does not parse with why.
+fn parse_all(g: &Grammar, samples: &[Sample]) -> Result<Vec<Tree>, Vec<(String, ParseError)>> {
+    let parser = Parser::new(g);
+    let mut trees = Vec::new();
+    let mut bad = Vec::new();
+    for s in samples {
+        match parser.parse(&s.bytes) {
+            Ok(t) => trees.push(t),
+            Err(e) => bad.push((s.name.clone(), e)),
+        }
+    }
+    if bad.is_empty() {
+        Ok(trees)
+    } else {
+        Err(bad)
+    }
+}
+
+/// An edit kept in a round, with the rejected input and culprit that caused it.
+#[derive(Clone)]
+struct Kept {
+    change: Change,
+    input: Vec<u8>,
+    culprit: Vec<u8>,
+    /// For an echo (see [`edit::echoes`]), the index of the kept edit it repeats.
+    echo_of: Option<usize>,
+}
+
+/// Most checks of echoes (see [`edit::echoes`]) a round makes: each parses the samples again.
+const MAX_ECHO_TRIES: usize = 16;
+
+/// `all` made to `g`, if every sample still parses as before: the edited grammar, and the
+/// known accepted inputs it no longer parses. Only the known inputs whose parse (`uses`)
+/// touches a symbol the edits change are parsed again.
+#[allow(clippy::too_many_arguments)]
+fn check_edits(
+    g: &Grammar,
+    all: &[Change],
+    origin: &str,
+    samples: &[Sample],
+    sample_profile: &HashMap<String, usize>,
+    known: &[Vec<u8>],
+    uses: &[Option<Vec<SymbolId>>],
+    jobs: usize,
+) -> Option<(edit::Applied, Vec<usize>)> {
+    let applied = edit::apply(g, all, origin).ok()?;
+    let samples_kept =
+        parse_all(&applied.grammar, samples).is_ok_and(|t| profile(&applied.grammar, &t) == *sample_profile);
+    if !samples_kept {
+        return None;
+    }
+    let changed = changed_symbols(g, &applied.grammar);
+    let again: Vec<usize> = (0..known.len())
+        .filter(|&i| uses[i].as_ref().is_none_or(|u| u.iter().any(|s| changed[s.index()])))
+        .collect();
+    let inputs: Vec<Vec<u8>> = again.iter().map(|&i| known[i].clone()).collect();
+    let parsed = parses_each(&applied.grammar, &inputs, jobs);
+    let lost = again.iter().zip(parsed).filter(|(_, p)| !p).map(|(&i, _)| i).collect();
+    Some((applied, lost))
 }
 
 /// The grammar as it was before a round's edits.
@@ -1526,6 +1618,18 @@ fn rule_edits(
     let mut out: Vec<Change> = end_edits(g, tree, culprit.node, trees, judge, jobs);
     out.extend(touching(g, culprit, judge));
     out.extend(later_choice(g, culprit, good, judge));
+    // A choice made before the culprit, which only what follows shows wrong: where it is an
+    // optional part that no sample has there (see `earlier_choice`), kept apart from the
+    // culprit's choice (SQL's `FROM ONLY (…)` in a set operation's `SELECT`), before that
+    // choice is dropped where it stands, which would pass for want of samples with a subquery
+    // there, and leave `ONLY` before every other. (Other splits stay after the walk up: put
+    // first, they changed Rust's run from its sixth round, and it ended with 9 held-out files
+    // lost by later edits.)
+    let earlier = earlier_choice(g, culprit, trees, good, facts, judge);
+    let apart_first = matches!(earlier.as_slice(), [Change::Apart { .. }, Change::Bound { .. }]);
+    if apart_first {
+        out.extend(earlier.iter().cloned());
+    }
     let mut found = false;
     for _ in 0..WALK_UP {
         let Some(place) = place_of(g, tree, node) else {
@@ -1547,7 +1651,9 @@ fn rule_edits(
     // no sample reaches, where the parser alone decides (layout before Rust's shebang). The
     // earlier choice says more: `BEGIN` needs its `;` before statements, rather than a block
     // holds none.
-    out.extend(earlier_choice(g, culprit, trees, good, facts, judge));
+    if !apart_first {
+        out.extend(earlier);
+    }
     out.extend(
         std::iter::once(start)
             .chain(ancestors(tree, start))
@@ -1843,7 +1949,14 @@ fn earlier_choice(
                         .then(|| unreached_bound(g, &base, sibling, place, facts))
                         .flatten()
                     {
-                        return vec![bound];
+                        // Before the optional part fixed where no sample reaches it, kept
+                        // apart from the choice on the way to the culprit (SQL's `FROM ONLY`,
+                        // valid before a table's name, where no sample has it in a set
+                        // operation's `SELECT`, and only a subquery after it is wrong).
+                        return apart(g, &base, on_path, sibling, Some(culprit.node))
+                            .into_iter()
+                            .chain([bound])
+                            .collect();
                     }
                     to_blame
                 }

@@ -1593,6 +1593,127 @@ fn a_choice_inside_a_rule_wrong_only_after_an_optional_part_is_kept_apart_from_i
     assert!(!parses(b"select from only (v) as a"), "{}", applied.text);
 }
 
+/// [`ONLY`] where a parenthesized query has its own copy of `from` (as refine makes copies
+/// for the edits inside them), both using `relation`.
+const ONLY_COPIES: &str = r##"
+stmt            = "select" from | "(select" `from[in stmt]` ")" ;
+from            = " from" ( " only" )? relation ;
+`from[in stmt]` = " from" ( " only" )? relation ;
+relation        = ( " t" | " (v)" ) ( " as a" )? ;
+"##;
+
+/// [`only_accepts`], in parentheses too.
+fn only_copies_accept(input: &[u8]) -> Verdict {
+    match input.strip_prefix(b"(").and_then(|i| i.strip_suffix(b")")) {
+        Some(inner) => only_accepts(inner),
+        None => only_accepts(input),
+    }
+}
+
+/// In [`ONLY_COPIES`], `(select from only (v) as a)` with its parenthesized relation to blame.
+fn parenthesized_only(g: &Grammar) -> Culprit {
+    let input = b"(select from only (v) as a)".to_vec();
+    let tree = Parser::new(g).parse(&input).unwrap();
+    Culprit {
+        node: first_node(&tree, |n| tree.unparse_node(n) == b" (v)" && tree.parent(n).is_some()),
+        tree,
+        input,
+    }
+}
+
+#[test]
+fn an_edit_in_one_copy_of_a_rule_echoes_in_the_others() {
+    let g = Grammar::from_text(ONLY_COPIES, "only.grammar").unwrap();
+    let samples = [
+        "select from t",
+        "(select from only t)",
+        "(select from (v) as a)",
+        "select from only t",
+    ];
+    let trees = trees_of(&g, &samples);
+    let judge = Judge::new(&only_copies_accept);
+    let good = Good::new(&g, &trees);
+    let facts = Facts::new(&g, &trees);
+    let culprit = parenthesized_only(&g);
+    let change = earlier_choice(&g, &culprit, &trees, &good, &facts, &judge)
+        .into_iter()
+        .next()
+        .unwrap();
+    let copy = g.symbol_by_name("from[in stmt]").unwrap();
+    let from = g.symbol_by_name("from").unwrap();
+    assert!(
+        matches!(change, Change::Apart { place, .. } if place.parent == copy),
+        "{}",
+        change.describe(&g)
+    );
+    // The same split where the other copy, `from`, uses `relation`: one echo.
+    let echoes = edit::echoes(&g, &change);
+    assert_eq!(echoes.len(), 1, "{echoes:?}");
+    assert!(matches!(echoes[0], Change::Apart { place, .. } if place.parent == from));
+    let only_the_edit = edit::apply(&g, std::slice::from_ref(&change), "only.grammar")
+        .unwrap()
+        .grammar;
+    let both = edit::apply(&g, &[change.clone(), echoes[0].clone()], "only.grammar")
+        .unwrap()
+        .grammar;
+    let parses = |g: &Grammar, text: &[u8]| Parser::new(g).parse(text).is_ok();
+    assert!(parses(&only_the_edit, b"select from only (v)"));
+    for text in samples.iter().chain(&["select from (v) as a", "(select from t as a)"]) {
+        assert!(parses(&both, text.as_bytes()), "{text}");
+        assert_eq!(only_copies_accept(text.as_bytes()), Verdict::Accepted, "{text}");
+    }
+    for text in ["select from only (v)", "(select from only (v) as a)"] {
+        assert!(!parses(&both, text.as_bytes()), "{text}");
+    }
+    // Echoed back, the echo is the edit; a rule with no copies has no echo.
+    assert_eq!(edit::echoes(&g, &echoes[0]), vec![change]);
+    let relation = g.symbol_by_name("relation").unwrap();
+    let Some(&Item::Symbol(choice)) = g.symbol(relation).alternatives()[0].items.first() else {
+        panic!("relation starts with its choice")
+    };
+    let drop = Change::DropAlternativeAt {
+        sym: choice,
+        alt: 1,
+        place: Place {
+            parent: relation,
+            alt: Some(0),
+            item: 0,
+        },
+    };
+    assert!(edit::echoes(&g, &drop).is_empty());
+}
+
+#[test]
+fn an_optional_part_no_sample_reaches_is_kept_apart_before_it_is_fixed() {
+    let g = Grammar::from_text(ONLY_COPIES, "only.grammar").unwrap();
+    // No sample has a parenthesized query, so none reaches `only` there: fixing it absent
+    // there would pass, and lose `(select from only t)`, which the parser takes.
+    let trees = trees_of(&g, &["select from t", "select from only t", "select from (v) as a"]);
+    let judge = Judge::new(&only_copies_accept);
+    let good = Good::new(&g, &trees);
+    let facts = Facts::new(&g, &trees);
+    let culprit = parenthesized_only(&g);
+    let copy = g.symbol_by_name("from[in stmt]").unwrap();
+    let edits = earlier_choice(&g, &culprit, &trees, &good, &facts, &judge);
+    let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
+    assert!(
+        matches!(edits.as_slice(), [Change::Apart { place, inner: Some(_), .. }, Change::Bound { min: 0, max: Some(0), .. }] if place.parent == copy),
+        "{described:?}"
+    );
+    // And the split comes first among the culprit's edits, before its choice is dropped
+    // where no sample has it.
+    let all = rule_edits(&g, &culprit, &trees, &good, &facts, &judge, 1);
+    assert_eq!(
+        all.first(),
+        edits.first(),
+        "{:?}",
+        all.iter().map(|e| e.describe(&g)).collect::<Vec<_>>()
+    );
+    let applied = edit::apply(&g, &edits[..1], "only.grammar").unwrap().grammar;
+    assert!(Parser::new(&applied).parse(b"(select from only t)").is_ok());
+    assert!(Parser::new(&applied).parse(b"(select from only (v))").is_err());
+}
+
 /// Arrays with optional elements and an optional trailing comma, which a Rust parser takes
 /// only after an element.
 const ARRAYS: &str = r##"
