@@ -434,7 +434,7 @@ pub fn echoes(g: &Grammar, change: &Change) -> Vec<Change> {
     };
     let symbols = g.symbols();
     let parent = &symbols[place.parent.index()];
-    let Some(alternative) = place.alt.and_then(|a| parent.alternatives().get(a)) else {
+    let Some(parent_alt) = place.alt else {
         return Vec::new();
     };
     if parent.synthetic {
@@ -447,11 +447,7 @@ pub fn echoes(g: &Grammar, change: &Change) -> Vec<Change> {
             continue;
         }
         // The copy's alternative that says the same, and what stands at the place there.
-        let Some(a) = copy
-            .alternatives()
-            .iter()
-            .position(|other| same_items(symbols, alternative, other))
-        else {
+        let Some(a) = corresponding_alt(symbols, place.parent, parent_alt, SymbolId(k as u32)) else {
             continue;
         };
         let at = Place {

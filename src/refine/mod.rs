@@ -644,7 +644,7 @@ pub fn refine(
                 let what = match k.echo_of {
                     None => k.change.describe(g),
                     Some(i) => match kept[i].change {
-                        Change::DropAlternativeAt { place, .. } | Change::Apart { place, .. } => format!(
+                        Change::Apart { place, .. } => format!(
                             "{}, as the same round did where `{}` uses it",
                             k.change.describe(g),
                             edit::owner_name(g, place.parent)
@@ -1626,10 +1626,13 @@ fn rule_edits(
     // first, they changed Rust's run from its sixth round, and it ended with 9 held-out files
     // lost by later edits.)
     let earlier = earlier_choice(g, culprit, trees, good, facts, judge);
-    let apart_first = matches!(earlier.as_slice(), [Change::Apart { .. }, Change::Bound { .. }]);
-    if apart_first {
-        out.extend(earlier.iter().cloned());
-    }
+    let (before_walk_up, after_walk_up) = if matches!(earlier.as_slice(), [Change::Apart { .. }, Change::Bound { .. }])
+    {
+        (earlier, Vec::new())
+    } else {
+        (Vec::new(), earlier)
+    };
+    out.extend(before_walk_up);
     let mut found = false;
     for _ in 0..WALK_UP {
         let Some(place) = place_of(g, tree, node) else {
@@ -1651,9 +1654,7 @@ fn rule_edits(
     // no sample reaches, where the parser alone decides (layout before Rust's shebang). The
     // earlier choice says more: `BEGIN` needs its `;` before statements, rather than a block
     // holds none.
-    if !apart_first {
-        out.extend(earlier);
-    }
+    out.extend(after_walk_up);
     out.extend(
         std::iter::once(start)
             .chain(ancestors(tree, start))
