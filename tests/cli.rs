@@ -977,6 +977,30 @@ fn refine_tightens_a_grammar_to_what_the_command_accepts_and_refuses_bad_setups(
     assert!(!hellfuzz(&["parse", &p("out.grammar"), &p("dot"), "--quiet"], None)
         .status
         .success());
+    // `--max-rounds` stops after that many rounds, whatever is left to edit.
+    let out = hellfuzz(
+        &[
+            "refine",
+            &p("num.grammar"),
+            "--samples",
+            &p("samples"),
+            "--accept",
+            &accept,
+            "-o",
+            &p("one.grammar"),
+            "--per-round",
+            "40",
+            "--max-rounds",
+            "1",
+        ],
+        None,
+    );
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("round 1: accepted") && !stderr.contains("round 2:") && stderr.contains("in 1 round(s)"),
+        "{stderr}"
+    );
     // A command that accepts nothing.
     let out = hellfuzz(
         &[

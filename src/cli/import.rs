@@ -68,6 +68,7 @@ impl ImportArgs {
                 out: out.clone(),
                 edits: None,
                 max_time,
+                max_rounds: hellfuzz::refine::Options::default().max_rounds,
                 jobs,
                 timeout: hellfuzz::oracle::DEFAULT_TIMEOUT,
                 seed: 0,

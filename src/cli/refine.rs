@@ -40,6 +40,10 @@ pub struct RefineArgs {
     /// Stop after this many seconds (the round under way is finished first).
     #[arg(long, default_value = "600", value_parser = positive_seconds, allow_negative_numbers = true)]
     pub max_time: Duration,
+    /// Stop after this many rounds (a run is the same for the same rounds, seed and
+    /// inputs, whatever the machine's speed: for reproducing one).
+    #[arg(long, default_value_t = 400, value_parser = at_least_one, allow_negative_numbers = true)]
+    pub max_rounds: usize,
     /// Commands run at once (default: the number of CPUs).
     #[arg(short = 'j', long, value_parser = at_least_one, allow_negative_numbers = true)]
     pub jobs: Option<usize>,
@@ -76,6 +80,7 @@ impl RefineArgs {
         let cancel = cancel_on_ctrl_c();
         let mut options = Options::default();
         options.max_time = self.max_time;
+        options.max_rounds = self.max_rounds;
         options.jobs = self
             .jobs
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
