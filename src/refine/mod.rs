@@ -1100,6 +1100,9 @@ const MAX_WORDS: usize = 256;
 /// Words probed in the culprit's place before a `%values` edit is proposed.
 const WORD_PROBES: usize = 3;
 
+/// Words inside the culprit that [`values_edit`] looks at, the first in the text.
+const WORDS_BELOW: usize = 4;
+
 /// The culprit node and its ancestors, up to [`TABLE_WALK_UP`] of them, named rules only,
 /// not the root nor the layout.
 fn named_path(g: &Grammar, culprit: &Culprit) -> Vec<NodeId> {
@@ -1128,7 +1131,19 @@ fn named_path(g: &Grammar, culprit: &Culprit) -> Vec<NodeId> {
 /// samples write at this place, the rule's copy for this place, whose words are then its own.
 fn values_edit(g: &Grammar, culprit: &Culprit, trees: &[Tree], texts: &Texts<'_>, judge: &Judge<'_>) -> Option<Change> {
     let tree = &culprit.tree;
-    for node in named_path(g, culprit) {
+    // After the culprit and the rules around it, the words inside it: a culprit that is no
+    // word itself (CSS's `teropl("x.css")`, a call too long to be one) may be wrong for the
+    // word it holds (a function `@import` does not take).
+    let mut below: Vec<NodeId> = Vec::new();
+    tree.pre_order(culprit.node, |n| {
+        if below.len() < WORDS_BELOW
+            && n != culprit.node
+            && tree.kind(n).symbol().is_some_and(|s| texts.words(s).is_some())
+        {
+            below.push(n);
+        }
+    });
+    for node in named_path(g, culprit).into_iter().chain(below) {
         let sym = tree.kind(node).symbol()?;
         let Some(words) = texts.words(sym) else { continue };
         let text = tree.unparse_node(node);
@@ -1148,6 +1163,11 @@ fn values_edit(g: &Grammar, culprit: &Culprit, trees: &[Tree], texts: &Texts<'_>
                 words: words.iter().take(MAX_WORDS).map(|w| w.text.clone()).collect(),
             });
         }
+        // The rule's words are wrong here too: those the samples write at this place, or
+        // under a rule around it, may not be.
+        if let Some(copy) = word_out_of_place(g, tree, node, trees, judge) {
+            return Some(copy);
+        }
     }
     None
 }
@@ -1155,35 +1175,66 @@ fn values_edit(g: &Grammar, culprit: &Culprit, trees: &[Tree], texts: &Texts<'_>
 /// Distinct texts of a rule at one place that [`word_out_of_place`] collects from the samples.
 const PLACE_WORDS: usize = 64;
 
-/// A copy of `node`'s rule for its place, where its text is none the samples write there but
-/// the samples' texts there, put in its place, are accepted: Rust's `Self` is a type's name
-/// in `-> Self` but no type parameter's (`<Self: Future>`), and the `%values` of the copy
-/// the next round makes leave it out.
+/// Levels above a word's own place that [`word_out_of_place`] looks at for a place whose
+/// words fit.
+const WORD_LEVELS: usize = 3;
+
+/// A copy of `node`'s rule, or of a rule around it, for its place, where `node`'s text is
+/// none the samples write under that place but the samples' texts there, put in its place,
+/// are accepted: Rust's `Self` is a type's name in `-> Self` but no type parameter's
+/// (`<Self: Future>`), and the `%values` of the copy the next round makes leave it out.
+/// Where the word's own place is shared, the place of a rule around it, the nearest that
+/// tells the words apart: CSS's `@import` takes a function named `url` only, where a call
+/// is any function, and the copy of the call for `@import` leads, a copy a round, to a
+/// function name of its own whose words are `url`.
 fn word_out_of_place(g: &Grammar, tree: &Tree, node: NodeId, trees: &[Tree], judge: &Judge<'_>) -> Option<Change> {
     let sym = tree.kind(node).symbol()?;
-    let place = place_of(g, tree, node)?;
-    let change = Change::Specialize { sym, place };
-    if places_using(g, sym) < 2 || copies_a_copy(g, &change) {
-        return None;
-    }
     let text = tree.unparse_node(node);
-    let mut seen: HashSet<Vec<u8>> = HashSet::new();
-    let here = sample_spots(
-        trees,
-        |t, n| {
-            t.kind(n).symbol() == Some(sym)
-                && place_of(g, t, n) == Some(place)
-                && seen.insert(t.unparse_node(n).trim_ascii().to_vec())
-        },
-        PLACE_WORDS,
-    );
-    if here.is_empty() || seen.contains(text.trim_ascii()) {
-        return None;
+    // The node and its ancestors, each with its symbol and place: a sample node matches at
+    // level `k` where it and its `k` ancestors have the same symbols at the same places.
+    let mut path: Vec<(NodeId, SymbolId, Place)> = Vec::new();
+    let mut at = Some(node);
+    while let Some(n) = at.filter(|_| path.len() <= WORD_LEVELS) {
+        let (Some(s), Some(place)) = (tree.kind(n).symbol(), place_of(g, tree, n)) else {
+            break;
+        };
+        path.push((n, s, place));
+        at = tree.parent(n);
     }
-    let fits = here.iter().take(WORD_PROBES).all(|&(t, n)| {
-        replaced(g, tree, node, &Replacement::Subtree(t, n)).is_some_and(|b| judge.verdict(&b) == Verdict::Accepted)
-    });
-    fits.then_some(change)
+    for (level, &(_, top, place)) in path.iter().enumerate() {
+        let change = Change::Specialize { sym: top, place };
+        if g.symbol(top).synthetic || places_using(g, top) < 2 || copies_a_copy(g, &change) {
+            continue;
+        }
+        let same_path = |t: &Tree, n: NodeId| {
+            let mut at = Some(n);
+            path[..=level].iter().all(|&(_, s, place)| {
+                let Some(m) = at else { return false };
+                at = t.parent(m);
+                t.kind(m).symbol() == Some(s) && place_of(g, t, m) == Some(place)
+            })
+        };
+        let mut seen: HashSet<Vec<u8>> = HashSet::new();
+        let here = sample_spots(
+            trees,
+            |t, n| {
+                t.kind(n).symbol() == Some(sym)
+                    && same_path(t, n)
+                    && seen.insert(t.unparse_node(n).trim_ascii().to_vec())
+            },
+            PLACE_WORDS,
+        );
+        if here.is_empty() || seen.contains(text.trim_ascii()) {
+            continue;
+        }
+        let fits = here.iter().take(WORD_PROBES).all(|&(t, n)| {
+            replaced(g, tree, node, &Replacement::Subtree(t, n)).is_some_and(|b| judge.verdict(&b) == Verdict::Accepted)
+        });
+        if fits {
+            return Some(change);
+        }
+    }
+    None
 }
 
 /// A `%distinct` edit: the nearest named rule around the culprit whose text repeats another
@@ -2239,7 +2290,7 @@ fn unseen_choice(
             // The alternative with one choice inside made otherwise accepted (Rust's `fn()`
             // as a type argument, where `Fn()` is not): a part of it is to blame.
             if let Some(inner) = another_form(g, tree, node, symbol, alt, judge) {
-                return inside(g, tree, node, place, inner).into_iter().collect();
+                return inside(g, tree, node, place, inner, trees, judge).into_iter().collect();
             }
             // Accepted at this very place where a sample has the rule, in a form of its own
             // (the culprit as it is may be wrong for what it holds: `(?i-i)`), or right before
@@ -2384,7 +2435,20 @@ fn unseen_choice(
                     out.push(bound(0, Some(0)));
                 }
             }
-            if k < fewest && (min as usize) < fewest && accepted_with(fewest) {
+            // Its own iterations repeated up to `n`: with them rejected as well, what they hold
+            // is to blame, not their count (Rust's `0x_` is no number, nor is `0x____`, and
+            // `0x_0` is: a minimum raised one a round by `0x__`, `0x___`, that lost `0x00`).
+            let repeated_accepted = |n: usize| -> bool {
+                let children: Vec<NodeId> = tree.children(node).collect();
+                let mut t = tree.clone();
+                for i in children.len()..n {
+                    let new = t.graft(tree, children[i % children.len()]);
+                    t.append_child(node, new);
+                }
+                crate::tree::fix_boundaries(g, &mut t);
+                judge.verdict(&t.unparse()) == Verdict::Accepted
+            };
+            if k < fewest && (min as usize) < fewest && accepted_with(fewest) && (k == 0 || repeated_accepted(fewest)) {
                 // Too few: the fewest the parser takes here (a year of four digits where the
                 // grammar allows one to four), between what was rejected and the samples' fewest.
                 let (_, fewest_taken) = bisect(k, fewest, |n| !accepted_with(n));
@@ -2634,9 +2698,18 @@ fn varied_forms(g: &Grammar, symbol: SymbolId, alt: u32, n: usize) -> Vec<(Tree,
 /// and the culprit's own choice of `inner` serves this place alone, that choice dropped at
 /// its place; else a copy, for this place, of the outermost rule that is shared and no copy
 /// yet, so that a later round drops the choice in the copy alone (where every shared rule is
-/// already a copy, the choice is dropped at its place). `None` if the culprit chose `valid`
-/// there: the form that was accepted is not what it differs in.
-fn inside(g: &Grammar, tree: &Tree, node: NodeId, place: Place, (inner, valid): (SymbolId, u32)) -> Option<Change> {
+/// already a copy, the choice is dropped at its place, unless the samples show it valid
+/// there). `None` if the culprit chose `valid` there: the form that was accepted is not what
+/// it differs in.
+fn inside(
+    g: &Grammar,
+    tree: &Tree,
+    node: NodeId,
+    place: Place,
+    (inner, valid): (SymbolId, u32),
+    trees: &[Tree],
+    judge: &Judge<'_>,
+) -> Option<Change> {
     let mut at = None;
     tree.pre_order(node, |n| {
         if at.is_none() && n != node && tree.kind(n).symbol() == Some(inner) {
@@ -2675,11 +2748,20 @@ fn inside(g: &Grammar, tree: &Tree, node: NodeId, place: Place, (inner, valid): 
     }
     // Where every shared rule is itself a copy for a context, the choice is dropped in what
     // it holds, for all the copy's places: SQL's `TRUNCATE` in `_dml_write[in statement_2]`,
-    // which CTE bodies alone use.
+    // which CTE bodies alone use. Not where the culprit's choice, put in place of a sample's
+    // node of that copy, is accepted: the copy holds it validly in the samples' contexts, and
+    // the drop would take it from them too (Rust's `{x} = t` starting a statement, where
+    // `async {} = t` is accepted: the copy that holds the block is the one every expression
+    // uses, and `let a = {x};` is valid; the drop lost 16 held-out files' match arms).
+    let at_place = place_of(g, tree, at)?;
+    let spots = spots_in_contexts(g, trees, inner, at_place, CONTEXTS + 1);
+    if accepted_in(g, &spots, &[(tree, at)], judge) {
+        return None;
+    }
     Some(Change::DropAlternativeAt {
         sym: inner,
         alt: alt as usize,
-        place: place_of(g, tree, at)?,
+        place: at_place,
     })
 }
 

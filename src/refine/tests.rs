@@ -2097,6 +2097,79 @@ fn a_word_valid_at_one_place_only_is_drawn_there_only() {
     );
 }
 
+/// Imports and declarations, each with a call of a function by name.
+const IMPORTS: &str = r#"
+sheet  = rule* ;
+rule   = import | decl ;
+import = "@import " call ";" ;
+decl   = "x:" call ";" ;
+call   = fname "(" [a-z]+ ")" ;
+fname  = [a-z]+ ;
+"#;
+
+/// As CSS: `@import` takes `url(…)` only, a declaration any function.
+fn imports_accepts(input: &[u8]) -> Verdict {
+    let text = String::from_utf8_lossy(input);
+    let parsed = parsed_without(IMPORTS, input, "\u{0}") == Verdict::Accepted;
+    verdict(parsed && text.split("@import ").skip(1).all(|rest| rest.starts_with("url(")))
+}
+
+/// The edits [`values_edit`] makes, one after the other on the grammar each makes, for
+/// `@import teropl(a);` with the culprit the first node of a rule named `culprit*`: the
+/// copies made, then the rule drawn from words and its words.
+fn import_words(samples: &[&str], culprit: &str) -> (Vec<String>, String, Vec<Vec<u8>>) {
+    let judge = Judge::new(&imports_accepts);
+    let mut g = Grammar::from_text(IMPORTS, "imports.grammar").unwrap();
+    let mut made = Vec::new();
+    loop {
+        let trees = trees_of(&g, samples);
+        let texts = Texts::new(&g, &trees);
+        let tree = Parser::new(&g).parse(b"@import teropl(a);").unwrap();
+        let node = first_node(&tree, |n| {
+            tree.kind(n)
+                .symbol()
+                .is_some_and(|s| g.symbol(s).name.starts_with(culprit))
+        });
+        let input = tree.unparse();
+        let culprit = Culprit { tree, node, input };
+        let edit = values_edit(&g, &culprit, &trees, &texts, &judge);
+        let described = edit.as_ref().map(|e| e.describe(&g));
+        match edit {
+            Some(Change::Values { sym, words }) => return (made, g.symbol(sym).name.clone(), words),
+            Some(copy @ Change::Specialize { .. }) if made.len() < 3 => {
+                made.push(described.unwrap());
+                g = edit::apply(&g, &[copy], "imports.grammar").unwrap().grammar;
+            }
+            _ => panic!("{described:?} after {made:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_word_valid_under_one_place_of_a_rule_around_it_is_drawn_there_only() {
+    // The function's name is none of the rule's words, and those the samples write most
+    // (`rgb`, `var`, `calc`) are wrong in an import too; at the name's own place (any call)
+    // they are the same. Under the import's call, the samples write `url`, and it is
+    // accepted: the call gets a copy for the import, then the name one for that call, whose
+    // words are `url` alone.
+    let samples = [
+        "x:rgb(a);x:var(b);x:calc(c);",
+        "x:rgb(d);x:var(e);x:calc(f);@import url(g);",
+    ];
+    let (made, rule, words) = import_words(&samples, "fname");
+    assert!(made[0].contains("`call`"), "{made:?}");
+    assert!(rule.starts_with("fname[in call[in import]"), "{rule} after {made:?}");
+    assert_eq!(words, [b"url".to_vec()], "{made:?}");
+    // The culprit the whole call, which is no word (a sample's call is too long for one),
+    // nor are the rules around it: the name inside it leads to the same edits.
+    let long = format!("@import url({});", "g".repeat(70));
+    let samples = [samples[0], samples[1], &long];
+    let (made, rule, words) = import_words(&samples, "call");
+    assert!(made[0].contains("`call`"), "{made:?}");
+    assert!(rule.starts_with("fname[in call[in import]"), "{rule} after {made:?}");
+    assert_eq!(words, [b"url".to_vec()], "{made:?}");
+}
+
 /// Statements apart, by a space or a block comment of letters, a `*` before some.
 const COMMENTED: &str = r#"
 file    = stmt* ;
@@ -2322,6 +2395,55 @@ fn a_choice_wrong_inside_a_shared_copy_is_dropped_in_the_copy() {
     assert!(!parses(b"(t)") && !parses(b"[t]"), "{described:?}");
 }
 
+/// Rust's block-like expressions in small, where refine's copies already stand for every
+/// expression: `{x}` may not start an assignment (it would end the statement), `async{x}`
+/// may, and both are values.
+const BLOCK_LIKE: &str = r#"
+file               = stmt* ;
+stmt               = "let a=" `expr[in stmt]` ";" | `expr[in stmt]` "=t;" ;
+`expr[in stmt]`    = "x" | `ending[in expr]` ;
+`ending[in expr]`  = "{x}" | "loop{x}" | "async{x}" ;
+expr               = "x" | ending ;
+ending             = "{x}" | "loop{x}" | "async{x}" ;
+"#;
+
+fn block_like_accepts(input: &[u8]) -> Verdict {
+    let parsed = parsed_without(BLOCK_LIKE, input, "\0") == Verdict::Accepted;
+    let text = String::from_utf8_lossy(input);
+    verdict(parsed && !text.split(';').any(|s| s.starts_with('{') || s.starts_with("loop")))
+}
+
+#[test]
+fn a_choice_the_samples_show_valid_in_a_shared_copy_is_not_dropped_from_it() {
+    let g = Grammar::from_text(BLOCK_LIKE, "block_like.grammar").unwrap();
+    let judge = Judge::new(&block_like_accepts);
+    let expr = g.symbol_by_name("expr[in stmt]").unwrap();
+    let edits_for = |samples: &[&str]| {
+        let trees = trees_of(&g, samples);
+        let good = Good::new(&g, &trees);
+        let facts = Facts::new(&g, &trees);
+        let rejected = Parser::new(&g).parse(b"{x}=t;").unwrap();
+        assert_eq!(judge.verdict(&rejected.unparse()), Verdict::Rejected);
+        let node = first_node(&rejected, |n| rejected.kind(n).symbol() == Some(expr));
+        let place = place_of(&g, &rejected, node).unwrap();
+        let edits = unseen_choice(&g, &rejected, node, place, &trees, &good, &facts, &judge);
+        edits.iter().map(|e| e.describe(&g)).collect::<Vec<String>>()
+    };
+    let dropped = |described: &[String]| {
+        described
+            .iter()
+            .any(|d| d.contains("dropped") && d.contains("ending[in expr]"))
+    };
+    // `async{x}=t;` is accepted: the block, a choice inside the copy, is to blame. No sample
+    // has a block-like value: nothing says the copy holds the block validly anywhere.
+    let described = edits_for(&["let a=x;x=t;"]);
+    assert!(dropped(&described), "{described:?}");
+    // A sample's `let a=loop{x};` with the block in its place is accepted: the copy holds it
+    // validly, and it is not dropped from it (nor from any other place).
+    let described = edits_for(&["let a=loop{x};x=t;"]);
+    assert!(!dropped(&described), "{described:?}");
+}
+
 /// Blocks in small: an attribute `#a` is a statement of its own in the grammar, but the
 /// parser wants an item after it.
 const TRAILING: &str = r##"
@@ -2399,6 +2521,61 @@ fn only_inputs_that_use_a_changed_symbol_are_checked_again() {
     assert_eq!(again, [false, true, true, false]);
     // What is not checked again parses; of the rest, only `1.` is lost.
     assert_eq!(parses_each(&new, &inputs, 1), [true, false, true, true]);
+}
+
+/// Hexadecimal numbers, digits and `_` after `0x`.
+const HEX: &str = r#"
+file = item* ;
+item = "n=" num ";" ;
+num  = "0x" [0-9a-f_]+ ;
+"#;
+
+#[test]
+fn a_count_is_raised_only_where_its_own_iterations_repeated_are_accepted() {
+    let g = Grammar::from_text(HEX, "hex.grammar").unwrap();
+    // The samples' numbers have at least four digits.
+    let trees = trees_of(&g, &["n=0xff_00;n=0x1234;", "n=0xabcd;"]);
+    let good = Good::new(&g, &trees);
+    let facts = Facts::new(&g, &trees);
+    let raised = |accepts: &(dyn Fn(&[u8]) -> Verdict + Sync), text: &[u8]| {
+        let judge = Judge::new(accepts);
+        let rejected = Parser::new(&g).parse(text).unwrap();
+        assert_eq!(accepts(text), Verdict::Rejected);
+        let node = first_node(&rejected, |n| {
+            matches!(rejected.kind(n), NodeKind::Repeat { .. })
+                && rejected.parent(n).and_then(|p| rejected.kind(p).symbol()) == g.symbol_by_name("num")
+        });
+        let place = place_of(&g, &rejected, node).unwrap();
+        let edits = unseen_choice(&g, &rejected, node, place, &trees, &good, &facts, &judge);
+        let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
+        (
+            edits.iter().any(|e| matches!(e, Change::Bound { min, .. } if *min > 1)),
+            described,
+        )
+    };
+    // As Rust: a number needs a digit, `_` alone is none. `0x_0` is accepted, `0x____` is
+    // not: the count is not to blame.
+    let digit = |i: &[u8]| {
+        let text = String::from_utf8_lossy(i);
+        let ok = text
+            .split(';')
+            .filter(|n| !n.is_empty())
+            .all(|n| n.trim_start_matches("n=0x").chars().any(|c| c != '_'));
+        verdict(parsed_without(HEX, i, "\0") == Verdict::Accepted && ok)
+    };
+    let (made, described) = raised(&digit, b"n=0x_;");
+    assert!(!made, "{described:?}");
+    // A parser that wants two digits or more: `0x11` is accepted as `0x10` is, the count is.
+    let two = |i: &[u8]| {
+        let text = String::from_utf8_lossy(i);
+        let ok = text
+            .split(';')
+            .filter(|n| !n.is_empty())
+            .all(|n| n.trim_start_matches("n=0x").len() >= 2);
+        verdict(parsed_without(HEX, i, "\0") == Verdict::Accepted && ok)
+    };
+    let (made, described) = raised(&two, b"n=0x1;");
+    assert!(made, "{described:?}");
 }
 
 /// Lines with notes: the parser takes any note but one that starts with `!` (as Rust's `//!`
