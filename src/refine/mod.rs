@@ -1192,23 +1192,23 @@ fn word_out_of_place(g: &Grammar, tree: &Tree, node: NodeId, trees: &[Tree], jud
     let text = tree.unparse_node(node);
     // The node and its ancestors, each with its symbol and place: a sample node matches at
     // level `k` where it and its `k` ancestors have the same symbols at the same places.
-    let mut path: Vec<(NodeId, SymbolId, Place)> = Vec::new();
+    let mut path: Vec<(SymbolId, Place)> = Vec::new();
     let mut at = Some(node);
     while let Some(n) = at.filter(|_| path.len() <= WORD_LEVELS) {
         let (Some(s), Some(place)) = (tree.kind(n).symbol(), place_of(g, tree, n)) else {
             break;
         };
-        path.push((n, s, place));
+        path.push((s, place));
         at = tree.parent(n);
     }
-    for (level, &(_, top, place)) in path.iter().enumerate() {
+    for (level, &(top, place)) in path.iter().enumerate() {
         let change = Change::Specialize { sym: top, place };
         if g.symbol(top).synthetic || places_using(g, top) < 2 || copies_a_copy(g, &change) {
             continue;
         }
         let same_path = |t: &Tree, n: NodeId| {
             let mut at = Some(n);
-            path[..=level].iter().all(|&(_, s, place)| {
+            path[..=level].iter().all(|&(s, place)| {
                 let Some(m) = at else { return false };
                 at = t.parent(m);
                 t.kind(m).symbol() == Some(s) && place_of(g, t, m) == Some(place)
@@ -2224,21 +2224,30 @@ fn one_cheapest_accepted(g: &Grammar, tree: &Tree, node: NodeId, judge: &Judge<'
 /// `tree` with the repetition or optional `node` holding `n` iterations: the first ones kept,
 /// or more drawn as the cheapest derivation of the item; token boundaries fixed.
 fn with_count(g: &Grammar, tree: &Tree, node: NodeId, n: usize) -> Option<Tree> {
-    let symbol = tree.kind(node).symbol()?;
+    let body = &g.symbol(tree.kind(node).symbol()?).body;
+    with_count_by(g, tree, node, n, |t, _| match *body {
+        Body::Repeat { item, .. } | Body::Optional(item) => t.add_cheapest(g, item),
+        Body::Choice(_) => None,
+    })
+}
+
+/// `tree` with the repetition or optional `node` holding `n` iterations: the first ones kept,
+/// the `i`-th of more made by `more(tree, i)`; token boundaries fixed.
+fn with_count_by(
+    g: &Grammar,
+    tree: &Tree,
+    node: NodeId,
+    n: usize,
+    mut more: impl FnMut(&mut Tree, usize) -> Option<NodeId>,
+) -> Option<Tree> {
     let mut t = tree.clone();
     let children: Vec<NodeId> = t.children(node).collect();
     for &c in children.iter().skip(n) {
         t.remove(c);
     }
-    if n > children.len() {
-        let item = match g.symbol(symbol).body {
-            Body::Repeat { item, .. } | Body::Optional(item) => item,
-            Body::Choice(_) => return None,
-        };
-        for _ in children.len()..n {
-            let new = t.add_cheapest(g, item)?;
-            t.append_child(node, new);
-        }
+    for i in children.len()..n {
+        let new = more(&mut t, i)?;
+        t.append_child(node, new);
     }
     crate::tree::fix_boundaries(g, &mut t);
     Some(t)
@@ -2440,13 +2449,10 @@ fn unseen_choice(
             // `0x_0` is: a minimum raised one a round by `0x__`, `0x___`, that lost `0x00`).
             let repeated_accepted = |n: usize| -> bool {
                 let children: Vec<NodeId> = tree.children(node).collect();
-                let mut t = tree.clone();
-                for i in children.len()..n {
-                    let new = t.graft(tree, children[i % children.len()]);
-                    t.append_child(node, new);
-                }
-                crate::tree::fix_boundaries(g, &mut t);
-                judge.verdict(&t.unparse()) == Verdict::Accepted
+                with_count_by(g, tree, node, n, |t, i| {
+                    Some(t.graft(tree, children[i % children.len()]))
+                })
+                .is_some_and(|t| judge.verdict(&t.unparse()) == Verdict::Accepted)
             };
             if k < fewest && (min as usize) < fewest && accepted_with(fewest) && (k == 0 || repeated_accepted(fewest)) {
                 // Too few: the fewest the parser takes here (a year of four digits where the
