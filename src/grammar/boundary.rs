@@ -5,6 +5,7 @@
 //! lazy DFA, longest match first, as a maximal-munch lexer would.
 
 use regex_automata::hybrid::dfa::{Cache, DFA};
+use regex_automata::hybrid::LazyStateID;
 use regex_automata::nfa::thompson;
 use regex_automata::util::syntax::Config;
 use regex_automata::{Anchored, Input, MatchKind};
@@ -30,6 +31,15 @@ pub struct Boundaries {
     layout_repeats: Vec<LayoutRepeat>,
     /// How many distinct tokens the matcher knows (for `check`'s summary).
     tokens: usize,
+    /// Per pattern of `dfa`: whether it competes wherever a lexeme starts (the layout's lexemes,
+    /// the `%lexeme` words) rather than only where the grammar lets its token follow.
+    everywhere: Vec<bool>,
+    /// Per symbol: the token patterns a derivation of it may start with (see [`TokenSet`]).
+    first: Vec<TokenSet>,
+    /// Per terminal: the pattern of it as a token, if it is one.
+    terminal_first: Vec<TokenSet>,
+    /// Per symbol: the token patterns that may follow it somewhere in the grammar.
+    follow: Vec<TokenSet>,
     /// Per symbol and per terminal: whether it follows a layout somewhere (a token), so that
     /// where it starts inside the text between two layouts (`'` `identifier` in
     /// `lifetime = _ "'" identifier ;`) a token starts too.
@@ -83,6 +93,10 @@ impl Boundaries {
             keywords: vec![false; grammar.terminals().len()],
             layout_repeats: Vec::new(),
             tokens: 0,
+            everywhere: Vec::new(),
+            first: Vec::new(),
+            terminal_first: Vec::new(),
+            follow: Vec::new(),
             token_symbols: Vec::new(),
             token_terminals: Vec::new(),
             spare: CachePool::default(),
@@ -142,6 +156,7 @@ impl Boundaries {
         // so are tokens that start with a fixed mark and run to the end of their line (a
         // hash-bang `"#!" [^\n]*`, a comment written as a token): what follows on their line
         // is theirs, so a separator after them must be a line break.
+        let mut patterns: Vec<(Item, bool)> = Vec::new();
         let hirs: Vec<Hir> = items
             .iter()
             .filter_map(|&item| {
@@ -150,7 +165,9 @@ impl Boundaries {
                 let extra = extras.contains(&item);
                 conv.skip_layout = extra;
                 let hir = conv.item(item)?;
-                (extra || !may_contain_space(&hir) || runs_to_line_end(&hir)).then_some(hir)
+                let kept = extra || !may_contain_space(&hir) || runs_to_line_end(&hir);
+                kept.then(|| patterns.push((item, extra)));
+                kept.then_some(hir)
             })
             .collect();
         // `%lexeme` rules: words of the real lexer, kept whatever they contain (layout in them is
@@ -163,10 +180,30 @@ impl Boundaries {
             if let Some(hir) = conv.item(Item::Symbol(lexeme)) {
                 word_hirs.push(hir.clone());
                 hirs.push(hir);
+                patterns.push((Item::Symbol(lexeme), true));
             }
         }
         let tokens = hirs.len();
-        let dfa = (!hirs.is_empty()).then(|| build_dfa(Hir::alternation(hirs))).flatten();
+        let dfa = (!hirs.is_empty()).then(|| build_dfa_many(&hirs)).flatten();
+        // A token whose classes take three or more of the grammar's one-character punctuation
+        // tokens is a catch-all that only a lexer reading by context can have (tree-sitter-css's
+        // `plain_value` takes `xlink|href` and `thumb:hover`): it competes only where the grammar
+        // lets it come. Every other token competes everywhere, as in the context-free lexers of
+        // real languages (`+` `++` is `+++` in JavaScript wherever it stands).
+        let punctuation: Vec<u8> = grammar
+            .terminals()
+            .iter()
+            .filter_map(|t| match t {
+                Terminal::Literal(b) if b.len() == 1 && b[0].is_ascii_punctuation() => Some(b[0]),
+                _ => None,
+            })
+            .collect();
+        let everywhere = patterns
+            .iter()
+            .zip(&hirs)
+            .map(|(&(_, e), hir)| e || classes_take(hir, &punctuation) < CATCH_ALL_PUNCTUATION)
+            .collect();
+        let (first, terminal_first, follow) = first_and_follow(grammar, &patterns);
         let words = (!word_hirs.is_empty())
             .then(|| build_dfa(Hir::alternation(word_hirs)))
             .flatten();
@@ -187,6 +224,10 @@ impl Boundaries {
             keywords,
             layout_repeats,
             tokens,
+            everywhere,
+            first,
+            terminal_first,
+            follow,
             token_symbols,
             token_terminals,
             spare: CachePool::default(),
@@ -307,6 +348,192 @@ impl Boundaries {
         });
         longer
     }
+
+    /// [`Boundaries::runs_on_parts`] where only the tokens of `allowed` (and the layout's lexemes
+    /// and `%lexeme` words, which a lexer reads anywhere) may start at `head`: a lexer that reads
+    /// a token only where the grammar lets it come, as tree-sitter's does. CSS's `plain_value`
+    /// (`xlink|href` is one) is a value, never a selector, so `[xlink|href]` needs no space
+    /// before `|`. `None` allows every token.
+    pub fn runs_on_among(
+        &self,
+        cache: &mut BoundaryCache,
+        head: &[u8],
+        tail: &[u8],
+        allowed: Option<&TokenSet>,
+    ) -> bool {
+        let Some(allowed) = allowed else {
+            return self.runs_on_parts(cache, head, tail);
+        };
+        let (Some(dfa), Some(cache)) = (self.dfa.as_ref(), cache.0.as_mut()) else {
+            return false;
+        };
+        if head.is_empty() || tail.is_empty() {
+            return false;
+        }
+        let counts = |dfa: &DFA, cache: &Cache, sid: LazyStateID| {
+            (0..dfa.match_len(cache, sid)).any(|i| {
+                let p = dfa.match_pattern(cache, sid, i).as_usize();
+                self.everywhere.get(p).copied().unwrap_or(true) || allowed.contains(p)
+            })
+        };
+        let Ok(mut sid) = dfa.start_state_forward(cache, &Input::new(&[][..]).anchored(Anchored::Yes)) else {
+            return false;
+        };
+        for (len, b) in head.iter().chain(tail).copied().enumerate() {
+            let Ok(next) = dfa.next_state(cache, sid, b) else {
+                return false;
+            };
+            sid = next;
+            // Matches are reported one byte late (see `match_ends`).
+            if sid.is_match() && len > head.len() && counts(dfa, cache, sid) {
+                return true;
+            }
+            if sid.is_dead() || sid.is_quit() {
+                return false;
+            }
+        }
+        matches!(dfa.next_eoi_state(cache, sid), Ok(s) if s.is_match() && counts(dfa, cache, s))
+    }
+
+    /// The token patterns a derivation of `item` may start with.
+    pub fn first_of(&self, item: Item) -> Option<&TokenSet> {
+        match item {
+            Item::Symbol(s) => self.first.get(s.index()),
+            Item::Terminal(t) => self.terminal_first.get(t.index()),
+        }
+    }
+
+    /// The token patterns that may follow `sym` somewhere in the grammar.
+    pub fn follow_of(&self, sym: SymbolId) -> Option<&TokenSet> {
+        self.follow.get(sym.index())
+    }
+}
+
+/// A set of the token matcher's patterns (bits by pattern index).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TokenSet(Vec<u64>);
+
+impl TokenSet {
+    /// Whether pattern `p` is in the set.
+    pub fn contains(&self, p: usize) -> bool {
+        self.0.get(p / 64).is_some_and(|w| w & (1 << (p % 64)) != 0)
+    }
+
+    fn insert(&mut self, p: usize) {
+        if self.0.len() <= p / 64 {
+            self.0.resize(p / 64 + 1, 0);
+        }
+        self.0[p / 64] |= 1 << (p % 64);
+    }
+
+    /// Adds `other`'s patterns; whether that changed the set.
+    pub fn union_with(&mut self, other: &TokenSet) -> bool {
+        if self.0.len() < other.0.len() {
+            self.0.resize(other.0.len(), 0);
+        }
+        let mut changed = false;
+        for (w, o) in self.0.iter_mut().zip(&other.0) {
+            changed |= *w | o != *w;
+            *w |= o;
+        }
+        changed
+    }
+}
+
+/// Per symbol the token patterns its derivations may start with, the same per terminal, and per
+/// symbol the token patterns that may follow it (FIRST and FOLLOW over tokens: layout items are
+/// skipped, their lexemes compete everywhere). `patterns` are the matcher's, in order.
+fn first_and_follow(grammar: &Grammar, patterns: &[(Item, bool)]) -> (Vec<TokenSet>, Vec<TokenSet>, Vec<TokenSet>) {
+    let n = grammar.symbols().len();
+    let mut own_symbol = vec![TokenSet::default(); n];
+    let mut terminal_first = vec![TokenSet::default(); grammar.terminals().len()];
+    for (p, &(item, everywhere)) in patterns.iter().enumerate() {
+        match (item, everywhere) {
+            (_, true) => {}
+            (Item::Symbol(s), false) => own_symbol[s.index()].insert(p),
+            (Item::Terminal(t), false) => terminal_first[t.index()].insert(p),
+        }
+    }
+    // FIRST: a fixpoint over the rules (recursion through nullable prefixes needs it).
+    let mut first = own_symbol;
+    let item_first = |first: &[TokenSet], item: Item| match item {
+        Item::Symbol(s) => first[s.index()].clone(),
+        Item::Terminal(t) => terminal_first[t.index()].clone(),
+    };
+    let seq_first = |first: &[TokenSet], items: &[Item]| {
+        let mut set = TokenSet::default();
+        for &it in items {
+            if grammar.is_layout(it) {
+                continue;
+            }
+            set.union_with(&item_first(first, it));
+            if !grammar.item_nullable(it) {
+                break;
+            }
+        }
+        set
+    };
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (i, sym) in grammar.symbols().iter().enumerate() {
+            let add = match &sym.body {
+                Body::Choice(alts) => {
+                    let mut set = TokenSet::default();
+                    for alt in alts {
+                        set.union_with(&seq_first(&first, &alt.items));
+                    }
+                    set
+                }
+                Body::Repeat { item, .. } | Body::Optional(item) => seq_first(&first, std::slice::from_ref(item)),
+            };
+            changed |= first[i].union_with(&add);
+        }
+    }
+    // FOLLOW: what comes after an item in its rule, and where the rest can be empty, what
+    // follows the rule.
+    let mut follow = vec![TokenSet::default(); n];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (i, sym) in grammar.symbols().iter().enumerate() {
+            let outer = follow[i].clone();
+            let mut add = |follow: &mut [TokenSet], items: &[Item], after: &[Item], again: Option<Item>| {
+                for (k, &it) in items.iter().enumerate() {
+                    let Item::Symbol(b) = it else { continue };
+                    let rest = &after[k + 1..];
+                    let mut set = seq_first(&first, rest);
+                    if let Some(again) = again {
+                        set.union_with(&seq_first(&first, std::slice::from_ref(&again)));
+                    }
+                    if rest.iter().all(|&r| grammar.is_layout(r) || grammar.item_nullable(r)) {
+                        set.union_with(&outer);
+                    }
+                    changed |= follow[b.index()].union_with(&set);
+                }
+            };
+            match &sym.body {
+                Body::Choice(alts) => {
+                    for alt in alts {
+                        add(&mut follow, &alt.items, &alt.items, None);
+                    }
+                }
+                Body::Repeat { item, .. } => add(
+                    &mut follow,
+                    std::slice::from_ref(item),
+                    std::slice::from_ref(item),
+                    Some(*item),
+                ),
+                Body::Optional(item) => add(
+                    &mut follow,
+                    std::slice::from_ref(item),
+                    std::slice::from_ref(item),
+                    None,
+                ),
+            }
+        }
+    }
+    (first, terminal_first, follow)
 }
 
 /// Whether some string of `hir` contains a space, tab or line break (an over-approximation that
@@ -346,6 +573,38 @@ fn may_contain_space(hir: &Hir) -> bool {
         }
     }
     false
+}
+
+/// How many of the grammar's one-character punctuation tokens make a token a catch-all.
+const CATCH_ALL_PUNCTUATION: usize = 3;
+
+/// How many of `chars` (ASCII) some class of `hir` takes.
+fn classes_take(hir: &Hir, chars: &[u8]) -> usize {
+    use regex_syntax::hir::HirKind;
+    let mut taken = vec![false; chars.len()];
+    let mut stack = vec![hir];
+    while let Some(h) = stack.pop() {
+        match h.kind() {
+            HirKind::Class(Class::Unicode(c)) => {
+                for (i, &ch) in chars.iter().enumerate() {
+                    taken[i] |= c
+                        .ranges()
+                        .iter()
+                        .any(|r| (r.start()..=r.end()).contains(&char::from(ch)));
+                }
+            }
+            HirKind::Class(Class::Bytes(c)) => {
+                for (i, &ch) in chars.iter().enumerate() {
+                    taken[i] |= c.ranges().iter().any(|r| (r.start()..=r.end()).contains(&ch));
+                }
+            }
+            HirKind::Repetition(r) => stack.push(&r.sub),
+            HirKind::Capture(c) => stack.push(&c.sub),
+            HirKind::Concat(subs) | HirKind::Alternation(subs) => stack.extend(subs.iter()),
+            HirKind::Empty | HirKind::Look(_) | HirKind::Literal(_) => {}
+        }
+    }
+    taken.iter().filter(|&&t| t).count()
 }
 
 /// Whether `hir` starts with a fixed mark without whitespace (`#!`, `//`) and ends with an
@@ -504,6 +763,28 @@ fn layout_chars(grammar: &Grammar) -> Vec<(u32, u32)> {
 /// ID_Start and ID_Continue) compile to NFAs far over regex-automata's defaults.
 const NFA_SIZE_LIMIT: usize = 64 << 20;
 const DFA_CACHE_CAPACITY: usize = 8 << 20;
+
+/// A matcher of `hirs`, one pattern each (pattern `i` is `hirs[i]`).
+fn build_dfa_many(hirs: &[Hir]) -> Option<DFA> {
+    let nfa = thompson::Compiler::new()
+        .syntax(Config::new().utf8(false))
+        .configure(
+            thompson::Config::new()
+                .which_captures(thompson::WhichCaptures::None)
+                .nfa_size_limit(Some(NFA_SIZE_LIMIT)),
+        )
+        .build_many_from_hir(hirs)
+        .ok()?;
+    DFA::builder()
+        .configure(
+            DFA::config()
+                .match_kind(MatchKind::All)
+                .cache_capacity(DFA_CACHE_CAPACITY)
+                .skip_cache_capacity_check(true),
+        )
+        .build_from_nfa(nfa)
+        .ok()
+}
 
 fn build_dfa(hir: Hir) -> Option<DFA> {
     let nfa = thompson::Compiler::new()

@@ -29,7 +29,7 @@ use std::fmt;
 use std::path::Path;
 
 pub use analysis::{Analysis, ByteSet};
-pub use boundary::{Boundaries, BoundaryCache, LayoutRepeat};
+pub use boundary::{Boundaries, BoundaryCache, LayoutRepeat, TokenSet};
 pub use charclass::{decode_utf8, CharClass};
 pub use context::{base_name, instance_name, Expansion, MAX_INSTANCES, MAX_PARAMS};
 pub(crate) use diag::Sink;

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use super::{NodeId, NodeKind, Tree};
-use crate::grammar::{Body, Grammar, Item, LayoutRepeat, SymbolId};
+use crate::grammar::{Body, Grammar, Item, LayoutRepeat, SymbolId, TokenSet};
 
 /// One lexeme: `start..end` in the tree's text; `extra` is the layout iteration it is, if any.
 #[derive(Clone, Copy, Debug)]
@@ -21,6 +21,11 @@ struct Lexeme {
     /// Where the last token starts inside this text between two layouts: `static` in
     /// `'static` when a rule writes `_ "'" identifier` (two tokens, no layout between them).
     last_token: usize,
+    /// For a token: the last token before it (the node of its item), which says what the
+    /// grammar lets start here (see [`allowed_after`]); `None` at the start of the text.
+    after: Option<NodeId>,
+    /// The same for the last token in it, where that is not its first.
+    last_after: Option<NodeId>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -39,22 +44,37 @@ fn lexemes(grammar: &Grammar, tree: &Tree, layouts: &[LayoutRepeat]) -> Vec<Lexe
     // token inside it is part of it, not a token of its own).
     let (mut last_token, mut covered) = (0usize, 0usize);
     let mut pending_gap: Option<NodeId> = None;
+    // The last token item's node, and the one before the current text between layouts.
+    let (mut token_node, mut after): (Option<NodeId>, Option<NodeId>) = (None, None);
+    let mut before_last: Option<NodeId> = None;
     let mut stack = vec![tree.root()];
-    let flush = |out: &mut Vec<Lexeme>, start: usize, end: usize, last: usize, gap: &mut Option<NodeId>| {
-        if start < end {
-            out.push(Lexeme {
-                start,
-                end,
-                extra: None,
-                gap_before: gap.take(),
-                last_token: last.clamp(start, end),
-            });
-        }
-    };
+    let flush =
+        |out: &mut Vec<Lexeme>, start: usize, end: usize, last: usize, gap: &mut Option<NodeId>, after, last_after| {
+            if start < end {
+                out.push(Lexeme {
+                    start,
+                    end,
+                    extra: None,
+                    gap_before: gap.take(),
+                    last_token: last.clamp(start, end),
+                    after,
+                    last_after,
+                });
+            }
+        };
     while let Some(node) = stack.pop() {
         let kind = tree.kind(node);
         if let Some(l) = layouts.iter().find(|l| kind.symbol() == Some(l.layout)) {
-            flush(&mut out, token_start, offset, last_token, &mut pending_gap);
+            flush(
+                &mut out,
+                token_start,
+                offset,
+                last_token,
+                &mut pending_gap,
+                after,
+                before_last,
+            );
+            after = token_node;
             let repeat = find_repeat(tree, node, l.repeat);
             // The next token's gap: where a separator goes if the layout is (or becomes, once
             // a run-on comment is dropped) empty.
@@ -74,6 +94,8 @@ fn lexemes(grammar: &Grammar, tree: &Tree, layouts: &[LayoutRepeat]) -> Vec<Lexe
                                 }),
                                 gap_before: None,
                                 last_token: at,
+                                after: None,
+                                last_after: None,
                             });
                         }
                         at += len;
@@ -95,6 +117,8 @@ fn lexemes(grammar: &Grammar, tree: &Tree, layouts: &[LayoutRepeat]) -> Vec<Lexe
         if offset >= covered && len > 0 && item.is_some_and(|i| b.is_token(i)) {
             last_token = offset;
             covered = offset + len;
+            before_last = token_node;
+            token_node = Some(node);
         }
         if let NodeKind::Leaf { .. } = kind {
             offset += len;
@@ -103,8 +127,59 @@ fn lexemes(grammar: &Grammar, tree: &Tree, layouts: &[LayoutRepeat]) -> Vec<Lexe
         let children: Vec<NodeId> = tree.children(node).collect();
         stack.extend(children.into_iter().rev());
     }
-    flush(&mut out, token_start, offset, last_token, &mut pending_gap);
+    flush(
+        &mut out,
+        token_start,
+        offset,
+        last_token,
+        &mut pending_gap,
+        after,
+        before_last,
+    );
     out
+}
+
+/// The tokens the grammar lets start right after the token item `node`: what the rest of its
+/// rule may start with and, where that rest may be empty, whatever may follow the rule
+/// anywhere (another parse may end there too: `x` `++` is `x++` in JavaScript, wherever `x`
+/// stands); before the first token, what the start rule may start with.
+fn allowed_after(grammar: &Grammar, tree: &Tree, node: Option<NodeId>) -> Option<TokenSet> {
+    let b = grammar.boundaries();
+    let Some(node) = node else {
+        return b.first_of(Item::Symbol(grammar.start())).cloned();
+    };
+    let parent = tree.parent(node)?;
+    let sym = tree.kind(parent).symbol()?;
+    let mut set = TokenSet::default();
+    let rest_empty = match tree.kind(parent) {
+        NodeKind::Rule { alt, .. } => {
+            let items = &grammar.symbol(sym).alternatives().get(alt as usize)?.items;
+            let k = tree.children(parent).position(|c| c == node)?;
+            let mut empty = true;
+            for &it in items.get(k + 1..)? {
+                if grammar.is_layout(it) {
+                    continue;
+                }
+                set.union_with(b.first_of(it)?);
+                if !grammar.item_nullable(it) {
+                    empty = false;
+                    break;
+                }
+            }
+            empty
+        }
+        NodeKind::Repeat { .. } => {
+            if let Body::Repeat { item, .. } = grammar.symbol(sym).body {
+                set.union_with(b.first_of(item)?);
+            }
+            true
+        }
+        _ => true,
+    };
+    if rest_empty {
+        set.union_with(b.follow_of(sym)?);
+    }
+    Some(set)
 }
 
 /// The repetition node of symbol `repeat_sym` at or below `node` through single children.
@@ -147,10 +222,20 @@ fn plan(grammar: &Grammar, tree: &Tree, layouts: &[LayoutRepeat]) -> Plan {
         'next: for lex in &lexemes {
             while let Some(Some(a)) = kept.last().copied() {
                 let (head, tail) = (&text[a.start..a.end], &text[lex.start..]);
-                // The whole text between two layouts, the last token in it (`static` of
-                // `'static`), or a word glued to what ends in a word character (`99if`).
-                let runs_on = b.runs_on_parts(cache, head, tail)
-                    || (a.last_token > a.start && b.runs_on_parts(cache, &text[a.last_token..a.end], tail))
+                // The whole text between two layouts (read with the tokens that may start
+                // there), the last token in it (`static` of `'static`), or a word glued to what
+                // ends in a word character (`99if`).
+                let allowed = a
+                    .extra
+                    .is_none()
+                    .then(|| allowed_after(grammar, tree, a.after))
+                    .flatten();
+                let last_allowed = (a.last_token > a.start)
+                    .then(|| allowed_after(grammar, tree, a.last_after))
+                    .flatten();
+                let runs_on = b.runs_on_among(cache, head, tail, allowed.as_ref())
+                    || (a.last_token > a.start
+                        && b.runs_on_among(cache, &text[a.last_token..a.end], tail, last_allowed.as_ref()))
                     || (a.extra.is_none() && lex.extra.is_none() && b.glues_words(cache, head, tail));
                 if !runs_on {
                     break;
@@ -246,11 +331,14 @@ pub fn fix_boundaries(grammar: &Grammar, tree: &mut Tree) -> usize {
             continue;
         };
         let tail = &text[tail_start..text.len().min(tail_start + 256)];
+        let allowed = allowed_after(grammar, tree, a.after);
+        let last_allowed = allowed_after(grammar, tree, a.last_after);
         let stops = |sep: &[u8]| {
             let after: Vec<u8> = sep.iter().chain(tail).copied().collect();
             b.with_cache(|cache| {
-                let whole = b.runs_on_parts(cache, &text[a.start..a.end], &after);
-                let last = a.last_token > a.start && b.runs_on_parts(cache, &text[a.last_token..a.end], &after);
+                let whole = b.runs_on_among(cache, &text[a.start..a.end], &after, allowed.as_ref());
+                let last = a.last_token > a.start
+                    && b.runs_on_among(cache, &text[a.last_token..a.end], &after, last_allowed.as_ref());
                 !(whole || last)
             })
         };

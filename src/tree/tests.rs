@@ -260,3 +260,42 @@ fn a_copy_of_the_layout_rule_is_layout_and_its_tokens_are_kept_apart() {
     assert_eq!(crate::tree::fix_boundaries(&g, &mut t), 1);
     assert_eq!(t.unparse(), b"let x;");
 }
+
+/// A stylesheet-like grammar whose `value` takes `catch` (a class with punctuation tokens in it,
+/// as tree-sitter-css's `plain_value`) and comes only after `:`.
+fn catch_all_grammar(catch: &str) -> Grammar {
+    let text = format!(
+        "%layout _ ;\nsheet = ( _ rule )* _ ;\nrule = sel ( _ \",\" _ sel )* _ \"{{\" ( _ decl )* _ \"}}\" ;\n\
+         sel = name ( _ \"|\" _ name )? ;\ndecl = name _ \":\" ( _ value )+ _ \";\" ;\nname = [a-z]+ ;\n\
+         value = [a-z] [{catch}]* ;\n_ = [ \\n]* ;\n"
+    );
+    Grammar::from_text(&text, "catch-all.grammar").unwrap()
+}
+
+#[test]
+fn a_catch_all_token_runs_on_only_where_the_grammar_lets_it_come() {
+    use crate::grammar::{Item, TokenSet};
+    // `value` takes `:`, `|` and `,`, three of the grammar's punctuation tokens.
+    let g = catch_all_grammar("a-z:|,");
+    let b = g.boundaries();
+    let sym = |n: &str| Item::Symbol(g.symbol_by_name(n).unwrap());
+    b.with_cache(|cache| {
+        // Read with every token, `x|y` is one value; where a selector starts, no value can.
+        assert!(b.runs_on_parts(cache, b"x", b"|y"));
+        assert!(!b.runs_on_among(cache, b"x", b"|y", b.first_of(sym("sel"))));
+        assert!(b.runs_on_among(cache, b"x", b"|y", b.first_of(sym("value"))));
+        // Other tokens run on wherever they stand, as in a context-free lexer.
+        assert!(b.runs_on_among(cache, b"x", b"y", Some(&TokenSet::default())));
+    });
+    // A generated `x|y` (no layout drawn around `|`) stays as it is, where the same text in a
+    // declaration's values gets its space.
+    let mut t = Parser::new(&g).parse(b"x|y{a:b;}").unwrap();
+    assert_eq!(crate::tree::fix_boundaries(&g, &mut t), 0);
+    assert_eq!(t.unparse(), b"x|y{a:b;}");
+    // With two of them the class is an ordinary token's, which competes everywhere (`a:b` in
+    // the declaration too).
+    let g = catch_all_grammar("a-z:|");
+    let mut t = Parser::new(&g).parse(b"x|y{a:b;}").unwrap();
+    assert_eq!(crate::tree::fix_boundaries(&g, &mut t), 2);
+    assert_eq!(t.unparse(), b"x |y{a :b;}");
+}
