@@ -354,7 +354,7 @@ impl Boundaries {
     /// a token only where the grammar lets it come, as tree-sitter's does. CSS's `plain_value`
     /// (`xlink|href` is one) is a value, never a selector, so `[xlink|href]` needs no space
     /// before `|`. `None` allows every token.
-    pub fn runs_on_among(
+    pub(crate) fn runs_on_among(
         &self,
         cache: &mut BoundaryCache,
         head: &[u8],
@@ -396,7 +396,7 @@ impl Boundaries {
     }
 
     /// The token patterns a derivation of `item` may start with.
-    pub fn first_of(&self, item: Item) -> Option<&TokenSet> {
+    pub(crate) fn first_of(&self, item: Item) -> Option<&TokenSet> {
         match item {
             Item::Symbol(s) => self.first.get(s.index()),
             Item::Terminal(t) => self.terminal_first.get(t.index()),
@@ -404,18 +404,18 @@ impl Boundaries {
     }
 
     /// The token patterns that may follow `sym` somewhere in the grammar.
-    pub fn follow_of(&self, sym: SymbolId) -> Option<&TokenSet> {
+    pub(crate) fn follow_of(&self, sym: SymbolId) -> Option<&TokenSet> {
         self.follow.get(sym.index())
     }
 }
 
 /// A set of the token matcher's patterns (bits by pattern index).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct TokenSet(Vec<u64>);
+pub(crate) struct TokenSet(Vec<u64>);
 
 impl TokenSet {
     /// Whether pattern `p` is in the set.
-    pub fn contains(&self, p: usize) -> bool {
+    pub(crate) fn contains(&self, p: usize) -> bool {
         self.0.get(p / 64).is_some_and(|w| w & (1 << (p % 64)) != 0)
     }
 
@@ -427,7 +427,7 @@ impl TokenSet {
     }
 
     /// Adds `other`'s patterns; whether that changed the set.
-    pub fn union_with(&mut self, other: &TokenSet) -> bool {
+    pub(crate) fn union_with(&mut self, other: &TokenSet) -> bool {
         if self.0.len() < other.0.len() {
             self.0.resize(other.0.len(), 0);
         }
@@ -786,25 +786,9 @@ fn build_dfa_many(hirs: &[Hir]) -> Option<DFA> {
         .ok()
 }
 
+/// A matcher of `hir` alone.
 fn build_dfa(hir: Hir) -> Option<DFA> {
-    let nfa = thompson::Compiler::new()
-        .syntax(Config::new().utf8(false))
-        .configure(
-            thompson::Config::new()
-                .which_captures(thompson::WhichCaptures::None)
-                .nfa_size_limit(Some(NFA_SIZE_LIMIT)),
-        )
-        .build_from_hir(&hir)
-        .ok()?;
-    DFA::builder()
-        .configure(
-            DFA::config()
-                .match_kind(MatchKind::All)
-                .cache_capacity(DFA_CACHE_CAPACITY)
-                .skip_cache_capacity_check(true),
-        )
-        .build_from_nfa(nfa)
-        .ok()
+    build_dfa_many(&[hir])
 }
 
 /// Grammar items as regular expressions, where they are regular and not too big.

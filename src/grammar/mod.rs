@@ -29,7 +29,8 @@ use std::fmt;
 use std::path::Path;
 
 pub use analysis::{Analysis, ByteSet};
-pub use boundary::{Boundaries, BoundaryCache, LayoutRepeat, TokenSet};
+pub(crate) use boundary::TokenSet;
+pub use boundary::{Boundaries, BoundaryCache, LayoutRepeat};
 pub use charclass::{decode_utf8, CharClass};
 pub use context::{base_name, instance_name, Expansion, MAX_INSTANCES, MAX_PARAMS};
 pub(crate) use diag::Sink;
