@@ -254,7 +254,7 @@ impl Boundaries {
             return false;
         }
         let mut word = false;
-        match_ends(words, cache, tail.iter().copied(), |e| {
+        match_ends(words, cache, tail.iter().copied(), |e, _, _| {
             word |= e > 0;
             !word
         });
@@ -314,7 +314,7 @@ impl Boundaries {
         }
         let len = end - start;
         let (mut exact, mut longer) = (false, false);
-        match_ends(words, cache, text[start..].iter().copied(), |e| {
+        match_ends(words, cache, text[start..].iter().copied(), |e, _, _| {
             exact |= e == len;
             longer |= e > len;
             !longer
@@ -335,18 +335,7 @@ impl Boundaries {
     /// Whether the lexeme `head` runs on into `tail` (the text after it): some token matches all
     /// of `head` and at least one byte of `tail`.
     pub fn runs_on_parts(&self, cache: &mut BoundaryCache, head: &[u8], tail: &[u8]) -> bool {
-        let (Some(dfa), Some(cache)) = (self.dfa.as_ref(), cache.0.as_mut()) else {
-            return false;
-        };
-        if head.is_empty() || tail.is_empty() {
-            return false;
-        }
-        let mut longer = false;
-        match_ends(dfa, cache, head.iter().chain(tail).copied(), |e| {
-            longer = e > head.len();
-            !longer
-        });
-        longer
+        self.runs_on_among(cache, head, tail, None)
     }
 
     /// [`Boundaries::runs_on_parts`] where only the tokens of `allowed` (and the layout's lexemes
@@ -361,38 +350,24 @@ impl Boundaries {
         tail: &[u8],
         allowed: Option<&TokenSet>,
     ) -> bool {
-        let Some(allowed) = allowed else {
-            return self.runs_on_parts(cache, head, tail);
-        };
         let (Some(dfa), Some(cache)) = (self.dfa.as_ref(), cache.0.as_mut()) else {
             return false;
         };
         if head.is_empty() || tail.is_empty() {
             return false;
         }
-        let counts = |dfa: &DFA, cache: &Cache, sid: LazyStateID| {
-            (0..dfa.match_len(cache, sid)).any(|i| {
-                let p = dfa.match_pattern(cache, sid, i).as_usize();
-                self.everywhere.get(p).copied().unwrap_or(true) || allowed.contains(p)
-            })
-        };
-        let Ok(mut sid) = dfa.start_state_forward(cache, &Input::new(&[][..]).anchored(Anchored::Yes)) else {
-            return false;
-        };
-        for (len, b) in head.iter().chain(tail).copied().enumerate() {
-            let Ok(next) = dfa.next_state(cache, sid, b) else {
-                return false;
-            };
-            sid = next;
-            // Matches are reported one byte late (see `match_ends`).
-            if sid.is_match() && len > head.len() && counts(dfa, cache, sid) {
-                return true;
-            }
-            if sid.is_dead() || sid.is_quit() {
-                return false;
-            }
-        }
-        matches!(dfa.next_eoi_state(cache, sid), Ok(s) if s.is_match() && counts(dfa, cache, s))
+        let mut longer = false;
+        match_ends(dfa, cache, head.iter().chain(tail).copied(), |e, cache, sid| {
+            longer = e > head.len()
+                && allowed.is_none_or(|allowed| {
+                    (0..dfa.match_len(cache, sid)).any(|i| {
+                        let p = dfa.match_pattern(cache, sid, i).as_usize();
+                        self.everywhere.get(p).copied().unwrap_or(true) || allowed.contains(p)
+                    })
+                });
+            !longer
+        });
+        longer
     }
 
     /// The token patterns a derivation of `item` may start with.
@@ -645,9 +620,15 @@ fn runs_to_line_end(hir: &Hir) -> bool {
 }
 
 /// Calls `each` with the end of every match of `dfa` anchored at the start of `bytes` (an offset
-/// into `bytes`), shortest first, until `each` returns false or the DFA dies. A cache that gives
+/// into `bytes`) and its match state (whose patterns the cache tells), shortest first, until
+/// `each` returns false or the DFA dies. A cache that gives
 /// up ends the walk: a missed boundary costs a separator, never a wrong answer elsewhere.
-fn match_ends(dfa: &DFA, cache: &mut Cache, bytes: impl Iterator<Item = u8>, mut each: impl FnMut(usize) -> bool) {
+fn match_ends(
+    dfa: &DFA,
+    cache: &mut Cache,
+    bytes: impl Iterator<Item = u8>,
+    mut each: impl FnMut(usize, &Cache, LazyStateID) -> bool,
+) {
     let Ok(mut sid) = dfa.start_state_forward(cache, &Input::new(&[][..]).anchored(Anchored::Yes)) else {
         return;
     };
@@ -659,7 +640,7 @@ fn match_ends(dfa: &DFA, cache: &mut Cache, bytes: impl Iterator<Item = u8>, mut
         sid = next;
         // Matches are reported one byte late: a match state after `len + 1` bytes means a match
         // of the first `len`.
-        if sid.is_match() && !each(len) {
+        if sid.is_match() && !each(len, cache, sid) {
             return;
         }
         if sid.is_dead() || sid.is_quit() {
@@ -667,15 +648,17 @@ fn match_ends(dfa: &DFA, cache: &mut Cache, bytes: impl Iterator<Item = u8>, mut
         }
         len += 1;
     }
-    if matches!(dfa.next_eoi_state(cache, sid), Ok(s) if s.is_match()) {
-        each(len);
+    if let Ok(eoi) = dfa.next_eoi_state(cache, sid) {
+        if eoi.is_match() {
+            each(len, cache, eoi);
+        }
     }
 }
 
 /// Whether `dfa` matches all of `bytes`.
 fn matches_exactly(dfa: &DFA, cache: &mut Cache, bytes: &[u8]) -> bool {
     let mut exact = false;
-    match_ends(dfa, cache, bytes.iter().copied(), |e| {
+    match_ends(dfa, cache, bytes.iter().copied(), |e, _, _| {
         exact = e == bytes.len();
         true
     });

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use super::{NodeId, NodeKind, Tree};
-use crate::grammar::{Body, Grammar, Item, LayoutRepeat, SymbolId, TokenSet};
+use crate::grammar::{Body, Boundaries, BoundaryCache, Grammar, Item, LayoutRepeat, SymbolId, TokenSet};
 
 /// One lexeme: `start..end` in the tree's text; `extra` is the layout iteration it is, if any.
 #[derive(Clone, Copy, Debug)]
@@ -139,6 +139,24 @@ fn lexemes(grammar: &Grammar, tree: &Tree, layouts: &[LayoutRepeat]) -> Vec<Lexe
     out
 }
 
+/// Whether `head` runs on into `tail` for a lexer that reads a catch-all token only where the
+/// grammar lets it come: read with every token first (nearly always no), and only then with
+/// the tokens `allowed` gives (`None`: every token), which walks the tree and is not needed
+/// for the rest.
+fn runs_on_here(
+    b: &Boundaries,
+    cache: &mut BoundaryCache,
+    head: &[u8],
+    tail: &[u8],
+    allowed: impl FnOnce() -> Option<TokenSet>,
+) -> bool {
+    b.runs_on_parts(cache, head, tail)
+        && match allowed() {
+            None => true,
+            Some(set) => b.runs_on_among(cache, head, tail, Some(&set)),
+        }
+}
+
 /// The tokens the grammar lets start right after the token item `node`: what the rest of its
 /// rule may start with and, where that rest may be empty, whatever may follow the rule
 /// anywhere (another parse may end there too: `x` `++` is `x++` in JavaScript, wherever `x`
@@ -225,17 +243,16 @@ fn plan(grammar: &Grammar, tree: &Tree, layouts: &[LayoutRepeat]) -> Plan {
                 // The whole text between two layouts (read with the tokens that may start
                 // there), the last token in it (`static` of `'static`), or a word glued to what
                 // ends in a word character (`99if`).
-                let allowed = a
-                    .extra
-                    .is_none()
-                    .then(|| allowed_after(grammar, tree, a.after))
-                    .flatten();
-                let last_allowed = (a.last_token > a.start)
-                    .then(|| allowed_after(grammar, tree, a.last_after))
-                    .flatten();
-                let runs_on = b.runs_on_among(cache, head, tail, allowed.as_ref())
+                let allowed = || {
+                    a.extra
+                        .is_none()
+                        .then(|| allowed_after(grammar, tree, a.after))
+                        .flatten()
+                };
+                let last = &text[a.last_token..a.end];
+                let runs_on = runs_on_here(b, cache, head, tail, allowed)
                     || (a.last_token > a.start
-                        && b.runs_on_among(cache, &text[a.last_token..a.end], tail, last_allowed.as_ref()))
+                        && runs_on_here(b, cache, last, tail, || allowed_after(grammar, tree, a.last_after)))
                     || (a.extra.is_none() && lex.extra.is_none() && b.glues_words(cache, head, tail));
                 if !runs_on {
                     break;
@@ -331,6 +348,7 @@ pub fn fix_boundaries(grammar: &Grammar, tree: &mut Tree) -> usize {
             continue;
         };
         let tail = &text[tail_start..text.len().min(tail_start + 256)];
+        // Computed here, once per separator: `separator` changes the tree.
         let allowed = allowed_after(grammar, tree, a.after);
         let last_allowed = allowed_after(grammar, tree, a.last_after);
         let stops = |sep: &[u8]| {
