@@ -945,23 +945,23 @@ fn refine_tightens_a_grammar_to_what_the_command_accepts_and_refuses_bad_setups(
     )
     .unwrap();
     let accept = format!("sh {} @@", p("accept.sh"));
-    let out = hellfuzz(
-        &[
+    // `refine` of the grammar on the samples with `accept`, written to `out`, and `more`.
+    let refine = |accept: &str, out: &str, more: &[&str]| {
+        let (grammar, samples, out) = (p("num.grammar"), p("samples"), p(out));
+        let mut args = vec![
             "refine",
-            &p("num.grammar"),
+            &grammar,
             "--samples",
-            &p("samples"),
+            &samples,
             "--accept",
-            &accept,
+            accept,
             "-o",
-            &p("out.grammar"),
-            "--per-round",
-            "40",
-            "-j",
-            "2",
-        ],
-        None,
-    );
+            &out,
+        ];
+        args.extend_from_slice(more);
+        hellfuzz(&args, None)
+    };
+    let out = refine(&accept, "out.grammar", &["--per-round", "40", "-j", "2"]);
     let stderr = text(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("round 1: accepted"), "{stderr}");
@@ -978,23 +978,7 @@ fn refine_tightens_a_grammar_to_what_the_command_accepts_and_refuses_bad_setups(
         .status
         .success());
     // `--max-rounds` stops after that many rounds, whatever is left to edit.
-    let out = hellfuzz(
-        &[
-            "refine",
-            &p("num.grammar"),
-            "--samples",
-            &p("samples"),
-            "--accept",
-            &accept,
-            "-o",
-            &p("one.grammar"),
-            "--per-round",
-            "40",
-            "--max-rounds",
-            "1",
-        ],
-        None,
-    );
+    let out = refine(&accept, "one.grammar", &["--per-round", "40", "--max-rounds", "1"]);
     let stderr = text(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(
@@ -1002,19 +986,7 @@ fn refine_tightens_a_grammar_to_what_the_command_accepts_and_refuses_bad_setups(
         "{stderr}"
     );
     // A command that accepts nothing.
-    let out = hellfuzz(
-        &[
-            "refine",
-            &p("num.grammar"),
-            "--samples",
-            &p("samples"),
-            "--accept",
-            "false",
-            "-o",
-            &p("x.grammar"),
-        ],
-        None,
-    );
+    let out = refine("false", "x.grammar", &[]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
         text(&out.stderr).contains("rejects every sample"),
@@ -1023,38 +995,12 @@ fn refine_tightens_a_grammar_to_what_the_command_accepts_and_refuses_bad_setups(
     );
     // One that hangs is killed at --timeout (every sample then counts as rejected).
     let start = std::time::Instant::now();
-    let out = hellfuzz(
-        &[
-            "refine",
-            &p("num.grammar"),
-            "--samples",
-            &p("samples"),
-            "--accept",
-            "sleep 100",
-            "--timeout",
-            "0.3",
-            "-o",
-            &p("x.grammar"),
-        ],
-        None,
-    );
+    let out = refine("sleep 100", "x.grammar", &["--timeout", "0.3"]);
     assert!(text(&out.stderr).contains("timed out"), "{}", text(&out.stderr));
     assert!(start.elapsed() < std::time::Duration::from_secs(60));
     // Samples the grammar does not parse: their locations, and nothing written.
     std::fs::write(dir.path().join("samples/bad"), "1,,2").unwrap();
-    let out = hellfuzz(
-        &[
-            "refine",
-            &p("num.grammar"),
-            "--samples",
-            &p("samples"),
-            "--accept",
-            &accept,
-            "-o",
-            &p("y.grammar"),
-        ],
-        None,
-    );
+    let out = refine(&accept, "y.grammar", &[]);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("samples/bad:1:3"), "{stderr}");
