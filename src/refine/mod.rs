@@ -396,6 +396,8 @@ pub fn refine(
         stop: None,
     };
     let mut refused: HashSet<String> = HashSet::new();
+    // Layout places [`layout_edits`] has probed (see [`layout_key`]).
+    let mut probed: HashMap<String, usize> = HashMap::new();
     // Edits taken back with others: one of them did the harm, so each is made again only
     // alone among its kind (one per round), and refused if taken back once more.
     let mut probation: HashSet<String> = HashSet::new();
@@ -438,8 +440,7 @@ pub fn refine(
         // A round that found nothing to edit may have looked at too few culprits (the smallest
         // rejected inputs share their faults): the next looks at twice as many.
         let culprits = options.culprits.saturating_mul(1 << empty_rounds.min(4));
-        let (rejected, accepted) =
-            generate_and_judge(&state.grammar, &trees, &judge, options, number, culprits, &mut round);
+        let (rejected, accepted) = generate_and_judge(&state.grammar, &trees, &judge, options, number, &mut round);
         if let Some(why) = judge.failure() {
             return Err(RefineError::CommandFailed(why));
         }
@@ -488,12 +489,13 @@ pub fn refine(
         // Culprits of the smallest rejected inputs of both modes.
         let good = Good::new(&state.grammar, &trees);
         let g = &state.grammar;
-        let found: Vec<Option<Culprit>> = crate::pool::map(&rejected, options.jobs, |_, t| {
-            if stop_search() {
-                return None;
-            }
-            isolate::isolate(g, t.clone(), &good, &judge)
-        });
+        let found: Vec<Option<Culprit>> =
+            crate::pool::map(&rejected[..culprits.min(rejected.len())], options.jobs, |_, t| {
+                if stop_search() {
+                    return None;
+                }
+                isolate::isolate(g, t.clone(), &good, &judge)
+            });
         let culprits: Vec<Culprit> = found.into_iter().flatten().collect();
         round.culprits = culprits.len();
         let facts = Facts::new(g, &trees).with_accepted(g, &accepted);
@@ -501,6 +503,15 @@ pub fn refine(
         let texts = Texts::new(g, trees.iter().chain(&accepted));
         let mut proposals: Vec<(Vec<Change>, Vec<u8>, Vec<u8>)> = Vec::new();
         let mut keys = HashSet::new();
+        if !stop_search() {
+            for (change, input, layout) in
+                layout_edits(g, &trees, &rejected, &facts, &good, &judge, &mut probed, options.jobs)
+            {
+                if !refused.contains(&change.key(g)) && keys.insert(change.key(g)) {
+                    proposals.push((vec![change], input, layout));
+                }
+            }
+        }
         for c in &culprits {
             if stop_search() {
                 break;
@@ -805,15 +816,14 @@ fn fell(before: &Round, after: &Round) -> bool {
 const UNREAD: &[u8] = b" ((";
 
 /// Generates a round's inputs of both modes, judges them, fills in `round`'s acceptance, and
-/// returns the rejected inputs to isolate (the smallest, both modes alike) and the accepted
-/// ones (whose words the parser took).
+/// returns the rejected inputs (alternately from each mode, smallest first: the first are
+/// isolated) and the accepted ones (whose words the parser took).
 fn generate_and_judge(
     g: &Grammar,
     trees: &[Tree],
     judge: &Judge<'_>,
     options: &Options,
     number: usize,
-    culprits: usize,
     round: &mut Round,
 ) -> (Vec<Tree>, Vec<Tree>) {
     let model = samples::model_of(g, trees);
@@ -870,7 +880,7 @@ fn generate_and_judge(
     let [mut d, mut i] = rejected;
     let (mut d, mut i) = (d.drain(..), i.drain(..));
     let mut out = Vec::new();
-    while out.len() < culprits {
+    loop {
         let (a, b) = (d.next(), i.next());
         if a.is_none() && b.is_none() {
             break;
@@ -878,7 +888,6 @@ fn generate_and_judge(
         out.extend(a);
         out.extend(b);
     }
-    out.truncate(culprits);
     (out, accepted)
 }
 
@@ -2208,6 +2217,202 @@ fn unreached_count(
     }
     with_count(g, tree, node, other_count(tree, node)).filter(|t| judge.verdict(&t.unparse()) == Verdict::Accepted)?;
     Some(bound)
+}
+
+/// Sample contexts probed per layout place by [`layout_edits`], each from another sample
+/// where the samples have it in more than one; also the rejected inputs probed per place no
+/// sample reaches.
+const LAYOUT_SPOTS: usize = 3;
+
+/// Rounds in which a place no sample reaches is probed in rejected inputs (an input with
+/// other faults too stays rejected, and later rounds have fewer).
+const LAYOUT_TRIES: usize = 3;
+
+/// Count edits of the layout, found without isolating a culprit. Tree-sitter grammars allow
+/// layout between any two tokens; the language may not (CSS's `a:hover`, `[ns|attr]` and
+/// `@scope (a) to (b)`, where `to(` is a function, Rust's `'a`), and inputs rejected for it
+/// are many, so culprits found one by one from the smallest took most of a refinement.
+/// - Where every sample has layout at a place, or none does: the other count
+///   ([`other_count`]) put in the samples there, up to [`LAYOUT_SPOTS`] of them, and the
+///   parser rejects each. Probed once (`probed` keeps [`layout_key`]s).
+/// - Where no sample goes: in up to [`LAYOUT_SPOTS`] of the `rejected` inputs with layout
+///   there (smallest first), made good around it ([`good_around`]: else their other faults
+///   hide this one), every such layout given the count the edit would leave (one iteration
+///   where it had none, the others kept; or none), and the parser accepts one (and not the
+///   same input with the layout as it was). Probed in [`LAYOUT_TRIES`] rounds.
+///
+/// Places of the start rule are left out (layout before and after the whole input); where
+/// a token boundary needs the layout ([`crate::tree::fix_boundaries`] puts it back), nothing
+/// is probed. Each edit comes with the input that shows it and the layout it had.
+#[allow(clippy::too_many_arguments)]
+fn layout_edits(
+    g: &Grammar,
+    trees: &[Tree],
+    rejected: &[Tree],
+    facts: &Facts,
+    good: &Good<'_>,
+    judge: &Judge<'_>,
+    probed: &mut HashMap<String, usize>,
+    jobs: usize,
+) -> Vec<(Change, Vec<u8>, Vec<u8>)> {
+    let layout_at = |tree: &Tree, node: NodeId| -> Option<(Place, SymbolId)> {
+        let NodeKind::Repeat { symbol } = tree.kind(node) else {
+            return None;
+        };
+        let place = place_of(g, tree, node).filter(|p| p.parent != g.start())?;
+        g.layouts().contains(&symbol).then_some((place, symbol))
+    };
+    // What a place of a layout repetition has: its symbol, the fewest and most iterations
+    // there, and per tree the nodes (the samples', or the rejected inputs').
+    type Spots<'t> = Vec<(&'t Tree, Vec<NodeId>)>;
+    type Seen<'t> = (Place, SymbolId, usize, usize, Spots<'t>);
+    fn seen<'t>(
+        trees: &'t [Tree],
+        layout_at: impl Fn(&Tree, NodeId) -> Option<(Place, SymbolId)>,
+        keep: impl Fn(Place, SymbolId) -> bool,
+    ) -> Vec<Seen<'t>> {
+        let mut places: Vec<Seen<'t>> = Vec::new();
+        let mut index: HashMap<Place, usize> = HashMap::new();
+        for tree in trees {
+            tree.pre_order(tree.root(), |node| {
+                let Some((place, symbol)) = layout_at(tree, node).filter(|&(p, s)| keep(p, s)) else {
+                    return;
+                };
+                let k = tree.child_count(node);
+                let at = *index.entry(place).or_insert_with(|| {
+                    places.push((place, symbol, k, k, Vec::new()));
+                    places.len() - 1
+                });
+                let e = &mut places[at];
+                (e.2, e.3) = (e.2.min(k), e.3.max(k));
+                match e.4.last_mut() {
+                    Some((t, nodes)) if std::ptr::eq(*t, tree) => nodes.push(node),
+                    _ => e.4.push((tree, vec![node])),
+                }
+            });
+        }
+        places
+    }
+    // The edit leaving `sym` at `place` `n` iterations (1: at least one), unless it has that.
+    let bound = |sym: SymbolId, place: Place, n: usize| match g.symbol(sym).body {
+        Body::Repeat { max, .. } if n == 0 && max != Some(0) => Some(Change::Bound {
+            sym,
+            place: Some(place),
+            min: 0,
+            max: Some(0),
+        }),
+        Body::Repeat { min: 0, max, .. } if n > 0 => Some(Change::Bound {
+            sym,
+            place: Some(place),
+            min: 1,
+            max,
+        }),
+        _ => None,
+    };
+    // `tree` with each of `nodes` empty (`n` 0), or each empty one holding one iteration (the
+    // others as they are: taking out a doc comment where a space is put in would be what the
+    // parser wants, not the space), if the boundaries let them.
+    let counted = |tree: &Tree, nodes: &[NodeId], n: usize| -> Option<Tree> {
+        let mut t = tree.clone();
+        for &node in nodes {
+            if (t.child_count(node) == 0) == (n > 0) {
+                t = with_count(g, &t, node, n)?;
+            }
+        }
+        nodes
+            .iter()
+            .all(|&node| (t.child_count(node) == 0) == (n == 0))
+            .then_some(t)
+    };
+    // Per probe: the edit, where to probe, the count to probe with, and whether one accepted
+    // probe shows the edit (else each must be rejected).
+    let mut probes: Vec<(Change, Spots<'_>, usize, bool)> = Vec::new();
+    // The samples' places where they agree: every probe must be rejected.
+    for (place, sym, fewest, most, spots) in seen(trees, layout_at, |_, _| true) {
+        if (most == 0 || fewest > 0) && !probed.contains_key(&layout_key(g, place)) {
+            probed.insert(layout_key(g, place), LAYOUT_TRIES);
+            let n = usize::from(fewest == 0);
+            // One node per sample first, then the rest.
+            let (mut first, mut more) = (Vec::new(), Vec::new());
+            for (tree, nodes) in spots {
+                first.push((tree, vec![nodes[0]]));
+                more.extend(nodes[1..].iter().map(|&node| (tree, vec![node])));
+            }
+            first.extend(more);
+            first.truncate(LAYOUT_SPOTS);
+            probes.extend(bound(sym, place, 1 - n).map(|change| (change, first, n, false)));
+        }
+    }
+    // Places no sample reaches: one probe accepted is enough.
+    let unreached = |p: Place, s: SymbolId| !facts.iterations.contains_key(&(s, Some(p)));
+    for (place, sym, fewest, most, mut spots) in seen(rejected, layout_at, unreached) {
+        let tries = probed.entry(layout_key(g, place)).or_default();
+        if *tries >= LAYOUT_TRIES {
+            continue;
+        }
+        *tries += 1;
+        spots.sort_by_key(|(t, _)| t.len());
+        spots.truncate(LAYOUT_SPOTS);
+        // Both counts where the inputs have both: either may be what the parser wants.
+        for n in [0, 1] {
+            if (n == 0 && most > 0) || (n == 1 && fewest == 0) {
+                probes.extend(bound(sym, place, n).map(|change| (change, spots.clone(), n, true)));
+            }
+        }
+    }
+    let found = crate::pool::map(&probes, jobs, |_, (change, spots, n, any)| {
+        let mut evidence = None;
+        for (tree, nodes) in spots {
+            let around;
+            let base = if *any {
+                around = good_around(g, tree, nodes, good);
+                &around
+            } else {
+                *tree
+            };
+            let Some(t) = counted(base, nodes, *n) else {
+                continue;
+            };
+            let input = t.unparse();
+            let shown = || tree.unparse_node(nodes[0]);
+            match (judge.verdict(&input) == Verdict::Accepted, *any) {
+                (true, true) if judge.verdict(&base.unparse()) != Verdict::Accepted => {
+                    return Some((change.clone(), base.unparse(), shown()))
+                }
+                (true, true) => {}
+                (true, false) => return None,
+                (false, true) => {}
+                (false, false) => {
+                    evidence.get_or_insert_with(|| (change.clone(), input, shown()));
+                }
+            }
+        }
+        evidence
+    });
+    found.into_iter().flatten().collect()
+}
+
+/// `tree` with every part beside the way down to `nodes` replaced by its known-good part
+/// (the samples' smallest, else the cheapest: [`isolate::with_good_part`]): what the input
+/// has at `nodes` and around them is kept, its other faults are gone.
+fn good_around(g: &Grammar, tree: &Tree, nodes: &[NodeId], good: &Good<'_>) -> Tree {
+    let on_the_way: HashSet<NodeId> = nodes.iter().flat_map(|&n| ancestors(tree, n)).collect();
+    let mut t = tree.clone();
+    for &a in &on_the_way {
+        for c in tree.children(a) {
+            if !on_the_way.contains(&c) && !nodes.contains(&c) {
+                if let Some(better) = isolate::with_good_part(g, &t, c, good, 0) {
+                    t = better;
+                }
+            }
+        }
+    }
+    t
+}
+
+/// A place's key across rounds (edits renumber symbols): its owner's name and position.
+fn layout_key(g: &Grammar, place: Place) -> String {
+    format!("{}/{:?}/{}", g.symbol(place.parent).name, place.alt, place.item)
 }
 
 /// Whether the input with the repetition or optional `node` holding a single cheapest item

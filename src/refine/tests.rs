@@ -2660,3 +2660,128 @@ fn refine_learns_which_characters_may_not_start_or_end_a_note() {
         "{edits}"
     );
 }
+
+/// Selectors in little: layout may stand between any two tokens, as tree-sitter-css has it,
+/// but not around `|` and `:` (CSS's `[ns|attr]`, `a:hover`), a `-` needs it on both sides
+/// (as in CSS's `calc(a - b)`), and so does `to` before its `(` (else, in CSS, a function).
+const NAMESPACED: &str = r#"
+%layout _ ;
+sheet = ( _ rule )* _ ;
+rule  = sel _ "{" _ "}" ;
+sel   = "[" _ name _ "|" _ name _ "]" | name _ ":" _ name | name _ "-" _ name | "to" _ "(" _ name _ ")" ;
+_     = [ \n]* ;
+name  = [a-z]+ ;
+"#;
+
+/// The language [`NAMESPACED`] should have been.
+fn namespaced_accepts(input: &[u8]) -> Verdict {
+    fn ws(s: &str) -> &str {
+        s.trim_start_matches([' ', '\n'])
+    }
+    fn name(s: &str) -> Option<&str> {
+        let n = s.bytes().take_while(u8::is_ascii_lowercase).count();
+        (n > 0).then(|| &s[n..])
+    }
+    fn spaced(s: &str, token: char) -> Option<&str> {
+        let t = ws(s);
+        let u = t.strip_prefix(token).filter(|_| t.len() < s.len())?;
+        Some(ws(u)).filter(|v| v.len() < u.len())
+    }
+    fn sheet(s: &str) -> Option<()> {
+        let mut rest = ws(s);
+        while !rest.is_empty() {
+            let r = if let Some(r) = rest.strip_prefix('[') {
+                ws(name(name(ws(r))?.strip_prefix('|')?)?).strip_prefix(']')?
+            } else if let Some(r) = rest.strip_prefix("to") {
+                let t = ws(r).strip_prefix('(').filter(|_| ws(r).len() < r.len())?;
+                ws(name(ws(t))?).strip_prefix(')')?
+            } else {
+                let r = name(rest)?;
+                match r.strip_prefix(':') {
+                    Some(r) => name(r)?,
+                    None => name(spaced(r, '-')?)?,
+                }
+            };
+            rest = ws(ws(ws(r).strip_prefix('{')?).strip_prefix('}')?);
+        }
+        Some(())
+    }
+    verdict(std::str::from_utf8(input).ok().and_then(sheet).is_some())
+}
+
+#[test]
+fn the_layout_count_the_samples_and_the_parser_show_at_a_place_is_learned_first() {
+    let g = Grammar::from_text(NAMESPACED, "namespaced.grammar").unwrap();
+    let texts = [
+        "[a|b ] { }\nx:y{}",
+        "[ ns|attr ]{ }\n\nfoo:bar {}",
+        "p:q {} a - b{}",
+        "c -\nd { }",
+    ];
+    for t in texts {
+        assert_eq!(namespaced_accepts(t.as_bytes()), Verdict::Accepted, "{t:?}");
+    }
+    let trees = trees_of(&g, &texts);
+    let judge = Judge::new(&namespaced_accepts);
+    let mut probed = HashMap::new();
+    let facts = Facts::new(&g, &trees);
+    // No sample has `to`: the layout after it is learned from a rejected input.
+    // It is rejected for its `: ` too, which the probe makes good around the `to`.
+    let rejected = trees_of(&g, &["a: b{} to(b ){}"]);
+    let good = Good::new(&g, &trees);
+    let edits = layout_edits(&g, &trees, &rejected, &facts, &good, &judge, &mut probed, 2);
+    let (sel, layout) = (g.symbol_by_name("sel").unwrap(), g.symbol_by_name("_").unwrap());
+    let mut found: Vec<(Option<usize>, usize, u32, Option<u32>)> = edits
+        .iter()
+        .map(|(change, ..)| match *change {
+            Change::Bound {
+                sym,
+                place: Some(p),
+                min,
+                max,
+            } if sym == layout && p.parent == sel => (p.alt, p.item, min, max),
+            ref other => panic!("{other:?}"),
+        })
+        .collect();
+    found.sort();
+    // Never around `|` and `:`, always around `-`; where the samples differ (after `[`, before
+    // `{`), or the parser takes the other count (every sample has layout before `]`), no edit.
+    assert_eq!(
+        found,
+        [
+            (Some(0), 3, 0, Some(0)),
+            (Some(0), 5, 0, Some(0)),
+            (Some(1), 1, 0, Some(0)),
+            (Some(1), 3, 0, Some(0)),
+            (Some(2), 1, 1, None),
+            (Some(2), 3, 1, None),
+            (Some(3), 1, 1, None),
+        ]
+    );
+    // Each with the input that shows it: a probe the parser rejects in the samples, the
+    // rejected input itself where the probe was accepted.
+    for (_, input, _) in &edits {
+        assert_eq!(
+            namespaced_accepts(input),
+            Verdict::Rejected,
+            "{:?}",
+            String::from_utf8_lossy(input)
+        );
+    }
+    assert!(
+        layout_edits(&g, &trees, &[], &facts, &good, &judge, &mut probed, 2).is_empty(),
+        "a place the samples reach is probed once"
+    );
+    let samples = named_samples("sample", &texts);
+    let (refined, edits) = refined_to_targets(&g, &samples, &namespaced_accepts, 2);
+    let r = &refined.grammar;
+    for (input, ok) in [
+        ("[a |b]{}", false),
+        ("a: b{}", false),
+        ("a-b{}", false),
+        ("[ a|b ]{}", true),
+        ("a  -\nb{}", true),
+    ] {
+        assert_eq!(parses(r, input.as_bytes()), ok, "{input:?}\n{edits}");
+    }
+}
