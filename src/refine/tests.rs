@@ -2758,8 +2758,8 @@ fn the_layout_count_the_samples_and_the_parser_show_at_a_place_is_learned_first(
             (Some(3), 1, 1, None),
         ]
     );
-    // Each with the input that shows it: a probe the parser rejects in the samples, the
-    // rejected input itself where the probe was accepted.
+    // Each with the input that shows it: a probe of a sample the parser rejects, or the
+    // rejected input made good around the layout, where the probe of it was accepted.
     for (_, input, _) in &edits {
         assert_eq!(
             namespaced_accepts(input),
@@ -2781,6 +2781,8 @@ fn the_layout_count_the_samples_and_the_parser_show_at_a_place_is_learned_first(
         ("a-b{}", false),
         ("[ a|b ]{}", true),
         ("a  -\nb{}", true),
+        ("to(a){}", false),
+        ("to (a){}", true),
     ] {
         assert_eq!(parses(r, input.as_bytes()), ok, "{input:?}\n{edits}");
     }
