@@ -2529,7 +2529,17 @@ fn unseen_choice(
             // which the samples never write): the nearest rule above that the samples have,
             // with this alternative's own forms inside, put where a sample has that rule.
             // Accepted, the alternative is valid there, and what is around it is to blame.
-            if same.is_empty() && other.is_empty() && accepted_lifted(g, tree, node, &made, trees, judge, false) {
+            // (In varied forms too: Rust's `<T as Tr>::X` needs a trait where the cheapest has
+            // `!`, and dropped here, where every use of `bracketed_type` is, it took every
+            // qualified path of the held-out files with it.)
+            if same.is_empty()
+                && other.is_empty()
+                && (accepted_lifted(g, tree, node, &made, trees, judge, false) || {
+                    let varied = varied_forms(g, symbol, alt, ELSEWHERE_FORMS);
+                    let varied: Vec<(&Tree, NodeId)> = varied.iter().map(|(t, _)| (t, t.root())).collect();
+                    accepted_lifted(g, tree, node, &varied, trees, judge, false)
+                })
+            {
                 return Vec::new();
             }
             if accepted_in(g, &other, &made, judge) {
