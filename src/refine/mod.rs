@@ -2259,8 +2259,11 @@ fn layout_edits(
         let NodeKind::Repeat { symbol } = tree.kind(node) else {
             return None;
         };
+        if !g.layouts().contains(&symbol) {
+            return None;
+        }
         let place = place_of(g, tree, node).filter(|p| p.parent != g.start())?;
-        g.layouts().contains(&symbol).then_some((place, symbol))
+        Some((place, symbol))
     };
     // What a place of a layout repetition has: its symbol, the fewest and most iterations
     // there, and per tree the nodes (the samples', or the rejected inputs').
@@ -2329,8 +2332,9 @@ fn layout_edits(
     let mut probes: Vec<(Change, Spots<'_>, usize, bool)> = Vec::new();
     // The samples' places where they agree: every probe must be rejected.
     for (place, sym, fewest, most, spots) in seen(trees, layout_at, |_, _| true) {
-        if (most == 0 || fewest > 0) && !probed.contains_key(&layout_key(g, place)) {
-            probed.insert(layout_key(g, place), LAYOUT_TRIES);
+        let key = layout_key(g, place);
+        if (most == 0 || fewest > 0) && !probed.contains_key(&key) {
+            probed.insert(key, LAYOUT_TRIES);
             let n = usize::from(fewest == 0);
             // One node per sample first, then the rest.
             let (mut first, mut more) = (Vec::new(), Vec::new());
@@ -2376,10 +2380,12 @@ fn layout_edits(
             let input = t.unparse();
             let shown = || tree.unparse_node(nodes[0]);
             match (judge.verdict(&input) == Verdict::Accepted, *any) {
-                (true, true) if judge.verdict(&base.unparse()) != Verdict::Accepted => {
-                    return Some((change.clone(), base.unparse(), shown()))
+                (true, true) => {
+                    let before = base.unparse();
+                    if judge.verdict(&before) != Verdict::Accepted {
+                        return Some((change.clone(), before, shown()));
+                    }
                 }
-                (true, true) => {}
                 (true, false) => return None,
                 (false, true) => {}
                 (false, false) => {
@@ -2513,6 +2519,10 @@ fn unseen_choice(
             // the samples' contexts (an `impl` in a module's body, where a trait's is wrong), it
             // is wrong in this context only, and dropped in a copy of the rule that holds it for
             // this context.
+            // The alternative's varied forms ([`varied_forms`]), made once where two checks
+            // below need them.
+            let varied = std::cell::OnceCell::new();
+            let varied_here = || varied_forms(g, symbol, alt, ELSEWHERE_FORMS);
             let context = context_of(g, tree, node);
             let (same, other): (Vec<_>, Vec<_>) = spots_in_contexts(g, trees, symbol, place, CONTEXTS + 1)
                 .into_iter()
@@ -2534,11 +2544,16 @@ fn unseen_choice(
             // qualified path of the held-out files with it.)
             if same.is_empty()
                 && other.is_empty()
-                && (accepted_lifted(g, tree, node, &made, trees, judge, false) || {
-                    let varied = varied_forms(g, symbol, alt, ELSEWHERE_FORMS);
-                    let varied: Vec<(&Tree, NodeId)> = varied.iter().map(|(t, _)| (t, t.root())).collect();
-                    accepted_lifted(g, tree, node, &varied, trees, judge, false)
-                })
+                && (accepted_lifted(g, tree, node, &made, trees, judge, false)
+                    || accepted_lifted(
+                        g,
+                        tree,
+                        node,
+                        &roots(varied.get_or_init(&varied_here)),
+                        trees,
+                        judge,
+                        false,
+                    ))
             {
                 return Vec::new();
             }
@@ -2579,8 +2594,7 @@ fn unseen_choice(
             // the cheapest forms have `!`.
             let elsewhere = accepted_in(g, &spots, &forms, judge)
                 || (!seen(None) && {
-                    let varied = varied_forms(g, symbol, alt, ELSEWHERE_FORMS);
-                    let varied: Vec<(&Tree, NodeId)> = varied.iter().map(|(t, _)| (t, t.root())).collect();
+                    let varied = roots(varied.get_or_init(&varied_here));
                     accepted_in(g, &spots, &varied, judge)
                         || (spots.is_empty() && accepted_lifted(g, tree, node, &varied, trees, judge, true))
                 });
@@ -2912,6 +2926,11 @@ fn varied_forms(g: &Grammar, symbol: SymbolId, alt: u32, n: usize) -> Vec<(Tree,
         }
     }
     out
+}
+
+/// Each of `forms` (as [`varied_forms`] makes them) as a spot: the tree and its root.
+fn roots<T>(forms: &[(Tree, T)]) -> Vec<(&Tree, NodeId)> {
+    forms.iter().map(|(t, _)| (t, t.root())).collect()
 }
 
 /// The edit inside the alternative at `node` (at `place`) when [`another_form`] found it

@@ -1050,9 +1050,7 @@ fn an_alternative_valid_at_its_place_in_another_context_is_dropped_in_a_copy_for
         "mod a{fn b;}trait c{fn d;}impl e{}",
         "trait f{fn g;fn h;}mod i{mod j{fn k;}}",
     ];
-    for t in texts {
-        assert_eq!(bodies_accepts(t.as_bytes()), Verdict::Accepted, "{t}");
-    }
+    assert_all_accepted(&texts, &bodies_accepts);
     let trees = trees_of(&g, &texts);
     let judge = Judge::new(&bodies_accepts);
     let good = Good::new(&g, &trees);
@@ -1134,9 +1132,7 @@ fn fn_types_accepts(input: &[u8]) -> Verdict {
 fn an_alternative_valid_in_another_form_loses_only_the_wrong_form() {
     let g = Grammar::from_text(FN_TYPES, "fntypes.grammar").unwrap();
     let texts = ["let a:b;let c:F();let d:v<u>;", "let e:fn();let g:w<x>;let h:fn();"];
-    for t in texts {
-        assert_eq!(fn_types_accepts(t.as_bytes()), Verdict::Accepted, "{t}");
-    }
+    assert_all_accepted(&texts, &fn_types_accepts);
     assert_eq!(fn_types_accepts(b"let a:v<F()>;"), Verdict::Rejected);
     assert_eq!(fn_types_accepts(b"let a:v<fn()>;"), Verdict::Accepted);
     let samples = named_samples("sample", &texts);
@@ -1186,6 +1182,13 @@ fn attributes_accepts(input: &[u8]) -> Verdict {
 }
 
 /// The derivation trees of `texts` (each must parse).
+/// Asserts that `accept` takes every one of `texts` (a test's samples must be in the language).
+fn assert_all_accepted(texts: &[&str], accept: &dyn Fn(&[u8]) -> Verdict) {
+    for t in texts {
+        assert_eq!(accept(t.as_bytes()), Verdict::Accepted, "{t:?}");
+    }
+}
+
 fn trees_of(g: &Grammar, texts: &[&str]) -> Vec<Tree> {
     texts
         .iter()
@@ -2718,9 +2721,7 @@ fn the_layout_count_the_samples_and_the_parser_show_at_a_place_is_learned_first(
         "p:q {} a - b{}",
         "c -\nd { }",
     ];
-    for t in texts {
-        assert_eq!(namespaced_accepts(t.as_bytes()), Verdict::Accepted, "{t:?}");
-    }
+    assert_all_accepted(&texts, &namespaced_accepts);
     let trees = trees_of(&g, &texts);
     let judge = Judge::new(&namespaced_accepts);
     let mut probed = HashMap::new();
