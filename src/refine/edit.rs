@@ -95,6 +95,24 @@ pub enum Change {
         /// Whether the optional part must be there with `alt` (else it must be absent).
         present: bool,
     },
+    /// Alternative `alt` of `sym`, where `place` uses it, only after the texts `words` of the
+    /// item `key` of the same alternative (a function's name), which the samples write there
+    /// with it: the parent's alternative is split in two, one where `sym` has no `alt`, and
+    /// one where `sym` is `alt` alone and `key` is a copy of its rule whose generated texts
+    /// are drawn from `words` (`%values`: parsing is not changed, and nor is the language).
+    /// SQL's `EXTRACT(YEAR FROM d)`: no other function takes `FROM` between its arguments.
+    Keyed {
+        /// The choice symbol.
+        sym: SymbolId,
+        /// Its alternative that goes with the words.
+        alt: usize,
+        /// Where `sym` is used.
+        place: Place,
+        /// The key's item in the same alternative.
+        key: usize,
+        /// The key's texts the samples have with `alt` there, most used first.
+        words: Vec<Vec<u8>>,
+    },
     /// The class at `place` becomes `class` (fewer members).
     NarrowClass {
         /// Where the class terminal is used.
@@ -261,6 +279,23 @@ impl Change {
                 place.item + 1,
                 place.alt.map_or(1, |a| a + 1)
             ),
+            Change::Keyed {
+                sym,
+                alt,
+                place,
+                key,
+                words,
+            } => format!(
+                "alternative {} of `{}` ({}) only after {} spelled {}, in `{}` (item {} of its alternative {})",
+                alt + 1,
+                name(*sym),
+                alternative_text(g, *sym, *alt),
+                place_item(g.symbols(), Place { item: *key, ..*place }).map_or_else(String::new, |i| g.item_written(i)),
+                shown_words(words),
+                name(place.parent),
+                place.item + 1,
+                place.alt.map_or(1, |a| a + 1)
+            ),
             Change::NarrowClass { place, class } => format!(
                 "narrowed class {} in `{}` to {}",
                 item_text(g, *place),
@@ -294,28 +329,32 @@ impl Change {
                 g.item_text(Item::Symbol(*sym)),
                 name(place.parent)
             ),
-            Change::Values { sym, words } => {
-                let shown: Vec<String> = words
-                    .iter()
-                    .take(8)
-                    .map(|w| format!("{:?}", String::from_utf8_lossy(w)))
-                    .collect();
-                let more = if words.len() > 8 {
-                    format!(" and {} more", words.len() - 8)
-                } else {
-                    String::new()
-                };
-                format!(
-                    "`{}` drawn from the {} text(s) the parser takes: {}{more}",
-                    name(*sym),
-                    words.len(),
-                    shown.join(", ")
-                )
-            }
+            Change::Values { sym, words } => format!(
+                "`{}` drawn from the {} text(s) the parser takes: {}",
+                name(*sym),
+                words.len(),
+                shown_words(words)
+            ),
             Change::Distinct { name: n, scope } => {
                 format!("`{}` kept distinct within one `{}`", name(*n), name(*scope))
             }
         }
+    }
+}
+
+/// Words an edit's description shows.
+const WORDS_SHOWN: usize = 8;
+
+/// The first [`WORDS_SHOWN`] of `words`, quoted, and how many more there are.
+fn shown_words(words: &[Vec<u8>]) -> String {
+    let shown: Vec<String> = words
+        .iter()
+        .take(WORDS_SHOWN)
+        .map(|w| format!("{:?}", String::from_utf8_lossy(w)))
+        .collect();
+    match words.len().saturating_sub(WORDS_SHOWN) {
+        0 => shown.join(", "),
+        more => format!("{} and {more} more", shown.join(", ")),
     }
 }
 
@@ -661,6 +700,71 @@ fn specialize(
     Ok(vec![name, parent])
 }
 
+/// Splits the alternative of `place.parent` that holds `place` in two: there `sym` becomes a
+/// copy for the place with the alternatives `without`, and a new alternative of the parent
+/// has, in `sym`'s place, a rule of `only` alone, and at item `other` `at_other` (nothing
+/// where `None`). Every group of the new alternative is its own. The named rules changed or
+/// added.
+fn split_in_two(
+    g: &Grammar,
+    symbols: &mut Vec<Symbol>,
+    sym: SymbolId,
+    place: Place,
+    (without, only): (Vec<Alternative>, Alternative),
+    other: usize,
+    at_other: Option<Item>,
+) -> Result<Vec<String>, &'static str> {
+    let parent_name = owner_name(g, place.parent);
+    let (Some(k), Body::Choice(parent_alts)) = (place.alt, &symbols[place.parent.index()].body) else {
+        return Err("not in a sequence");
+    };
+    let split = parent_alts.get(k).cloned().ok_or("no such alternative")?;
+    if other >= split.items.len() || other == place.item {
+        return Err("no such item");
+    }
+    let original = symbols[sym.index()].clone();
+    let alone = SymbolId(symbols.len() as u32);
+    symbols.push(Symbol {
+        name: if original.synthetic {
+            original.name.clone()
+        } else {
+            specialized_name(symbols, &original.name, &parent_name)
+        },
+        body: Body::Choice(vec![only]),
+        span: original.span,
+        synthetic: original.synthetic,
+    });
+    // The rule's groups, which `sym` keeps too.
+    own_groups(symbols, alone);
+    let mut items = split.items.clone();
+    items[place.item] = Item::Symbol(alone);
+    match at_other {
+        Some(item) => items[other] = item,
+        None => drop(items.remove(other)),
+    }
+    // Held by a group of its own whose groups are copies, so that no group is used twice.
+    let holder = SymbolId(symbols.len() as u32);
+    symbols.push(Symbol {
+        name: parent_name.clone(),
+        body: Body::Choice(vec![Alternative { items, ..split }]),
+        span: symbols[place.parent.index()].span,
+        synthetic: true,
+    });
+    own_groups(symbols, holder);
+    let Body::Choice(mut held) = symbols[holder.index()].body.clone() else {
+        return Err("not a sequence");
+    };
+    let second = held.remove(0);
+    let mut rules = specialize(g, symbols, sym, place, Body::Choice(without))?;
+    let Body::Choice(parent_alts) = &mut symbols[place.parent.index()].body else {
+        return Err("not in a sequence");
+    };
+    parent_alts.push(second);
+    rules.push(parent_name);
+    rules.dedup();
+    Ok(rules)
+}
+
 /// Gives the new rule `id` copies of the groups its body uses, named `rule.N`: a group is
 /// used in one place only, and is edited there in place, so a copy must not share its groups
 /// with the rule it was copied from.
@@ -823,16 +927,10 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
             other,
             present,
         } => {
-            let (Some(k), Body::Choice(parent_alts)) = (place.alt, &symbols[place.parent.index()].body) else {
-                return impossible("not in a sequence");
-            };
-            let Some(split) = parent_alts.get(k).cloned() else {
-                return impossible("no such alternative");
-            };
-            if *other == place.item || split.items.get(place.item) != Some(&Item::Symbol(*sym)) {
+            if place.alt.is_none() || place_item(symbols, *place) != Some(Item::Symbol(*sym)) {
                 return impossible("the place does not use the rule");
             }
-            let Some(&Item::Symbol(optional)) = split.items.get(*other) else {
+            let Some(Item::Symbol(optional)) = place_item(symbols, Place { item: *other, ..*place }) else {
                 return impossible("no optional part there");
             };
             let Body::Optional(inner) = symbols[optional.index()].body else {
@@ -886,48 +984,66 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
                 }
                 _ => return impossible("no other alternative would be left"),
             };
-            // The second alternative: `sym` as `alt` alone, the optional part fixed. It is held
-            // by a group of its own whose groups are copies, so that no group is used twice.
-            let alone = SymbolId(symbols.len() as u32);
-            symbols.push(Symbol {
-                name: if original.synthetic {
-                    original.name.clone()
-                } else {
-                    specialized_name(symbols, &original.name, &owner_name(g, place.parent))
-                },
-                body: Body::Choice(vec![only]),
-                span: original.span,
-                synthetic: original.synthetic,
-            });
-            if within.is_some() {
-                // The rule's other groups, which `sym` keeps too.
-                own_groups(symbols, alone);
+            let at_other = present.then_some(inner);
+            split_in_two(g, symbols, *sym, *place, (without, only), *other, at_other).or_else(&impossible)
+        }
+        Change::Keyed {
+            sym,
+            alt,
+            place,
+            key,
+            words,
+        } => {
+            if place.alt.is_none() || place_item(symbols, *place) != Some(Item::Symbol(*sym)) {
+                return impossible("the place does not use the rule");
             }
-            let mut items = split.items.clone();
-            items[place.item] = Item::Symbol(alone);
-            if *present {
-                items[*other] = inner;
-            } else {
-                items.remove(*other);
+            let Some(Item::Symbol(key_sym)) = place_item(symbols, Place { item: *key, ..*place }) else {
+                return impossible("no rule at the key");
+            };
+            let key_rule = symbols[key_sym.index()].clone();
+            let original = symbols[sym.index()].clone();
+            let Body::Choice(alts) = &original.body else {
+                return impossible("not a choice");
+            };
+            if key_rule.synthetic || words.is_empty() || alts.len() < 2 || *alt >= alts.len() {
+                return impossible("the key is no named rule, no words, or no other alternative would be left");
             }
-            let holder = SymbolId(symbols.len() as u32);
+            let mut without = alts.clone();
+            let only = without.remove(*alt);
+            let parent_name = owner_name(g, place.parent);
+            // The key of the second alternative, where `sym` is `alt` alone: a copy of its rule.
+            let keyed = SymbolId(symbols.len() as u32);
+            let keyed_name = specialized_name(symbols, &key_rule.name, &parent_name);
             symbols.push(Symbol {
-                name: owner_name(g, place.parent),
-                body: Body::Choice(vec![Alternative { items, ..split }]),
-                span: symbols[place.parent.index()].span,
-                synthetic: true,
+                name: keyed_name.clone(),
+                ..key_rule.clone()
             });
-            own_groups(symbols, holder);
-            let Body::Choice(mut held) = symbols[holder.index()].body.clone() else {
-                return impossible("not a sequence");
-            };
-            let second = held.remove(0);
-            let mut rules = specialize(g, symbols, *sym, *place, Body::Choice(without)).or_else(&impossible)?;
-            let Body::Choice(parent_alts) = &mut symbols[place.parent.index()].body else {
-                return impossible("not in a sequence");
-            };
-            parent_alts.push(second);
-            rules.push(owner_name(g, place.parent));
+            own_groups(symbols, keyed);
+            let mut rules = split_in_two(
+                g,
+                symbols,
+                *sym,
+                *place,
+                (without, only),
+                *key,
+                Some(Item::Symbol(keyed)),
+            )
+            .or_else(&impossible)?;
+            // The copy's texts drawn from the words (its own `%values`, drawn after the rule's).
+            let base = crate::grammar::base_name(&key_rule.name).to_string();
+            let source_name = values_name(symbols, &base);
+            symbols.push(Symbol {
+                name: source_name.clone(),
+                body: Body::Choice(word_alternatives(terminals, words, key_rule.span)),
+                span: key_rule.span,
+                synthetic: false,
+            });
+            values.push(Values {
+                names: vec![keyed],
+                source: SymbolId(symbols.len() as u32 - 1),
+            });
+            rules.extend([keyed_name, source_name]);
+            rules.sort();
             rules.dedup();
             Ok(rules)
         }
@@ -1056,24 +1172,8 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
             }
             let span = original.span;
             let base = crate::grammar::base_name(&original.name).to_string();
-            let alts = words
-                .iter()
-                .map(|w| Alternative {
-                    items: if w.is_empty() {
-                        Vec::new()
-                    } else {
-                        vec![Item::Terminal(literal(terminals, w))]
-                    },
-                    weight: None,
-                    prec: None,
-                    span,
-                })
-                .collect();
-            let taken = |n: &str| symbols.iter().any(|s| s.name == n);
-            let name = std::iter::once(format!("{base}_values"))
-                .chain((2..).map(|k| format!("{base}_values_{k}")))
-                .find(|n| !taken(n))
-                .expect("some name is free");
+            let alts = word_alternatives(terminals, words, span);
+            let name = values_name(symbols, &base);
             // A second edit of the same rule replaces the words of the first. A copy's words
             // are its own (what `%values` covers when it names the copy): CSS's strings after
             // `@namespace`, or its integers in a media query (`768px`), are no words for
@@ -1113,6 +1213,32 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
             Ok(vec![owner_name(g, *name)])
         }
     }
+}
+
+/// A rule's alternatives for `words`, one literal each (none for the empty word).
+fn word_alternatives(terminals: &mut Vec<Terminal>, words: &[Vec<u8>], span: crate::grammar::Span) -> Vec<Alternative> {
+    words
+        .iter()
+        .map(|w| Alternative {
+            items: if w.is_empty() {
+                Vec::new()
+            } else {
+                vec![Item::Terminal(literal(terminals, w))]
+            },
+            weight: None,
+            prec: None,
+            span,
+        })
+        .collect()
+}
+
+/// A free name for the rule of words of `base`: `base_values`, else with a number.
+fn values_name(symbols: &[Symbol], base: &str) -> String {
+    let taken = |n: &str| symbols.iter().any(|s| s.name == n);
+    std::iter::once(format!("{base}_values"))
+        .chain((2..).map(|k| format!("{base}_values_{k}")))
+        .find(|n| !taken(n))
+        .expect("some name is free")
 }
 
 /// Whether `name` is a copy [`specialized_name`] made for a place in `parent`.

@@ -1091,7 +1091,10 @@ fn propose(
     judge: &Judge<'_>,
     jobs: usize,
 ) -> Vec<Change> {
-    let mut out = rule_edits(g, culprit, trees, good, facts, judge, jobs);
+    // A choice the samples make only after certain words (a function's name) says more than
+    // any drop of it: tried first, where the samples and the parser both show it.
+    let mut out: Vec<Change> = keyed_choice(g, culprit, trees, texts, judge).into_iter().collect();
+    out.extend(rule_edits(g, culprit, trees, good, facts, judge, jobs));
     out.extend(distinct_edit(g, culprit, texts, judge));
     out.extend(values_edit(g, culprit, trees, texts, judge));
     out
@@ -1241,6 +1244,106 @@ fn word_out_of_place(g: &Grammar, tree: &Tree, node: NodeId, trees: &[Tree], jud
         });
         if fits {
             return Some(change);
+        }
+    }
+    None
+}
+
+/// Levels above a culprit (itself the first) that [`keyed_choice`] looks at for the choice.
+const KEY_WALK_UP: usize = 4;
+
+/// Most words of a key: more are no short list that goes with one form.
+const MAX_KEY_WORDS: usize = 16;
+
+/// The edit for a culprit whose choice (the culprit's, or one above it up to
+/// [`KEY_WALK_UP`]) the samples make at its place only after a few texts of a word beside it
+/// (a function's name) that the culprit's is not, where other choices there come after other
+/// words, and where the parser accepts the input with a sample's word put in place of the
+/// culprit's ([`Change::Keyed`]): SQL's `EXTRACT(YEAR FROM d)` is the one call with `FROM`
+/// among its arguments, and `unit_price(x FROM y)` is no SQL.
+fn keyed_choice(
+    g: &Grammar,
+    culprit: &Culprit,
+    trees: &[Tree],
+    texts: &Texts<'_>,
+    judge: &Judge<'_>,
+) -> Option<Change> {
+    let tree = &culprit.tree;
+    let levels = std::iter::once(culprit.node).chain(ancestors(tree, culprit.node));
+    for node in levels.take(KEY_WALK_UP) {
+        let NodeKind::Rule { symbol, alt } = tree.kind(node) else {
+            continue;
+        };
+        let alt = alt as usize;
+        let (Some(place), Some(parent)) = (place_of(g, tree, node), tree.parent(node)) else {
+            continue;
+        };
+        if g.symbol(symbol).alternatives().len() < 2 || place.alt.is_none() {
+            continue;
+        }
+        for (key, sibling) in tree.children(parent).enumerate() {
+            let Some(key_sym) = tree.kind(sibling).symbol().filter(|&k| k != symbol) else {
+                continue;
+            };
+            if g.symbol(key_sym).synthetic || texts.words(key_sym).is_none() {
+                continue;
+            }
+            // The key's texts in the samples at this place: with the culprit's choice, and
+            // with the others.
+            let mut with: Vec<(&Tree, NodeId, Vec<u8>)> = Vec::new();
+            let mut others: HashSet<Vec<u8>> = HashSet::new();
+            for t in trees {
+                t.pre_order(t.root(), |n| {
+                    let NodeKind::Rule { symbol: s, alt: a } = t.kind(n) else {
+                        return;
+                    };
+                    if s != symbol || place_of(g, t, n) != Some(place) {
+                        return;
+                    }
+                    let Some(k) = t.parent(n).and_then(|p| t.children(p).nth(key)) else {
+                        return;
+                    };
+                    if t.kind(k).symbol().is_none() {
+                        return;
+                    }
+                    let text = t.unparse_node(k);
+                    if a as usize == alt {
+                        with.push((t, k, text));
+                    } else {
+                        others.insert(text.trim_ascii().to_vec());
+                    }
+                });
+            }
+            let mut words: Vec<(Vec<u8>, usize, &Tree, NodeId)> = Vec::new();
+            for (t, k, text) in with {
+                match words.iter_mut().find(|w| w.0 == text) {
+                    Some(w) => w.1 += 1,
+                    None => words.push((text, 1, t, k)),
+                }
+            }
+            words.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            let trimmed: HashSet<&[u8]> = words.iter().map(|w| w.0.trim_ascii()).collect();
+            let here = tree.unparse_node(sibling);
+            if words.is_empty()
+                || trimmed.len() > MAX_KEY_WORDS
+                || trimmed.contains(here.trim_ascii())
+                || others.iter().all(|o| trimmed.contains(&o[..]))
+            {
+                continue;
+            }
+            let fits = words.iter().take(WORD_PROBES).all(|&(_, _, t, k)| {
+                replaced(g, tree, sibling, &Replacement::Subtree(t, k))
+                    .is_some_and(|b| judge.verdict(&b) == Verdict::Accepted)
+            });
+            if fits {
+                return Some(Change::Keyed {
+                    sym: symbol,
+                    alt,
+                    place,
+                    key,
+                    words: words.into_iter().map(|w| w.0).collect(),
+                });
+            }
         }
     }
     None

@@ -2788,3 +2788,119 @@ fn the_layout_count_the_samples_and_the_parser_show_at_a_place_is_learned_first(
         assert_eq!(parses(r, input.as_bytes()), ok, "{input:?}\n{edits}");
     }
 }
+
+/// Calls whose second form (`name FROM expr` between the parentheses) only `extract` takes,
+/// where the grammar lets any function take it, as SQL's tree-sitter grammar does.
+const KEYED: &str = r#"
+%layout _ ;
+program = ( _ stmt _ ";" )* _ ;
+stmt    = "select" _ expr ( _ "," _ expr )* ;
+expr    = call | name ;
+call    = name _ ( "(" _ expr _ ")" | "(" _ name _ "FROM" _ expr _ ")" ) ;
+name    = [a-z]+ ;
+_       = [ \n]* ;
+"#;
+
+/// The language [`KEYED`] should have been: `FROM` inside the parentheses of `extract` only.
+fn keyed_accepts(input: &[u8]) -> Verdict {
+    static GRAMMAR: std::sync::OnceLock<Grammar> = std::sync::OnceLock::new();
+    let g = GRAMMAR.get_or_init(|| Grammar::from_text(KEYED, "keyed.grammar").unwrap());
+    if !parses(g, input) {
+        return Verdict::Rejected;
+    }
+    // The callee of each open parenthesis, innermost last.
+    let (mut callees, mut word): (Vec<Vec<u8>>, Vec<u8>) = (Vec::new(), Vec::new());
+    let mut last = Vec::new();
+    // Words as the grammar reads them: runs of one case (`xFROMy` is `x FROM y`).
+    for (i, &b) in input.iter().enumerate() {
+        if b.is_ascii_alphabetic() {
+            word.push(b);
+            if input
+                .get(i + 1)
+                .is_some_and(|c| c.is_ascii_alphabetic() && c.is_ascii_lowercase() == b.is_ascii_lowercase())
+            {
+                continue;
+            }
+        }
+        if !word.is_empty() {
+            if word == b"FROM" && callees.last().map(Vec::as_slice) != Some(b"extract") {
+                return Verdict::Rejected;
+            }
+            last = std::mem::take(&mut word);
+        }
+        match b {
+            b'(' => callees.push(std::mem::take(&mut last)),
+            b')' => drop(callees.pop()),
+            _ => {}
+        }
+    }
+    Verdict::Accepted
+}
+
+#[test]
+fn a_choice_the_samples_make_after_one_word_only_is_keyed_to_it() {
+    let g = Grammar::from_text(KEYED, "keyed.grammar").unwrap();
+    let texts = [
+        "select extract(year FROM d);",
+        "select f(x), g(h(y));",
+        "select count(z);\nselect extract(month FROM e), sum(a);",
+        "select max(m), extract(day FROM  k);",
+    ];
+    assert_all_accepted(&texts, &keyed_accepts);
+    let trees = trees_of(&g, &texts);
+    let judge = Judge::new(&keyed_accepts);
+    let texts_of = Texts::new(&g, &trees);
+    let input = b"select f(x FROM y);".to_vec();
+    assert_eq!(keyed_accepts(&input), Verdict::Rejected);
+    let tree = Parser::new(&g).parse(&input).unwrap();
+    let culprit = Culprit {
+        node: first_node(&tree, |n| {
+            tree.unparse_node(n) == b"(x FROM y)" && tree.parent(n).is_some()
+        }),
+        tree,
+        input,
+    };
+    let change = keyed_choice(&g, &culprit, &trees, &texts_of, &judge).expect("a keyed choice");
+    let call = g.symbol_by_name("call").unwrap();
+    assert!(
+        matches!(&change, Change::Keyed { alt: 1, place, key: 0, words, .. }
+            if place.parent == call && words == &[b"extract".to_vec()]),
+        "{}",
+        change.describe(&g)
+    );
+    // The form with `FROM` after a sample's other words: no key.
+    let good_call = b"select count(x FROM y);".to_vec();
+    let tree = Parser::new(&g).parse(&good_call).unwrap();
+    let at_count = Culprit {
+        node: first_node(&tree, |n| {
+            tree.unparse_node(n) == b"(x FROM y)" && tree.parent(n).is_some()
+        }),
+        tree,
+        input: good_call,
+    };
+    let extract_only = |i: &[u8]| match i.windows(4).any(|w| w == b"FROM") {
+        true => Verdict::Rejected,
+        false => keyed_accepts(i),
+    };
+    assert!(keyed_choice(&g, &at_count, &trees, &texts_of, &Judge::new(&extract_only)).is_none());
+    // The language is the same; generated calls take `FROM` after `extract` only.
+    let applied = edit::apply(&g, std::slice::from_ref(&change), "keyed.grammar")
+        .unwrap()
+        .grammar;
+    for text in texts.iter().chain(&["select f(x FROM y);", "select g(a);"]) {
+        assert!(parses(&applied, text.as_bytes()), "{text}");
+    }
+    let rejected = |g: &Grammar| -> usize {
+        generated(g, &texts, 300, 7, 300)
+            .iter()
+            .flat_map(|(_, inputs)| inputs)
+            .filter(|i| keyed_accepts(i) == Verdict::Rejected)
+            .count()
+    };
+    assert!(rejected(&g) > 0, "the grammar as given makes calls no parser takes");
+    assert_eq!(rejected(&applied), 0, "{}", change.describe(&g));
+    // Found in a refinement, from the parser alone.
+    let (refined, edits) = refined_to_targets(&g, &named_samples("sample", &texts), &keyed_accepts, 3);
+    assert!(edits.contains("only after name spelled \"extract\""), "{edits}");
+    assert_eq!(rejected(&refined.grammar), 0, "{edits}");
+}
