@@ -700,6 +700,18 @@ fn specialize(
     Ok(vec![name, parent])
 }
 
+/// The rule at item `other` of the alternative that holds `place`, where that place, in a
+/// sequence, uses `sym` (the part [`Change::Apart`] and [`Change::Keyed`] split a choice by).
+fn rule_beside(symbols: &[Symbol], sym: SymbolId, place: Place, other: usize) -> Option<SymbolId> {
+    if place.alt.is_none() || other == place.item || place_item(symbols, place) != Some(Item::Symbol(sym)) {
+        return None;
+    }
+    match place_item(symbols, Place { item: other, ..place }) {
+        Some(Item::Symbol(s)) => Some(s),
+        _ => None,
+    }
+}
+
 /// Splits the alternative of `place.parent` that holds `place` in two: there `sym` becomes a
 /// copy for the place with the alternatives `without`, and a new alternative of the parent
 /// has, in `sym`'s place, a rule of `only` alone, and at item `other` `at_other` (nothing
@@ -927,11 +939,8 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
             other,
             present,
         } => {
-            if place.alt.is_none() || place_item(symbols, *place) != Some(Item::Symbol(*sym)) {
-                return impossible("the place does not use the rule");
-            }
-            let Some(Item::Symbol(optional)) = place_item(symbols, Place { item: *other, ..*place }) else {
-                return impossible("no optional part there");
+            let Some(optional) = rule_beside(symbols, *sym, *place, *other) else {
+                return impossible("the place does not use the rule, or no optional part beside it");
             };
             let Body::Optional(inner) = symbols[optional.index()].body else {
                 return impossible("no optional part there");
@@ -994,11 +1003,8 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
             key,
             words,
         } => {
-            if place.alt.is_none() || place_item(symbols, *place) != Some(Item::Symbol(*sym)) {
-                return impossible("the place does not use the rule");
-            }
-            let Some(Item::Symbol(key_sym)) = place_item(symbols, Place { item: *key, ..*place }) else {
-                return impossible("no rule at the key");
+            let Some(key_sym) = rule_beside(symbols, *sym, *place, *key) else {
+                return impossible("the place does not use the rule, or no rule at the key");
             };
             let key_rule = symbols[key_sym.index()].clone();
             let original = symbols[sym.index()].clone();

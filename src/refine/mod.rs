@@ -1281,6 +1281,8 @@ fn keyed_choice(
         if g.symbol(symbol).alternatives().len() < 2 || place.alt.is_none() {
             continue;
         }
+        // The samples' nodes of the choice at this place, found once for every key beside it.
+        let mut spots: Option<Vec<(&Tree, NodeId)>> = None;
         for (key, sibling) in tree.children(parent).enumerate() {
             let Some(key_sym) = tree.kind(sibling).symbol().filter(|&k| k != symbol) else {
                 continue;
@@ -1288,31 +1290,30 @@ fn keyed_choice(
             if g.symbol(key_sym).synthetic || texts.words(key_sym).is_none() {
                 continue;
             }
+            let spots = spots.get_or_insert_with(|| {
+                let here = |t: &Tree, n: NodeId| {
+                    matches!(t.kind(n), NodeKind::Rule { symbol: s, .. } if s == symbol)
+                        && place_of(g, t, n) == Some(place)
+                };
+                sample_spots(trees, here, usize::MAX)
+            });
             // The key's texts in the samples at this place: with the culprit's choice, and
             // with the others.
             let mut with: Vec<(&Tree, NodeId, Vec<u8>)> = Vec::new();
             let mut others: HashSet<Vec<u8>> = HashSet::new();
-            for t in trees {
-                t.pre_order(t.root(), |n| {
-                    let NodeKind::Rule { symbol: s, alt: a } = t.kind(n) else {
-                        return;
-                    };
-                    if s != symbol || place_of(g, t, n) != Some(place) {
-                        return;
-                    }
-                    let Some(k) = t.parent(n).and_then(|p| t.children(p).nth(key)) else {
-                        return;
-                    };
-                    if t.kind(k).symbol().is_none() {
-                        return;
-                    }
-                    let text = t.unparse_node(k);
-                    if a as usize == alt {
-                        with.push((t, k, text));
-                    } else {
-                        others.insert(text.trim_ascii().to_vec());
-                    }
-                });
+            for &(t, n) in spots.iter() {
+                let Some(k) = t.parent(n).and_then(|p| t.children(p).nth(key)) else {
+                    continue;
+                };
+                if t.kind(k).symbol().is_none() {
+                    continue;
+                }
+                let text = t.unparse_node(k);
+                if matches!(t.kind(n), NodeKind::Rule { alt: a, .. } if a as usize == alt) {
+                    with.push((t, k, text));
+                } else {
+                    others.insert(text.trim_ascii().to_vec());
+                }
             }
             let mut words: Vec<(Vec<u8>, usize, &Tree, NodeId)> = Vec::new();
             for (t, k, text) in with {
