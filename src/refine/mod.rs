@@ -873,12 +873,10 @@ fn generate_and_judge(
             rejected[usize::from(inverted)].push(tree);
         }
     }
-    for r in &mut rejected {
-        r.sort_by_key(Tree::len);
-    }
-    // Alternately from each mode, smallest first.
-    let [mut d, mut i] = rejected;
-    let (mut d, mut i) = (d.drain(..), i.drain(..));
+    // Alternately from each mode, in an order that takes the smallest and inputs of every size
+    // by turns (see [`spread_by_size`]).
+    let [d, i] = rejected.map(|r| spread_by_size(r, Tree::len));
+    let (mut d, mut i) = (d.into_iter(), i.into_iter());
     let mut out = Vec::new();
     loop {
         let (a, b) = (d.next(), i.next());
@@ -889,6 +887,54 @@ fn generate_and_judge(
         out.extend(b);
     }
     (out, accepted)
+}
+
+/// `inputs` in the order culprits are looked for: by turns the next smallest and the next of a
+/// sequence that spreads over all sizes (the middle one, then the quartiles, the octiles...).
+/// The smallest rejected inputs give the smallest culprits, but a fault that only a larger
+/// input has room for (an insert statement inside a `WITH` query) is never among them, so a
+/// refinement by the smallest alone edits around it round after round.
+fn spread_by_size<T>(mut inputs: Vec<T>, size: impl Fn(&T) -> usize) -> Vec<T> {
+    inputs.sort_by_key(|t| size(t));
+    let n = inputs.len();
+    let mut order: Vec<usize> = Vec::with_capacity(n);
+    let mut taken = vec![false; n];
+    let take = |k: usize, order: &mut Vec<usize>, taken: &mut Vec<bool>| {
+        if k < n && !taken[k] {
+            taken[k] = true;
+            order.push(k);
+        }
+    };
+    // The van der Corput sequence in base 2 scaled to n: 1/2, 1/4, 3/4, 1/8, ...
+    let spread = (1u64..).map(|j| {
+        let (mut x, mut f, mut j) = (0.0f64, 0.5f64, j);
+        while j > 0 {
+            x += f * (j & 1) as f64;
+            f /= 2.0;
+            j >>= 1;
+        }
+        (x * n as f64) as usize
+    });
+    let mut spread = spread.take(4 * n + 4);
+    let mut small = 0..n;
+    while order.len() < n {
+        let before = order.len();
+        if let Some(k) = small.next() {
+            take(k, &mut order, &mut taken);
+        }
+        // The next spread index not yet taken (a few may repeat at small n).
+        for k in spread.by_ref() {
+            if k < n && !taken[k] {
+                take(k, &mut order, &mut taken);
+                break;
+            }
+        }
+        if order.len() == before && small.is_empty() {
+            break;
+        }
+    }
+    let mut slots: Vec<Option<T>> = inputs.into_iter().map(Some).collect();
+    order.into_iter().filter_map(|k| slots[k].take()).collect()
 }
 
 /// What the samples do, for deciding an edit: per symbol the alternatives they use, and the
@@ -994,11 +1040,11 @@ fn alternative_tree(g: &Grammar, sym: SymbolId, alt: u32, good: Option<&Good<'_>
     let n = t.new_node(NodeKind::Rule { symbol: sym, alt });
     for &item in &g.symbol(sym).alternatives().get(alt as usize)?.items {
         let part = match item {
-            Item::Symbol(s) => good.and_then(|good| good.subtree(s, 0)),
+            Item::Symbol(s) => good.and_then(|good| good.subtree(s, 0)).map(|part| (s, part)),
             Item::Terminal(_) => None,
         };
         let c = match part {
-            Some((from, at)) => t.graft(from, at),
+            Some((s, (from, at))) => isolate::graft_as(g, &mut t, from, at, s),
             None => t.add_cheapest(g, item)?,
         };
         t.append_child(n, c);
