@@ -873,10 +873,12 @@ fn generate_and_judge(
             rejected[usize::from(inverted)].push(tree);
         }
     }
-    // Alternately from each mode, in an order that takes the smallest and inputs of every size
-    // by turns (see [`spread_by_size`]).
-    let [d, i] = rejected.map(|r| spread_by_size(r, Tree::len));
-    let (mut d, mut i) = (d.into_iter(), i.into_iter());
+    for r in &mut rejected {
+        r.sort_by_key(Tree::len);
+    }
+    // Alternately from each mode, smallest first.
+    let [mut d, mut i] = rejected;
+    let (mut d, mut i) = (d.drain(..), i.drain(..));
     let mut out = Vec::new();
     loop {
         let (a, b) = (d.next(), i.next());
@@ -887,54 +889,6 @@ fn generate_and_judge(
         out.extend(b);
     }
     (out, accepted)
-}
-
-/// `inputs` in the order culprits are looked for: by turns the next smallest and the next of a
-/// sequence that spreads over all sizes (the middle one, then the quartiles, the octiles...).
-/// The smallest rejected inputs give the smallest culprits, but a fault that only a larger
-/// input has room for (an insert statement inside a `WITH` query) is never among them, so a
-/// refinement by the smallest alone edits around it round after round.
-fn spread_by_size<T>(mut inputs: Vec<T>, size: impl Fn(&T) -> usize) -> Vec<T> {
-    inputs.sort_by_key(|t| size(t));
-    let n = inputs.len();
-    let mut order: Vec<usize> = Vec::with_capacity(n);
-    let mut taken = vec![false; n];
-    let take = |k: usize, order: &mut Vec<usize>, taken: &mut Vec<bool>| {
-        if k < n && !taken[k] {
-            taken[k] = true;
-            order.push(k);
-        }
-    };
-    // The van der Corput sequence in base 2 scaled to n: 1/2, 1/4, 3/4, 1/8, ...
-    let spread = (1u64..).map(|j| {
-        let (mut x, mut f, mut j) = (0.0f64, 0.5f64, j);
-        while j > 0 {
-            x += f * (j & 1) as f64;
-            f /= 2.0;
-            j >>= 1;
-        }
-        (x * n as f64) as usize
-    });
-    let mut spread = spread.take(4 * n + 4);
-    let mut small = 0..n;
-    while order.len() < n {
-        let before = order.len();
-        if let Some(k) = small.next() {
-            take(k, &mut order, &mut taken);
-        }
-        // The next spread index not yet taken (a few may repeat at small n).
-        for k in spread.by_ref() {
-            if k < n && !taken[k] {
-                take(k, &mut order, &mut taken);
-                break;
-            }
-        }
-        if order.len() == before && small.is_empty() {
-            break;
-        }
-    }
-    let mut slots: Vec<Option<T>> = inputs.into_iter().map(Some).collect();
-    order.into_iter().filter_map(|k| slots[k].take()).collect()
 }
 
 /// What the samples do, for deciding an edit: per symbol the alternatives they use, and the
@@ -3423,11 +3377,22 @@ fn narrowed_class(
     let place = place_of(g, tree, node);
     let at_end = |t: &Tree, n: NodeId| end.is_none_or(|last| is_end(t, n, last));
     // Leaves of the class at the same place of the same rule (and the same end) in the samples.
-    let spots = sample_spots(
+    // The whole class is narrowed only by what is rejected inside a repetition of it too, where
+    // the samples have one: Rust's `!` is wrong first in a block comment (`/*!` is an inner doc
+    // comment), not in `/* x != 0 */`.
+    let inner = |t: &Tree, n: NodeId| end.is_some() || amid_repetition(t, n);
+    let mut spots = sample_spots(
         trees,
-        |t, n| class_leaf_at(g, t, n, terminal, place) && at_end(t, n),
+        |t, n| class_leaf_at(g, t, n, terminal, place) && at_end(t, n) && inner(t, n),
         SAMPLE_CONTEXTS,
     );
+    if spots.is_empty() {
+        spots = sample_spots(
+            trees,
+            |t, n| class_leaf_at(g, t, n, terminal, place) && at_end(t, n),
+            SAMPLE_CONTEXTS,
+        );
+    }
     // Every ASCII member, and a few of each non-ASCII block (first, middle, last of its parts).
     let mut chars: Vec<char> = (0..128u32)
         .filter(|&c| class.contains(c))
@@ -3480,6 +3445,22 @@ fn narrowed_class(
     }
     let narrowed = CharClass::new(&keep, false);
     (narrowed != *class).then_some(narrowed)
+}
+
+/// Whether `node` is in an iteration of the nearest repetition above it (up to three levels)
+/// that is neither its first nor its last.
+fn amid_repetition(tree: &Tree, node: NodeId) -> bool {
+    let mut child = node;
+    for _ in 0..3 {
+        let Some(parent) = tree.parent(child) else {
+            return false;
+        };
+        if let NodeKind::Repeat { .. } = tree.kind(parent) {
+            return !is_end(tree, child, false) && end_child(tree, parent, true) != Some(child);
+        }
+        child = parent;
+    }
+    false
 }
 
 /// Whether the parser accepts the input of `tree` with the class leaf `node` (of `terminal`)

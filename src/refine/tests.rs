@@ -539,35 +539,6 @@ fn isolation_finds_one_of_two_faults_in_a_copy_the_samples_never_use() {
 }
 
 #[test]
-fn culprits_are_looked_for_in_the_smallest_inputs_and_in_inputs_of_every_size() {
-    let sizes: Vec<usize> = (0..100).map(|k| (k * 37) % 100).collect();
-    let order = spread_by_size(sizes, |&s| s);
-    // Every input once.
-    let mut sorted = order.clone();
-    sorted.sort_unstable();
-    assert_eq!(sorted, (0..100).collect::<Vec<_>>());
-    // The smallest first, then the middle one; the first 8 reach every quarter of the sizes.
-    assert_eq!(order[..4], [0, 50, 1, 25]);
-    for quarter in 0..4 {
-        assert!(order[..8].iter().any(|&s| s / 25 == quarter), "{:?}", &order[..8]);
-    }
-}
-
-proptest! {
-    #[test]
-    fn the_culprit_order_takes_every_input_once(sizes in proptest::collection::vec(0usize..50, 0..60)) {
-        let order = spread_by_size(sizes.clone(), |&s| s);
-        let (mut a, mut b) = (order.clone(), sizes);
-        a.sort_unstable();
-        b.sort_unstable();
-        prop_assert_eq!(a, b);
-        if let Some(&first) = order.first() {
-            prop_assert_eq!(Some(first), order.iter().copied().min());
-        }
-    }
-}
-
-#[test]
 fn acceptance_fell_only_beyond_a_rounds_noise() {
     let round = |d: usize, i: usize| Round {
         default_tried: 200,
@@ -2695,6 +2666,36 @@ note = "#" [a-z!-]* "\n" ;
 fn noted_accepts(input: &[u8]) -> Verdict {
     let text = String::from_utf8_lossy(input);
     verdict(parsed_without(NOTED, input, "#!") == Verdict::Accepted && !text.contains("-\n"))
+}
+
+#[test]
+fn a_whole_class_is_narrowed_only_by_what_is_wrong_amid_its_repetition_too() {
+    let g = Grammar::from_text(NOTED, "noted.grammar").unwrap();
+    // The samples' first characters of a note come first; `!` is wrong only there.
+    let trees = trees_of(&g, &["x#ab\n;", "x#cd\n;", "x#efg\n;"]);
+    let judge = Judge::new(&noted_accepts);
+    let rejected = Parser::new(&g).parse(b"x#!ab\n;").unwrap();
+    assert_eq!(noted_accepts(b"x#!ab\n;"), Verdict::Rejected);
+    let leaf = first_node(&rejected, |n| {
+        rejected.leaf_bytes(n) == b"!" && matches!(rejected.kind(n), NodeKind::Leaf { .. })
+    });
+    let NodeKind::Leaf { terminal } = rejected.kind(leaf) else {
+        unreachable!()
+    };
+    let crate::grammar::Terminal::Class { class, .. } = g.terminal(terminal) else {
+        panic!("a class")
+    };
+    let narrowed = narrowed_class(&g, &rejected, leaf, terminal, class, None, &trees, &judge, 1);
+    assert!(narrowed.as_ref().is_none_or(|c| c.contains('!' as u32)), "{narrowed:?}");
+    // Wrong amid the samples' notes as well: dropped from the whole class.
+    let strict = |i: &[u8]| verdict(noted_accepts(i) == Verdict::Accepted && !i.contains(&b'z'));
+    let judge_z = Judge::new(&strict);
+    let rejected = Parser::new(&g).parse(b"x#zab\n;").unwrap();
+    let leaf = first_node(&rejected, |n| {
+        rejected.leaf_bytes(n) == b"z" && matches!(rejected.kind(n), NodeKind::Leaf { .. })
+    });
+    let narrowed = narrowed_class(&g, &rejected, leaf, terminal, class, None, &trees, &judge_z, 1).expect("narrowed");
+    assert!(!narrowed.contains('z' as u32) && narrowed.contains('!' as u32));
 }
 
 #[test]
