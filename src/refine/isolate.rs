@@ -51,48 +51,35 @@ struct Index {
     chars: HashMap<(Place, TerminalId), char>,
 }
 
-impl Index {
-    /// The samples' parts, each symbol and place keyed by `key_sym` and `key_place`.
-    fn new(
-        grammar: &Grammar,
-        trees: &[Tree],
-        key_sym: impl Fn(SymbolId) -> SymbolId,
-        key_place: impl Fn(Place) -> Place,
-    ) -> Index {
-        // Per symbol and shape (the alternative taken, or how many iterations: none, one, more),
-        // the smallest subtree.
-        let mut shapes: HashMap<(SymbolId, u32), (usize, NodeId)> = HashMap::new();
-        let mut at_place: HashMap<Place, (usize, NodeId)> = HashMap::new();
-        let mut counts: HashMap<(Place, TerminalId, char), u64> = HashMap::new();
-        for (i, tree) in trees.iter().enumerate() {
-            tree.pre_order(tree.root(), |n| match tree.kind(n) {
-                NodeKind::Leaf { terminal } => {
-                    if let (Some(c), Some(place)) = (leaf_char(grammar, tree, n, terminal), place_of(grammar, tree, n))
-                    {
-                        *counts.entry((key_place(place), terminal, c)).or_default() += 1;
-                    }
-                }
-                kind => {
-                    let sym = key_sym(kind.symbol().expect("inner nodes have symbols"));
-                    let shape = match kind {
-                        NodeKind::Rule { alt, .. } => alt,
-                        _ => tree.child_count(n).min(2) as u32,
-                    };
-                    let len = tree.len_of(n);
-                    let better = shapes.get(&(sym, shape)).is_none_or(|&(t, m)| len < trees[t].len_of(m));
-                    if better {
-                        shapes.insert((sym, shape), (i, n));
-                    }
-                    if let Some(place) = place_of(grammar, tree, n).map(&key_place) {
-                        if at_place.get(&place).is_none_or(|&(t, m)| len < trees[t].len_of(m)) {
-                            at_place.insert(place, (i, n));
-                        }
-                    }
-                }
-            });
+/// An [`Index`] being filled, one sample node at a time.
+#[derive(Default)]
+struct Filling {
+    /// Per symbol and shape (the alternative taken, or how many iterations: none, one, more),
+    /// the smallest subtree.
+    shapes: HashMap<(SymbolId, u32), (usize, NodeId)>,
+    at_place: HashMap<Place, (usize, NodeId)>,
+    counts: HashMap<(Place, TerminalId, char), u64>,
+}
+
+impl Filling {
+    /// Files node `n` of `trees[i]` under `sym`, its `shape` and `place` (as keyed).
+    fn node(&mut self, trees: &[Tree], i: usize, n: NodeId, sym: SymbolId, shape: u32, place: Option<Place>) {
+        let len = trees[i].len_of(n);
+        let shorter = |at: Option<&(usize, NodeId)>| at.is_none_or(|&(t, m)| len < trees[t].len_of(m));
+        if shorter(self.shapes.get(&(sym, shape))) {
+            self.shapes.insert((sym, shape), (i, n));
         }
+        if let Some(place) = place {
+            if shorter(self.at_place.get(&place)) {
+                self.at_place.insert(place, (i, n));
+            }
+        }
+    }
+
+    /// The index: per symbol its smallest parts, per class at a place its most drawn character.
+    fn finish(self, trees: &[Tree]) -> Index {
         let mut smallest: HashMap<SymbolId, Vec<(usize, NodeId)>> = HashMap::new();
-        for ((sym, _), at) in shapes {
+        for ((sym, _), at) in self.shapes {
             smallest.entry(sym).or_default().push(at);
         }
         for list in smallest.values_mut() {
@@ -100,7 +87,7 @@ impl Index {
             list.truncate(CANDIDATES);
         }
         let mut chars: HashMap<(Place, TerminalId), (char, u64)> = HashMap::new();
-        for ((p, t, c), n) in counts {
+        for ((p, t, c), n) in self.counts {
             let best = chars.entry((p, t)).or_insert((c, n));
             if n > best.1 || (n == best.1 && c < best.0) {
                 *best = (c, n);
@@ -108,7 +95,7 @@ impl Index {
         }
         Index {
             smallest,
-            at_place,
+            at_place: self.at_place,
             chars: chars.into_iter().map(|(k, (c, _))| (k, c)).collect(),
         }
     }
@@ -119,18 +106,35 @@ impl<'s> Good<'s> {
     /// and by the canonical ones (see [`canonical`]).
     pub(crate) fn new(grammar: &Grammar, trees: &'s [Tree]) -> Good<'s> {
         let canon = canonical(grammar);
-        let exact = Index::new(grammar, trees, |s| s, |p| p);
-        let filed = Index::new(
-            grammar,
-            trees,
-            |s| canon[s.index()],
-            |p| canonical_place(grammar, &canon, p),
-        );
+        let (mut exact, mut filed) = (Filling::default(), Filling::default());
+        for (i, tree) in trees.iter().enumerate() {
+            tree.pre_order(tree.root(), |n| {
+                let place = place_of(grammar, tree, n);
+                let canonical = place.map(|p| canonical_place(grammar, &canon, p));
+                match tree.kind(n) {
+                    NodeKind::Leaf { terminal } => {
+                        if let (Some(c), Some(p), Some(q)) = (leaf_char(grammar, tree, n, terminal), place, canonical) {
+                            *exact.counts.entry((p, terminal, c)).or_default() += 1;
+                            *filed.counts.entry((q, terminal, c)).or_default() += 1;
+                        }
+                    }
+                    kind => {
+                        let sym = kind.symbol().expect("inner nodes have symbols");
+                        let shape = match kind {
+                            NodeKind::Rule { alt, .. } => alt,
+                            _ => tree.child_count(n).min(2) as u32,
+                        };
+                        exact.node(trees, i, n, sym, shape, place);
+                        filed.node(trees, i, n, canon[sym.index()], shape, canonical);
+                    }
+                }
+            });
+        }
         Good {
             trees,
             canon,
-            exact,
-            filed,
+            exact: exact.finish(trees),
+            filed: filed.finish(trees),
         }
     }
 
