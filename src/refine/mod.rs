@@ -2682,11 +2682,12 @@ fn unseen_choice(
             // not): it may stand only after that one.
             let own = [(tree, node)];
             let join_spots = if same.is_empty() { &own[..] } else { &same[..] };
-            if let Some(after) = joined_after(g, tree, node, symbol, alt, join_spots, good, judge) {
+            if let Some((after, again)) = joined_after(g, tree, node, symbol, alt, join_spots, good, judge) {
                 let join = Change::JoinAfter {
                     sym: symbol,
                     alt: alt as usize,
                     after,
+                    again,
                     place,
                 };
                 return vec![join, here];
@@ -3168,8 +3169,9 @@ const JOINS: usize = 16;
 /// has it) is accepted at a sample's spot of the rule in the same context (`spots`): each
 /// other alternative, filled with the samples' smallest parts or as its cheapest derivation,
 /// with the culprit's parts after its own, in place of the spot, where the grammar reads the
-/// culprit's text there as the alternative. Alternatives that hold a group are passed over
-/// (a [`Change::JoinAfter`] cannot write them twice).
+/// culprit's text there as the alternative; and whether the culprit's parts twice over are
+/// accepted there too. Alternatives that hold a group are passed over (a [`Change::JoinAfter`]
+/// cannot write them twice).
 #[allow(clippy::too_many_arguments)]
 fn joined_after(
     g: &Grammar,
@@ -3180,7 +3182,7 @@ fn joined_after(
     spots: &[(&Tree, NodeId)],
     good: &Good<'_>,
     judge: &Judge<'_>,
-) -> Option<usize> {
+) -> Option<(usize, bool)> {
     if spots.is_empty() {
         return None;
     }
@@ -3213,17 +3215,23 @@ fn joined_after(
                     return None;
                 }
                 runs += 1;
-                let mut w = t.clone();
-                let joined = w.graft(form, form.root());
-                for &p in &parts {
-                    let copy = w.graft(tree, p);
-                    w.append_child(joined, copy);
-                }
-                w.replace(n, joined);
-                crate::tree::fix_boundaries(g, &mut w);
-                let bytes = w.unparse();
-                if judge.verdict(&bytes) == Verdict::Accepted && read_as_alternative(&bytes) {
-                    return Some(a);
+                let joined_at = |times: usize| {
+                    let mut w = t.clone();
+                    let joined = w.graft(form, form.root());
+                    for _ in 0..times {
+                        for &p in &parts {
+                            let copy = w.graft(tree, p);
+                            w.append_child(joined, copy);
+                        }
+                    }
+                    w.replace(n, joined);
+                    crate::tree::fix_boundaries(g, &mut w);
+                    let bytes = w.unparse();
+                    judge.verdict(&bytes) == Verdict::Accepted && read_as_alternative(&bytes)
+                };
+                if joined_at(1) {
+                    // Again right after itself (Rust's `/*a*b*c*/`, where `*c` follows `*b`)?
+                    return Some((a, joined_at(2)));
                 }
             }
         }

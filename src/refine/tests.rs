@@ -1495,7 +1495,15 @@ fn an_alternative_valid_only_right_after_another_is_joined_to_it() {
     let edits = unseen_choice(&g, &rejected, semi, place, &trees, &good, &facts, &judge);
     let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
     assert!(
-        matches!(edits.first(), Some(Change::JoinAfter { alt: 2, after: 1, .. })),
+        matches!(
+            edits.first(),
+            Some(Change::JoinAfter {
+                alt: 2,
+                after: 1,
+                again: false,
+                ..
+            })
+        ),
         "{described:?}"
     );
     // The edited grammar reads `m!();` and no `;` alone; the samples still parse.
@@ -2288,6 +2296,12 @@ fn a_part_wrong_only_first_where_no_sample_has_it_is_joined_after_another() {
     let applied = edit::apply(&g, &edits[..1], "commented.grammar").unwrap();
     let parses = |text: &[u8]| Parser::new(&applied.grammar).parse(text).is_ok();
     assert!(parses(b"x/*a*b*/;") && parses(b"x/*ab*/;"), "{}", applied.text);
+    // `*c` right after `*b` as well: the parser takes it, and the joined alternative repeats.
+    assert!(
+        matches!(edits.first(), Some(Change::JoinAfter { again: true, .. })),
+        "{described:?}"
+    );
+    assert!(parses(b"x/*a*b*c*/;") && parses(b"x/*a*b*cd*e*/;"), "{}", applied.text);
     assert!(!parses(b"x/**q*/;"), "{}", applied.text);
 }
 
