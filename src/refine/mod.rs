@@ -1896,6 +1896,16 @@ fn end_edits(g: &Grammar, tree: &Tree, within: NodeId, trees: &[Tree], judge: &J
                 }
             }
         }
+        if tried.is_empty() {
+            // No sample has that end (Rust's samples may have no block comment): letters and
+            // digits of the class stand for what they would have.
+            tried.extend(
+                ('a'..='z')
+                    .chain('0'..='9')
+                    .filter(|&c| class.contains(c as u32) && Some(c) != current)
+                    .take(END_CHARS),
+            );
+        }
         if !tried
             .into_iter()
             .any(|c| char_accepted(g, tree, leaf, terminal, c, judge))
@@ -3421,12 +3431,27 @@ fn narrowed_class(
         chars.extend(members.into_iter().step_by(step));
     }
     chars.dedup();
-    let probe = |c: char| -> bool {
+    let here = crate::pool::map(&chars, jobs, |_, &c| char_accepted(g, tree, node, terminal, c, judge));
+    // Where no sample has the class amid a repetition (Rust's samples may have no block
+    // comment), a character rejected at an end of the culprit's repetition is tried amid it,
+    // between two copies of that iteration holding a character taken here (`/*a!a*/`).
+    let between = (end.is_none() && !spots.iter().any(|&(t, n)| amid_repetition(t, n)))
+        .then(|| {
+            let taken: Vec<char> = chars.iter().zip(&here).filter(|(_, &a)| a).map(|(&c, _)| c).collect();
+            taken
+                .iter()
+                .find(|c| c.is_ascii_alphanumeric())
+                .or(taken.first())
+                .copied()
+        })
+        .flatten();
+    let probe = |i: usize, c: char| -> bool {
         // Rejected here: accepted where the samples have this class? (No sample context: no.)
-        char_accepted(g, tree, node, terminal, c, judge)
+        here[i]
             || spots.iter().any(|&(t, n)| char_accepted(g, t, n, terminal, c, judge))
+            || between.is_some_and(|k| amid_accepted(g, tree, node, terminal, c, k, judge))
     };
-    let ok = crate::pool::map(&chars, jobs, |_, &c| probe(c));
+    let ok = crate::pool::map(&chars, jobs, |i, &c| probe(i, c));
     let accepted: HashSet<char> = chars.iter().zip(&ok).filter(|(_, &a)| a).map(|(&c, _)| c).collect();
     let mut drop: Vec<(u32, u32)> = Vec::new();
     for (&c, &a) in chars.iter().zip(&ok) {
@@ -3469,6 +3494,59 @@ fn amid_repetition(tree: &Tree, node: NodeId) -> bool {
         child = parent;
     }
     false
+}
+
+/// Whether the parser accepts the input of `tree` with the class leaf `node` (of `terminal`)
+/// holding `c`, amid its repetition: the iteration holding it (the nearest repetition's child
+/// up to three levels above it) copied before and after it with `k` in that leaf. False if the
+/// leaf is in no repetition or not at an end of it (then it is amid one already).
+fn amid_accepted(
+    g: &Grammar,
+    tree: &Tree,
+    node: NodeId,
+    terminal: TerminalId,
+    c: char,
+    k: char,
+    judge: &Judge<'_>,
+) -> bool {
+    let mut iteration = node;
+    let mut rep = None;
+    for _ in 0..3 {
+        let Some(parent) = tree.parent(iteration) else {
+            return false;
+        };
+        if let NodeKind::Repeat { .. } = tree.kind(parent) {
+            rep = Some(parent);
+            break;
+        }
+        iteration = parent;
+    }
+    let Some(rep) = rep else {
+        return false;
+    };
+    if end_child(tree, rep, false) != Some(iteration) && end_child(tree, rep, true) != Some(iteration) {
+        return false;
+    }
+    let leaf = |t: &mut Tree, x: char| t.new_leaf(terminal, x.encode_utf8(&mut [0; 4]).as_bytes());
+    let mut t = tree.clone();
+    let with_k = leaf(&mut t, k);
+    t.replace(node, with_k);
+    let mut iteration = if iteration == node { with_k } else { iteration };
+    let snapshot = t.clone();
+    let (before, after) = (t.graft(&snapshot, iteration), t.graft(&snapshot, iteration));
+    let with_c = leaf(&mut t, c);
+    t.replace(with_k, with_c);
+    if iteration == with_k {
+        iteration = with_c;
+    }
+    let next = t.children(rep).skip_while(|&n| n != iteration).nth(1);
+    t.insert_before(iteration, before);
+    match next {
+        Some(next) => t.insert_before(next, after),
+        None => t.append_child(rep, after),
+    }
+    crate::tree::fix_boundaries(g, &mut t);
+    judge.verdict(&t.unparse()) == Verdict::Accepted
 }
 
 /// Whether the parser accepts the input of `tree` with the class leaf `node` (of `terminal`)

@@ -2713,6 +2713,48 @@ fn a_whole_class_is_narrowed_only_by_what_is_wrong_amid_its_repetition_too() {
 }
 
 #[test]
+fn a_class_no_sample_has_is_narrowed_by_what_is_wrong_amid_the_culprits_own_repetition() {
+    let g = Grammar::from_text(NOTED, "noted.grammar").unwrap();
+    // No sample has a note (Rust's samples had no block comment): `!` alone in one is wrong
+    // only because it comes first, as `x#a!a` shows.
+    let trees = trees_of(&g, &["x;", "x;x;"]);
+    let judge = Judge::new(&noted_accepts);
+    let rejected = Parser::new(&g).parse(b"x#!\n;").unwrap();
+    assert_eq!(noted_accepts(b"x#!\n;"), Verdict::Rejected);
+    assert_eq!(noted_accepts(b"x#a!a\n;"), Verdict::Accepted);
+    let leaf = first_node(&rejected, |n| {
+        rejected.leaf_bytes(n) == b"!" && matches!(rejected.kind(n), NodeKind::Leaf { .. })
+    });
+    let NodeKind::Leaf { terminal } = rejected.kind(leaf) else {
+        unreachable!()
+    };
+    let crate::grammar::Terminal::Class { class, .. } = g.terminal(terminal) else {
+        panic!("a class")
+    };
+    let narrowed = narrowed_class(&g, &rejected, leaf, terminal, class, None, &trees, &judge, 1);
+    assert!(narrowed.as_ref().is_none_or(|c| c.contains('!' as u32)), "{narrowed:?}");
+    // The first iteration loses it, with letters standing for the samples' first characters.
+    let edits = end_edits(&g, &rejected, leaf, &trees, &judge, 1);
+    let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
+    assert!(
+        matches!(&edits[..], [Change::NarrowEnd { last: false, class, .. }] if !class.contains('!' as u32) && class.contains('a' as u32)),
+        "{described:?}"
+    );
+    // Wrong amid a note too (a judge that takes no `z`): dropped from the whole class.
+    let strict = |i: &[u8]| verdict(noted_accepts(i) == Verdict::Accepted && !i.contains(&b'z'));
+    let judge_z = Judge::new(&strict);
+    let rejected = Parser::new(&g).parse(b"x#z\n;").unwrap();
+    let leaf = first_node(&rejected, |n| {
+        rejected.leaf_bytes(n) == b"z" && matches!(rejected.kind(n), NodeKind::Leaf { .. })
+    });
+    let narrowed = narrowed_class(&g, &rejected, leaf, terminal, class, None, &trees, &judge_z, 1).expect("narrowed");
+    assert!(
+        !narrowed.contains('z' as u32) && narrowed.contains('!' as u32),
+        "{narrowed:?}"
+    );
+}
+
+#[test]
 fn a_character_wrong_only_at_an_end_of_its_repetition_is_dropped_there_only() {
     let g = Grammar::from_text(NOTED, "noted.grammar").unwrap();
     let trees = trees_of(&g, &["x#a!b\n;", "x#c-d\n;x;", "x#e\n;"]);
