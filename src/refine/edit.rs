@@ -60,7 +60,9 @@ pub enum Change {
     },
     /// Alternative `alt` of `sym` only right after alternative `after`, where `place` uses
     /// it: `place` gets a copy of `sym` without `alt` and with a new alternative, `after`'s
-    /// items then `alt`'s (Rust's `;` alone is no item, but `include!(…);` is).
+    /// items then `alt`'s (Rust's `;` alone is no item, but `include!(…);` is), with `again`
+    /// `alt`'s one or more times (Rust's `/**x*/` is a doc comment, `/*a*x*/` and `/*a*x*y*/`
+    /// are not).
     JoinAfter {
         /// The choice symbol.
         sym: SymbolId,
@@ -68,6 +70,8 @@ pub enum Change {
         alt: usize,
         /// The alternative it may follow.
         after: usize,
+        /// Whether `alt` may follow itself there as well.
+        again: bool,
         /// The reference to specialize.
         place: Place,
     },
@@ -233,13 +237,20 @@ impl Change {
                     }
                 )
             }
-            Change::JoinAfter { sym, alt, after, place } => format!(
-                "alternative {} of `{}` ({}) only right after alternative {} ({}), where `{}` uses it \
+            Change::JoinAfter {
+                sym,
+                alt,
+                after,
+                again,
+                place,
+            } => format!(
+                "alternative {} of `{}` ({}) only right after alternative {}{} ({}), where `{}` uses it \
                  (item {} of its alternative {})",
                 alt + 1,
                 name(*sym),
                 alternative_text(g, *sym, *alt),
                 after + 1,
+                if *again { " or itself" } else { "" },
                 alternative_text(g, *sym, *after),
                 name(place.parent),
                 place.item + 1,
@@ -910,7 +921,13 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
             rules.dedup();
             Ok(rules)
         }
-        Change::JoinAfter { sym, alt, after, place } => {
+        Change::JoinAfter {
+            sym,
+            alt,
+            after,
+            again,
+            place,
+        } => {
             let Body::Choice(alts) = &symbols[sym.index()].body else {
                 return impossible("not a choice");
             };
@@ -921,8 +938,42 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
                 return impossible("the alternative before holds a group");
             }
             let mut alts: Vec<Alternative> = alts.clone();
+            let mut tail = alts[*alt].items.clone();
+            if *again {
+                // `alt`'s items one or more times: a repetition of them (in a group of their
+                // own where they are more than one).
+                let (name, span) = (symbols[sym.index()].name.clone(), symbols[sym.index()].span);
+                let item = match tail.as_slice() {
+                    [one] => *one,
+                    _ => {
+                        symbols.push(Symbol {
+                            name: name.clone(),
+                            body: Body::Choice(vec![Alternative {
+                                items: tail,
+                                weight: None,
+                                prec: None,
+                                span: alts[*alt].span,
+                            }]),
+                            span,
+                            synthetic: true,
+                        });
+                        Item::Symbol(SymbolId(symbols.len() as u32 - 1))
+                    }
+                };
+                symbols.push(Symbol {
+                    name,
+                    body: Body::Repeat {
+                        item,
+                        min: 1,
+                        max: None,
+                    },
+                    span,
+                    synthetic: true,
+                });
+                tail = vec![Item::Symbol(SymbolId(symbols.len() as u32 - 1))];
+            }
             let joined = Alternative {
-                items: [alts[*after].items.clone(), alts[*alt].items.clone()].concat(),
+                items: [alts[*after].items.clone(), tail].concat(),
                 weight: None,
                 prec: alts[*after].prec,
                 span: alts[*alt].span,

@@ -994,11 +994,11 @@ fn alternative_tree(g: &Grammar, sym: SymbolId, alt: u32, good: Option<&Good<'_>
     let n = t.new_node(NodeKind::Rule { symbol: sym, alt });
     for &item in &g.symbol(sym).alternatives().get(alt as usize)?.items {
         let part = match item {
-            Item::Symbol(s) => good.and_then(|good| good.subtree(s, 0)),
+            Item::Symbol(s) => good.and_then(|good| good.subtree(s, 0)).map(|part| (s, part)),
             Item::Terminal(_) => None,
         };
         let c = match part {
-            Some((from, at)) => t.graft(from, at),
+            Some((s, (from, at))) => isolate::graft_as(g, &mut t, from, at, s),
             None => t.add_cheapest(g, item)?,
         };
         t.append_child(n, c);
@@ -1896,6 +1896,16 @@ fn end_edits(g: &Grammar, tree: &Tree, within: NodeId, trees: &[Tree], judge: &J
                 }
             }
         }
+        if tried.is_empty() {
+            // No sample has that end (Rust's samples may have no block comment): letters and
+            // digits of the class stand for what they would have.
+            tried.extend(
+                ('a'..='z')
+                    .chain('0'..='9')
+                    .filter(|&c| class.contains(c as u32) && Some(c) != current)
+                    .take(END_CHARS),
+            );
+        }
         if !tried
             .into_iter()
             .any(|c| char_accepted(g, tree, leaf, terminal, c, judge))
@@ -2682,11 +2692,12 @@ fn unseen_choice(
             // not): it may stand only after that one.
             let own = [(tree, node)];
             let join_spots = if same.is_empty() { &own[..] } else { &same[..] };
-            if let Some(after) = joined_after(g, tree, node, symbol, alt, join_spots, good, judge) {
+            if let Some((after, again)) = joined_after(g, tree, node, symbol, alt, join_spots, good, judge) {
                 let join = Change::JoinAfter {
                     sym: symbol,
                     alt: alt as usize,
                     after,
+                    again,
                     place,
                 };
                 return vec![join, here];
@@ -3168,8 +3179,9 @@ const JOINS: usize = 16;
 /// has it) is accepted at a sample's spot of the rule in the same context (`spots`): each
 /// other alternative, filled with the samples' smallest parts or as its cheapest derivation,
 /// with the culprit's parts after its own, in place of the spot, where the grammar reads the
-/// culprit's text there as the alternative. Alternatives that hold a group are passed over
-/// (a [`Change::JoinAfter`] cannot write them twice).
+/// culprit's text there as the alternative; and whether the culprit's parts twice over are
+/// accepted there too. Alternatives that hold a group are passed over (a [`Change::JoinAfter`]
+/// cannot write them twice).
 #[allow(clippy::too_many_arguments)]
 fn joined_after(
     g: &Grammar,
@@ -3180,7 +3192,7 @@ fn joined_after(
     spots: &[(&Tree, NodeId)],
     good: &Good<'_>,
     judge: &Judge<'_>,
-) -> Option<usize> {
+) -> Option<(usize, bool)> {
     if spots.is_empty() {
         return None;
     }
@@ -3213,17 +3225,23 @@ fn joined_after(
                     return None;
                 }
                 runs += 1;
-                let mut w = t.clone();
-                let joined = w.graft(form, form.root());
-                for &p in &parts {
-                    let copy = w.graft(tree, p);
-                    w.append_child(joined, copy);
-                }
-                w.replace(n, joined);
-                crate::tree::fix_boundaries(g, &mut w);
-                let bytes = w.unparse();
-                if judge.verdict(&bytes) == Verdict::Accepted && read_as_alternative(&bytes) {
-                    return Some(a);
+                let joined_at = |times: usize| {
+                    let mut w = t.clone();
+                    let joined = w.graft(form, form.root());
+                    for _ in 0..times {
+                        for &p in &parts {
+                            let copy = w.graft(tree, p);
+                            w.append_child(joined, copy);
+                        }
+                    }
+                    w.replace(n, joined);
+                    crate::tree::fix_boundaries(g, &mut w);
+                    let bytes = w.unparse();
+                    judge.verdict(&bytes) == Verdict::Accepted && read_as_alternative(&bytes)
+                };
+                if joined_at(1) {
+                    // Again right after itself (Rust's `/*a*b*c*/`, where `*c` follows `*b`)?
+                    return Some((a, joined_at(2)));
                 }
             }
         }
@@ -3377,11 +3395,22 @@ fn narrowed_class(
     let place = place_of(g, tree, node);
     let at_end = |t: &Tree, n: NodeId| end.is_none_or(|last| is_end(t, n, last));
     // Leaves of the class at the same place of the same rule (and the same end) in the samples.
-    let spots = sample_spots(
+    // The whole class is narrowed only by what is rejected inside a repetition of it too, where
+    // the samples have one: Rust's `!` is wrong first in a block comment (`/*!` is an inner doc
+    // comment), not in `/* x != 0 */`.
+    let inner = |t: &Tree, n: NodeId| end.is_some() || amid_repetition(t, n);
+    let mut spots = sample_spots(
         trees,
-        |t, n| class_leaf_at(g, t, n, terminal, place) && at_end(t, n),
+        |t, n| class_leaf_at(g, t, n, terminal, place) && at_end(t, n) && inner(t, n),
         SAMPLE_CONTEXTS,
     );
+    if spots.is_empty() {
+        spots = sample_spots(
+            trees,
+            |t, n| class_leaf_at(g, t, n, terminal, place) && at_end(t, n),
+            SAMPLE_CONTEXTS,
+        );
+    }
     // Every ASCII member, and a few of each non-ASCII block (first, middle, last of its parts).
     let mut chars: Vec<char> = (0..128u32)
         .filter(|&c| class.contains(c))
@@ -3402,12 +3431,27 @@ fn narrowed_class(
         chars.extend(members.into_iter().step_by(step));
     }
     chars.dedup();
-    let probe = |c: char| -> bool {
+    let here = crate::pool::map(&chars, jobs, |_, &c| char_accepted(g, tree, node, terminal, c, judge));
+    // Where no sample has the class amid a repetition (Rust's samples may have no block
+    // comment), a character rejected at an end of the culprit's repetition is tried amid it,
+    // between two copies of that iteration holding a character taken here (`/*a!a*/`).
+    let between = (end.is_none() && !spots.iter().any(|&(t, n)| amid_repetition(t, n)))
+        .then(|| {
+            let taken: Vec<char> = chars.iter().zip(&here).filter(|(_, &a)| a).map(|(&c, _)| c).collect();
+            taken
+                .iter()
+                .find(|c| c.is_ascii_alphanumeric())
+                .or(taken.first())
+                .copied()
+        })
+        .flatten();
+    let probe = |i: usize, c: char| -> bool {
         // Rejected here: accepted where the samples have this class? (No sample context: no.)
-        char_accepted(g, tree, node, terminal, c, judge)
+        here[i]
             || spots.iter().any(|&(t, n)| char_accepted(g, t, n, terminal, c, judge))
+            || between.is_some_and(|k| amid_accepted(g, tree, node, terminal, c, k, judge))
     };
-    let ok = crate::pool::map(&chars, jobs, |_, &c| probe(c));
+    let ok = crate::pool::map(&chars, jobs, |i, &c| probe(i, c));
     let accepted: HashSet<char> = chars.iter().zip(&ok).filter(|(_, &a)| a).map(|(&c, _)| c).collect();
     let mut drop: Vec<(u32, u32)> = Vec::new();
     for (&c, &a) in chars.iter().zip(&ok) {
@@ -3434,6 +3478,75 @@ fn narrowed_class(
     }
     let narrowed = CharClass::new(&keep, false);
     (narrowed != *class).then_some(narrowed)
+}
+
+/// Whether `node` is in an iteration of the nearest repetition above it (up to three levels)
+/// that is neither its first nor its last.
+fn amid_repetition(tree: &Tree, node: NodeId) -> bool {
+    let mut child = node;
+    for _ in 0..3 {
+        let Some(parent) = tree.parent(child) else {
+            return false;
+        };
+        if let NodeKind::Repeat { .. } = tree.kind(parent) {
+            return !is_end(tree, child, false) && end_child(tree, parent, true) != Some(child);
+        }
+        child = parent;
+    }
+    false
+}
+
+/// Whether the parser accepts the input of `tree` with the class leaf `node` (of `terminal`)
+/// holding `c`, amid its repetition: the iteration holding it (the nearest repetition's child
+/// up to three levels above it) copied before and after it with `k` in that leaf. False if the
+/// leaf is in no repetition or not at an end of it (then it is amid one already).
+fn amid_accepted(
+    g: &Grammar,
+    tree: &Tree,
+    node: NodeId,
+    terminal: TerminalId,
+    c: char,
+    k: char,
+    judge: &Judge<'_>,
+) -> bool {
+    let mut iteration = node;
+    let mut rep = None;
+    for _ in 0..3 {
+        let Some(parent) = tree.parent(iteration) else {
+            return false;
+        };
+        if let NodeKind::Repeat { .. } = tree.kind(parent) {
+            rep = Some(parent);
+            break;
+        }
+        iteration = parent;
+    }
+    let Some(rep) = rep else {
+        return false;
+    };
+    if end_child(tree, rep, false) != Some(iteration) && end_child(tree, rep, true) != Some(iteration) {
+        return false;
+    }
+    let leaf = |t: &mut Tree, x: char| t.new_leaf(terminal, x.encode_utf8(&mut [0; 4]).as_bytes());
+    let mut t = tree.clone();
+    let with_k = leaf(&mut t, k);
+    t.replace(node, with_k);
+    let mut iteration = if iteration == node { with_k } else { iteration };
+    let snapshot = t.clone();
+    let (before, after) = (t.graft(&snapshot, iteration), t.graft(&snapshot, iteration));
+    let with_c = leaf(&mut t, c);
+    t.replace(with_k, with_c);
+    if iteration == with_k {
+        iteration = with_c;
+    }
+    let next = t.children(rep).skip_while(|&n| n != iteration).nth(1);
+    t.insert_before(iteration, before);
+    match next {
+        Some(next) => t.insert_before(next, after),
+        None => t.append_child(rep, after),
+    }
+    crate::tree::fix_boundaries(g, &mut t);
+    judge.verdict(&t.unparse()) == Verdict::Accepted
 }
 
 /// Whether the parser accepts the input of `tree` with the class leaf `node` (of `terminal`)
