@@ -1896,9 +1896,10 @@ fn end_edits(g: &Grammar, tree: &Tree, within: NodeId, trees: &[Tree], judge: &J
                 }
             }
         }
-        if tried.is_empty() {
-            // No sample has that end (Rust's samples may have no block comment): letters and
-            // digits of the class stand for what they would have.
+        if tried.is_empty() && sample_spots(trees, |t, n| class_leaf_at(g, t, n, terminal, place), 1).is_empty() {
+            // No sample has the class there at all (Rust's samples may have no block
+            // comment): letters and digits of it stand for what they would have. (Where they
+            // have it, but never at that end, as regex flags one long, the end stays.)
             tried.extend(
                 ('a'..='z')
                     .chain('0'..='9')

@@ -2740,6 +2740,17 @@ fn a_class_no_sample_has_is_narrowed_by_what_is_wrong_amid_the_culprits_own_repe
         matches!(&edits[..], [Change::NarrowEnd { last: false, class, .. }] if !class.contains('!' as u32) && class.contains('a' as u32)),
         "{described:?}"
     );
+    // Where the samples have notes, but none two long (no last character to try), the
+    // letters do not stand in for them: no edit at that end.
+    let short = trees_of(&g, &["x#a\n;", "x#b\n;x;"]);
+    let rejected_end = Parser::new(&g).parse(b"x#ab-\n;").unwrap();
+    let dash = first_node(&rejected_end, |n| rejected_end.leaf_bytes(n) == b"-");
+    let edits = end_edits(&g, &rejected_end, dash, &short, &judge, 1);
+    assert!(
+        !edits.iter().any(|e| matches!(e, Change::NarrowEnd { last: true, .. })),
+        "{:?}",
+        edits.iter().map(|e| e.describe(&g)).collect::<Vec<_>>()
+    );
     // Wrong amid a note too (a judge that takes no `z`): dropped from the whole class.
     let strict = |i: &[u8]| verdict(noted_accepts(i) == Verdict::Accepted && !i.contains(&b'z'));
     let judge_z = Judge::new(&strict);
