@@ -2682,6 +2682,21 @@ fn noted_accepts(input: &[u8]) -> Verdict {
     verdict(parsed_without(NOTED, input, "#!") == Verdict::Accepted && !text.contains("-\n"))
 }
 
+/// The first leaf of `tree` that holds `text` and is of a class: the leaf, its terminal and
+/// the class.
+fn class_leaf<'g>(g: &'g Grammar, tree: &Tree, text: &[u8]) -> (NodeId, TerminalId, &'g CharClass) {
+    let leaf = first_node(tree, |n| {
+        tree.leaf_bytes(n) == text && matches!(tree.kind(n), NodeKind::Leaf { .. })
+    });
+    let NodeKind::Leaf { terminal } = tree.kind(leaf) else {
+        unreachable!()
+    };
+    let crate::grammar::Terminal::Class { class, .. } = g.terminal(terminal) else {
+        panic!("a class")
+    };
+    (leaf, terminal, class)
+}
+
 #[test]
 fn a_whole_class_is_narrowed_only_by_what_is_wrong_amid_its_repetition_too() {
     let g = Grammar::from_text(NOTED, "noted.grammar").unwrap();
@@ -2690,24 +2705,14 @@ fn a_whole_class_is_narrowed_only_by_what_is_wrong_amid_its_repetition_too() {
     let judge = Judge::new(&noted_accepts);
     let rejected = Parser::new(&g).parse(b"x#!ab\n;").unwrap();
     assert_eq!(noted_accepts(b"x#!ab\n;"), Verdict::Rejected);
-    let leaf = first_node(&rejected, |n| {
-        rejected.leaf_bytes(n) == b"!" && matches!(rejected.kind(n), NodeKind::Leaf { .. })
-    });
-    let NodeKind::Leaf { terminal } = rejected.kind(leaf) else {
-        unreachable!()
-    };
-    let crate::grammar::Terminal::Class { class, .. } = g.terminal(terminal) else {
-        panic!("a class")
-    };
+    let (leaf, terminal, class) = class_leaf(&g, &rejected, b"!");
     let narrowed = narrowed_class(&g, &rejected, leaf, terminal, class, None, &trees, &judge, 1);
     assert!(narrowed.as_ref().is_none_or(|c| c.contains('!' as u32)), "{narrowed:?}");
     // Wrong amid the samples' notes as well: dropped from the whole class.
     let strict = |i: &[u8]| verdict(noted_accepts(i) == Verdict::Accepted && !i.contains(&b'z'));
     let judge_z = Judge::new(&strict);
     let rejected = Parser::new(&g).parse(b"x#zab\n;").unwrap();
-    let leaf = first_node(&rejected, |n| {
-        rejected.leaf_bytes(n) == b"z" && matches!(rejected.kind(n), NodeKind::Leaf { .. })
-    });
+    let (leaf, _, _) = class_leaf(&g, &rejected, b"z");
     let narrowed = narrowed_class(&g, &rejected, leaf, terminal, class, None, &trees, &judge_z, 1).expect("narrowed");
     assert!(!narrowed.contains('z' as u32) && narrowed.contains('!' as u32));
 }
@@ -2722,15 +2727,7 @@ fn a_class_no_sample_has_is_narrowed_by_what_is_wrong_amid_the_culprits_own_repe
     let rejected = Parser::new(&g).parse(b"x#!\n;").unwrap();
     assert_eq!(noted_accepts(b"x#!\n;"), Verdict::Rejected);
     assert_eq!(noted_accepts(b"x#a!a\n;"), Verdict::Accepted);
-    let leaf = first_node(&rejected, |n| {
-        rejected.leaf_bytes(n) == b"!" && matches!(rejected.kind(n), NodeKind::Leaf { .. })
-    });
-    let NodeKind::Leaf { terminal } = rejected.kind(leaf) else {
-        unreachable!()
-    };
-    let crate::grammar::Terminal::Class { class, .. } = g.terminal(terminal) else {
-        panic!("a class")
-    };
+    let (leaf, terminal, class) = class_leaf(&g, &rejected, b"!");
     let narrowed = narrowed_class(&g, &rejected, leaf, terminal, class, None, &trees, &judge, 1);
     assert!(narrowed.as_ref().is_none_or(|c| c.contains('!' as u32)), "{narrowed:?}");
     // The first iteration loses it, with letters standing for the samples' first characters.
@@ -2755,9 +2752,7 @@ fn a_class_no_sample_has_is_narrowed_by_what_is_wrong_amid_the_culprits_own_repe
     let strict = |i: &[u8]| verdict(noted_accepts(i) == Verdict::Accepted && !i.contains(&b'z'));
     let judge_z = Judge::new(&strict);
     let rejected = Parser::new(&g).parse(b"x#z\n;").unwrap();
-    let leaf = first_node(&rejected, |n| {
-        rejected.leaf_bytes(n) == b"z" && matches!(rejected.kind(n), NodeKind::Leaf { .. })
-    });
+    let (leaf, _, _) = class_leaf(&g, &rejected, b"z");
     let narrowed = narrowed_class(&g, &rejected, leaf, terminal, class, None, &trees, &judge_z, 1).expect("narrowed");
     assert!(
         !narrowed.contains('z' as u32) && narrowed.contains('!' as u32),
