@@ -877,8 +877,8 @@ fn generate_and_judge(
         r.sort_by_key(Tree::len);
     }
     // Alternately from each mode, smallest first.
-    let [mut d, mut i] = rejected;
-    let (mut d, mut i) = (d.drain(..), i.drain(..));
+    let [d, i] = rejected;
+    let (mut d, mut i) = (d.into_iter(), i.into_iter());
     let mut out = Vec::new();
     loop {
         let (a, b) = (d.next(), i.next());
@@ -3481,20 +3481,25 @@ fn narrowed_class(
     (narrowed != *class).then_some(narrowed)
 }
 
-/// Whether `node` is in an iteration of the nearest repetition above it (up to three levels)
-/// that is neither its first nor its last.
-fn amid_repetition(tree: &Tree, node: NodeId) -> bool {
+/// The nearest repetition above `node` (up to three levels) and its iteration that holds
+/// `node` (`node` itself, or an ancestor of it).
+fn iteration_of(tree: &Tree, node: NodeId) -> Option<(NodeId, NodeId)> {
     let mut child = node;
     for _ in 0..3 {
-        let Some(parent) = tree.parent(child) else {
-            return false;
-        };
+        let parent = tree.parent(child)?;
         if let NodeKind::Repeat { .. } = tree.kind(parent) {
-            return !is_end(tree, child, false) && end_child(tree, parent, true) != Some(child);
+            return Some((parent, child));
         }
         child = parent;
     }
-    false
+    None
+}
+
+/// Whether `node` is in an iteration of the nearest repetition above it (up to three levels)
+/// that is neither its first nor its last.
+fn amid_repetition(tree: &Tree, node: NodeId) -> bool {
+    iteration_of(tree, node)
+        .is_some_and(|(rep, child)| !is_end(tree, child, false) && end_child(tree, rep, true) != Some(child))
 }
 
 /// Whether the parser accepts the input of `tree` with the class leaf `node` (of `terminal`)
@@ -3510,19 +3515,7 @@ fn amid_accepted(
     k: char,
     judge: &Judge<'_>,
 ) -> bool {
-    let mut iteration = node;
-    let mut rep = None;
-    for _ in 0..3 {
-        let Some(parent) = tree.parent(iteration) else {
-            return false;
-        };
-        if let NodeKind::Repeat { .. } = tree.kind(parent) {
-            rep = Some(parent);
-            break;
-        }
-        iteration = parent;
-    }
-    let Some(rep) = rep else {
+    let Some((rep, iteration)) = iteration_of(tree, node) else {
         return false;
     };
     if end_child(tree, rep, false) != Some(iteration) && end_child(tree, rep, true) != Some(iteration) {
