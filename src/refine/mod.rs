@@ -3498,8 +3498,12 @@ fn iteration_of(tree: &Tree, node: NodeId) -> Option<(NodeId, NodeId)> {
 /// Whether `node` is in an iteration of the nearest repetition above it (up to three levels)
 /// that is neither its first nor its last.
 fn amid_repetition(tree: &Tree, node: NodeId) -> bool {
-    iteration_of(tree, node)
-        .is_some_and(|(rep, child)| !is_end(tree, child, false) && end_child(tree, rep, true) != Some(child))
+    iteration_of(tree, node).is_some_and(|(rep, iteration)| is_amid(tree, rep, iteration))
+}
+
+/// Whether `iteration`, a child of the repetition `rep`, is neither its first nor its last.
+fn is_amid(tree: &Tree, rep: NodeId, iteration: NodeId) -> bool {
+    end_child(tree, rep, false) != Some(iteration) && end_child(tree, rep, true) != Some(iteration)
 }
 
 /// Whether the parser accepts the input of `tree` with the class leaf `node` (of `terminal`)
@@ -3518,7 +3522,7 @@ fn amid_accepted(
     let Some((rep, iteration)) = iteration_of(tree, node) else {
         return false;
     };
-    if end_child(tree, rep, false) != Some(iteration) && end_child(tree, rep, true) != Some(iteration) {
+    if is_amid(tree, rep, iteration) {
         return false;
     }
     let leaf = |t: &mut Tree, x: char| t.new_leaf(terminal, x.encode_utf8(&mut [0; 4]).as_bytes());
