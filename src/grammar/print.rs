@@ -7,6 +7,10 @@ use std::fmt::Write as _;
 
 use super::{Body, Grammar, Item, SymbolId};
 
+/// The longest literal [`Grammar::dictionary`] lists: libFuzzer's dictionary words hold 64 bytes
+/// (a longer one overruns its fixed buffer).
+pub const MAX_DICTIONARY_WORD: usize = 64;
+
 /// What to print beside a choice point: a weight per alternative, or a comment for `?` and
 /// repetitions (whose probabilities the format has no syntax for).
 pub trait Annotations {
@@ -165,7 +169,9 @@ impl Grammar {
 
     /// A libFuzzer/AFL dictionary of the grammar's literal terminals: one `"..."` entry per line,
     /// non-printable bytes as `\xHH`, in grammar order. Single characters are included: for
-    /// a grammar they are the punctuation that matters.
+    /// a grammar they are the punctuation that matters. The empty literal is left out (libFuzzer
+    /// refuses the file for a `""` line), and so are literals longer than
+    /// [`MAX_DICTIONARY_WORD`] bytes (libFuzzer's words hold 64).
     pub fn dictionary(&self) -> String {
         let mut out = format!(
             "# libFuzzer/AFL dictionary: the literal terminals of {}\n",
@@ -173,6 +179,9 @@ impl Grammar {
         );
         for t in self.terminals() {
             if let super::Terminal::Literal(bytes) = t {
+                if bytes.is_empty() || bytes.len() > MAX_DICTIONARY_WORD {
+                    continue;
+                }
                 out.push('"');
                 for &b in bytes {
                     match b {

@@ -43,5 +43,8 @@ pub const MUTATOR_EVERY_ENV: &str = "HELLFUZZ_MUTATOR_EVERY";
 /// The share of the campaign's time the custom mutator's tree mutation may take (0 to 1,
 /// default 0.03); past it, libFuzzer's own mutation runs until fuzzing has caught up.
 pub const MUTATOR_SHARE_ENV: &str = "HELLFUZZ_MUTATOR_SHARE";
+/// `0`: a grammar target does not pass the grammar's literals to libFuzzer as `-dict=` (default:
+/// it does, unless the command line names a dictionary).
+pub const DICT_ENV: &str = "HELLFUZZ_DICT";
 /// `1`: triage does not run gdb (for tests, and machines where ptrace is not allowed).
 pub const NO_GDB_ENV: &str = "HELLFUZZ_NO_GDB";

@@ -45,6 +45,12 @@ pub unsafe fn initialize(target: &Target, argc: *const std::os::raw::c_int, argv
     super::deadly::symbolize_if_requested();
     let args = unsafe { arguments(argc, argv) };
     let flags = FLAGS.get_or_init(|| parse_flags(&args));
+    if std::env::var_os(super::env::REDUCE_ENV).is_none() {
+        if let Some(dict) = dictionary_flag(target, &args, flags, |name| std::env::var(name).ok()) {
+            // SAFETY: libFuzzer's own argc/argv, which it reads again after this call.
+            unsafe { append_argument(argc, argv, &dict) };
+        }
+    }
     let continuing = ContinueSettings::from_env(&args);
     if continuing.enabled && !flags.running_files && std::env::var_os(super::env::REDUCE_ENV).is_none() {
         let summary = Campaign::summary_path(&flags.artifact_prefix);
@@ -89,6 +95,74 @@ unsafe fn arguments(argc: *const std::os::raw::c_int, argv: *const *const *const
             (!arg.is_null()).then(|| unsafe { CStr::from_ptr(arg.cast()) }.to_string_lossy().into_owned())
         })
         .collect()
+}
+
+/// File name of the grammar's dictionary in the artifacts folder's `.hellfuzz/` subfolder.
+const DICTIONARY_FILE: &str = "grammar.dict";
+
+/// The `-dict=FILE` argument a grammar target adds to libFuzzer's, with the grammar's literals
+/// written to `FILE` (`.hellfuzz/grammar.dict` beside the artifacts): libFuzzer's own mutations
+/// then insert the grammar's keywords and punctuation, as a user passing `-dict` by hand gets.
+/// `None` without a grammar, when the command line has a `-dict=` already (the user's; also a
+/// `-fork` job's, which inherits its parent's), when running given files, with
+/// `HELLFUZZ_DICT=0`, or when the file cannot be written (said on stderr: fuzzing goes on).
+fn dictionary_flag(
+    target: &Target,
+    args: &[String],
+    flags: &Flags,
+    var: impl Fn(&str) -> Option<String>,
+) -> Option<String> {
+    if flags.running_files
+        || var(super::env::DICT_ENV).is_some_and(|v| v.trim() == "0")
+        || args.iter().skip(1).any(|a| a.starts_with("-dict="))
+    {
+        return None;
+    }
+    let text = target.grammar()?.dictionary();
+    let path = super::sidecar::sidecar_path(std::path::Path::new(&format!(
+        "{}{DICTIONARY_FILE}",
+        flags.artifact_prefix
+    )));
+    let written = super::sidecar::create_folder_of(&path).and_then(|()| {
+        // Every `-fork` job and every run writes it; the same text is left as it is.
+        if std::fs::read(&path).is_ok_and(|old| old == text.as_bytes()) {
+            return Ok(());
+        }
+        crate::files::write_atomically(&path, text.as_bytes())
+    });
+    match written {
+        Ok(()) => Some(format!("-dict={}", path.display())),
+        Err(e) => {
+            eprintln!(
+                "hellfuzz: the grammar's dictionary was not passed to libFuzzer: cannot write {}: {e}",
+                path.display()
+            );
+            None
+        }
+    }
+}
+
+/// Appends `arg` to libFuzzer's argument vector (a new vector, leaked: libFuzzer keeps
+/// pointers into it for the whole process).
+///
+/// # Safety: as for [`initialize`]; libFuzzer passes `int *argc, char ***argv`, both writable.
+unsafe fn append_argument(argc: *const std::os::raw::c_int, argv: *const *const *const u8, arg: &str) {
+    let Ok(arg) = std::ffi::CString::new(arg) else {
+        return;
+    };
+    if argc.is_null() || argv.is_null() {
+        return;
+    }
+    let (count, list) = unsafe { (*argc, *argv) };
+    let count = count.max(0) as usize;
+    let mut new: Vec<*const u8> = (0..count).map(|i| unsafe { *list.add(i) }).collect();
+    new.push(arg.into_raw().cast_const().cast());
+    new.push(std::ptr::null());
+    let new = Box::leak(new.into_boxed_slice());
+    unsafe {
+        *argc.cast_mut() = (count + 1) as std::os::raw::c_int;
+        *argv.cast_mut() = new.as_ptr();
+    }
 }
 
 /// The flags among libFuzzer's arguments (the last occurrence wins, as in libFuzzer).
@@ -271,5 +345,75 @@ mod tests {
         assert_eq!(parse_flags(&[]).artifact_prefix, "./");
         let file = format!("{}/Cargo.toml", env!("CARGO_MANIFEST_DIR"));
         assert!(parse_flags(&["x".to_string(), file]).running_files);
+    }
+
+    #[test]
+    fn a_grammar_target_passes_its_literals_as_a_dictionary_unless_one_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let prefix = format!("{}/", dir.path().display());
+        let flags = Flags {
+            artifact_prefix: prefix.clone(),
+            timeout: None,
+            running_files: false,
+        };
+        let target = Target::new(super::super::GrammarSource::Named("json"));
+        let args = vec!["fuzz/target/x".to_string(), "corpus".to_string()];
+        let none = |_: &str| None;
+        let flag = dictionary_flag(&target, &args, &flags, none).expect("a dictionary for json");
+        let path = dir.path().join(".hellfuzz").join(DICTIONARY_FILE);
+        assert_eq!(flag, format!("-dict={}", path.display()));
+        let text = std::fs::read_to_string(&path).unwrap();
+        for word in ["\"true\"", "\"null\"", "\"{\""] {
+            assert!(text.lines().any(|l| l == word), "{word} missing from:\n{text}");
+        }
+        // Written again by the next run (or -fork job) without debris beside it.
+        assert!(dictionary_flag(&target, &args, &flags, none).is_some());
+        let entries: Vec<_> = std::fs::read_dir(path.parent().unwrap()).unwrap().collect();
+        assert_eq!(entries.len(), 1, "only the dictionary in .hellfuzz/");
+
+        let named = vec!["x".to_string(), "-dict=mine.dict".to_string()];
+        assert_eq!(
+            dictionary_flag(&target, &named, &flags, none),
+            None,
+            "the user's dictionary wins"
+        );
+        let off = |name: &str| (name == super::super::env::DICT_ENV).then(|| "0".to_string());
+        assert_eq!(dictionary_flag(&target, &args, &flags, off), None, "HELLFUZZ_DICT=0");
+        let files = Flags {
+            running_files: true,
+            ..flags
+        };
+        assert_eq!(
+            dictionary_flag(&target, &args, &files, none),
+            None,
+            "running given files"
+        );
+        let plain = Target::new(super::super::GrammarSource::None);
+        let flags = Flags {
+            artifact_prefix: prefix,
+            timeout: None,
+            running_files: false,
+        };
+        assert_eq!(
+            dictionary_flag(&plain, &args, &flags, none),
+            None,
+            "no grammar, no dictionary"
+        );
+    }
+
+    #[test]
+    fn an_argument_appended_to_libfuzzers_argv_is_read_back_after_the_others() {
+        let owned: Vec<std::ffi::CString> = ["prog", "-runs=1", "corpus"]
+            .iter()
+            .map(|s| std::ffi::CString::new(*s).unwrap())
+            .collect();
+        let mut list: Vec<*const u8> = owned.iter().map(|c| c.as_ptr().cast()).collect();
+        list.push(std::ptr::null());
+        let mut argc: std::os::raw::c_int = 3;
+        let mut argv: *const *const u8 = list.as_ptr();
+        unsafe { append_argument(&mut argc, &mut argv, "-dict=x.dict") };
+        let args = unsafe { arguments(&argc, &argv) };
+        assert_eq!(args, ["prog", "-runs=1", "corpus", "-dict=x.dict"]);
+        assert!(unsafe { *argv.add(4) }.is_null(), "the vector stays null-terminated");
     }
 }
