@@ -1,10 +1,11 @@
-//! The calc target: crashes are minimized with the `expr` grammar
-//! before libFuzzer saves them (see `common/subjects.rs` for what is tested).
+//! The calc target, without the grammar-aware mutator (the baseline of `calc_mutator`): crashes are
+//! minimized with the `expr` grammar before libFuzzer saves them (see `common/subjects.rs` for what
+//! is tested).
 #![no_main]
 
 #[path = "common/subjects.rs"]
 mod subjects;
 
-hellfuzz::fuzz_target!(grammar = "expr", |data: &[u8]| {
+hellfuzz::fuzz_target!(grammar = "expr", mutator = false, |data: &[u8]| {
     subjects::calc(data);
 });

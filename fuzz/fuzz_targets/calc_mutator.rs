@@ -8,5 +8,3 @@ mod subjects;
 hellfuzz::fuzz_target!(grammar = "expr", |data: &[u8]| {
     subjects::calc(data);
 });
-
-hellfuzz::fuzz_mutator!(grammar = "expr");

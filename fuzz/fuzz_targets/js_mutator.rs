@@ -8,5 +8,3 @@ mod js_roundtrip;
 hellfuzz::fuzz_target!(grammar = "js", |data: &[u8]| {
     js_roundtrip::js(data);
 });
-
-hellfuzz::fuzz_mutator!(grammar = "js");

@@ -8,5 +8,3 @@ mod subjects;
 hellfuzz::fuzz_target!(grammar = "json", |data: &[u8]| {
     subjects::json(data);
 });
-
-hellfuzz::fuzz_mutator!(grammar = "json");

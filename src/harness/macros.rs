@@ -25,6 +25,18 @@
 ///
 /// `grammar_file` is relative to the target crate's `Cargo.toml` and embedded in the binary.
 ///
+/// With a grammar, the grammar also shapes what libFuzzer tries (feature `libfuzzer`): the
+/// target installs the grammar-aware custom mutator ([`fuzz_mutator!`]'s: subtrees regenerated,
+/// spliced from other inputs, or their recursion repeated, with libFuzzer's own mutation for the
+/// rest), and passes the grammar's literals to libFuzzer as a dictionary (`-dict=`, written to
+/// `.hellfuzz/grammar.dict` beside the artifacts, unless the command line names one). Turn the
+/// mutator off with `mutator = false` (to install a custom mutator of your own), the
+/// dictionary with `HELLFUZZ_DICT=0`:
+///
+/// ```ignore
+/// hellfuzz::fuzz_target!(grammar = "json", mutator = false, |data: &[u8]| { /* ... */ });
+/// ```
+///
 /// A panic is minimized and then ends the run, as with libfuzzer-sys. With `HELLFUZZ_CONTINUE=1`
 /// (or `cargo fuzz run t -- --hellfuzz-continue`) the first panic of each signature is saved and
 /// minimized and fuzzing goes on in the same process; later ones are counted in
@@ -51,20 +63,20 @@
 #[macro_export]
 macro_rules! fuzz_target {
     ($($input:tt)*) => {
-        $crate::__hellfuzz_target!(@options [] [] $($input)*);
+        $crate::__hellfuzz_target!(@options [] [] [] $($input)*);
     };
 }
 
-/// `fuzz_target!`'s parser: options (`grammar =`, `grammar_file =`, `init:`, in any order) into
-/// `[grammar] [init]`, then one of the closure forms.
+/// `fuzz_target!`'s parser: options (`grammar =`, `grammar_file =`, `init:`, `mutator =`, in any
+/// order) into `[grammar] [init] [mutator]`, then one of the closure forms.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __hellfuzz_target {
     // Options.
-    (@options [] [$($init:tt)*] grammar = $name:expr, $($rest:tt)*) => {
-        $crate::__hellfuzz_target!(@options [$crate::harness::GrammarSource::Named($name)] [$($init)*] $($rest)*);
+    (@options [] [$($init:tt)*] [$($mutator:tt)*] grammar = $name:expr, $($rest:tt)*) => {
+        $crate::__hellfuzz_target!(@options [$crate::harness::GrammarSource::Named($name)] [$($init)*] [$($mutator)*] $($rest)*);
     };
-    (@options [] [$($init:tt)*] grammar_file = $path:literal, $($rest:tt)*) => {
+    (@options [] [$($init:tt)*] [$($mutator:tt)*] grammar_file = $path:literal, $($rest:tt)*) => {
         $crate::__hellfuzz_target!(
             @options
             [$crate::harness::GrammarSource::Embedded {
@@ -72,35 +84,48 @@ macro_rules! __hellfuzz_target {
                 text: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/", $path)),
             }]
             [$($init)*]
+            [$($mutator)*]
             $($rest)*
         );
     };
-    (@options [$($grammar:tt)+] [$($init:tt)*] grammar $($rest:tt)*) => {
+    (@options [$($grammar:tt)+] [$($init:tt)*] [$($mutator:tt)*] grammar $($rest:tt)*) => {
         compile_error!("hellfuzz::fuzz_target!: give one grammar (`grammar = …` or `grammar_file = …`), not two");
     };
-    (@options [$($grammar:tt)+] [$($init:tt)*] grammar_file $($rest:tt)*) => {
+    (@options [$($grammar:tt)+] [$($init:tt)*] [$($mutator:tt)*] grammar_file $($rest:tt)*) => {
         compile_error!("hellfuzz::fuzz_target!: give one grammar (`grammar = …` or `grammar_file = …`), not two");
     };
-    (@options [$($grammar:tt)*] [] init: $init:expr, $($rest:tt)*) => {
-        $crate::__hellfuzz_target!(@options [$($grammar)*] [$init] $($rest)*);
+    (@options [$($grammar:tt)*] [] [$($mutator:tt)*] init: $init:expr, $($rest:tt)*) => {
+        $crate::__hellfuzz_target!(@options [$($grammar)*] [$init] [$($mutator)*] $($rest)*);
     };
-    (@options [$($grammar:tt)*] [$($init:tt)+] init: $($rest:tt)*) => {
+    (@options [$($grammar:tt)*] [$($init:tt)+] [$($mutator:tt)*] init: $($rest:tt)*) => {
         compile_error!("hellfuzz::fuzz_target!: `init:` is given twice");
+    };
+    (@options [$($grammar:tt)*] [$($init:tt)*] [] mutator = false, $($rest:tt)*) => {
+        $crate::__hellfuzz_target!(@options [$($grammar)*] [$($init)*] [off] $($rest)*);
+    };
+    (@options [$($grammar:tt)*] [$($init:tt)*] [] mutator = true, $($rest:tt)*) => {
+        $crate::__hellfuzz_target!(@options [$($grammar)*] [$($init)*] [on] $($rest)*);
+    };
+    (@options [$($grammar:tt)*] [$($init:tt)*] [$($mutator:tt)+] mutator $($rest:tt)*) => {
+        compile_error!("hellfuzz::fuzz_target!: `mutator =` is given twice");
+    };
+    (@options [$($grammar:tt)*] [$($init:tt)*] [] mutator $($rest:tt)*) => {
+        compile_error!("hellfuzz::fuzz_target!: `mutator =` takes `true` (the default with a grammar) or `false`");
     };
 
     // Byte-slice closures (before the typed ones: `&[u8]` would match `$ty` too).
-    (@options [$($grammar:tt)*] [$($init:tt)*] |$data:ident| $body:expr $(,)?) => {
-        $crate::__hellfuzz_target!(@bytes [$($grammar)*] [$($init)*] $data, (), { $body });
+    (@options [$($grammar:tt)*] [$($init:tt)*] [$($mutator:tt)*] |$data:ident| $body:expr $(,)?) => {
+        $crate::__hellfuzz_target!(@bytes [$($grammar)*] [$($init)*] [$($mutator)*] $data, (), { $body });
     };
-    (@options [$($grammar:tt)*] [$($init:tt)*] |$data:ident: &[u8]| $body:expr $(,)?) => {
-        $crate::__hellfuzz_target!(@bytes [$($grammar)*] [$($init)*] $data, (), { $body });
+    (@options [$($grammar:tt)*] [$($init:tt)*] [$($mutator:tt)*] |$data:ident: &[u8]| $body:expr $(,)?) => {
+        $crate::__hellfuzz_target!(@bytes [$($grammar)*] [$($init)*] [$($mutator)*] $data, (), { $body });
     };
-    (@options [$($grammar:tt)*] [$($init:tt)*] |$data:ident: &[u8]| -> $rty:ty $body:block $(,)?) => {
-        $crate::__hellfuzz_target!(@bytes [$($grammar)*] [$($init)*] $data, $rty, $body);
+    (@options [$($grammar:tt)*] [$($init:tt)*] [$($mutator:tt)*] |$data:ident: &[u8]| -> $rty:ty $body:block $(,)?) => {
+        $crate::__hellfuzz_target!(@bytes [$($grammar)*] [$($init)*] [$($mutator)*] $data, $rty, $body);
     };
 
     // Typed closures.
-    (@options [$($grammar:tt)+] [$($init:tt)*] |$data:ident: $dty:ty| $($rest:tt)*) => {
+    (@options [$($grammar:tt)+] [$($init:tt)*] [$($mutator:tt)*] |$data:ident: $dty:ty| $($rest:tt)*) => {
         compile_error!(concat!(
             "hellfuzz::fuzz_target!: a grammar describes the input bytes, but this target takes a typed input (`",
             stringify!($dty),
@@ -109,17 +134,17 @@ macro_rules! __hellfuzz_target {
             ": &[u8]|` and parse the bytes yourself"
         ));
     };
-    (@options [] [$($init:tt)*] |$data:ident: $dty:ty| $body:expr $(,)?) => {
+    (@options [] [$($init:tt)*] [$($mutator:tt)*] |$data:ident: $dty:ty| $body:expr $(,)?) => {
         $crate::__hellfuzz_target!(@typed [$($init)*] $data, $dty, (), { $body });
     };
-    (@options [] [$($init:tt)*] |$data:ident: $dty:ty| -> $rty:ty $body:block $(,)?) => {
+    (@options [] [$($init:tt)*] [$($mutator:tt)*] |$data:ident: $dty:ty| -> $rty:ty $body:block $(,)?) => {
         $crate::__hellfuzz_target!(@typed [$($init)*] $data, $dty, $rty, $body);
     };
 
-    (@options [$($grammar:tt)*] [$($init:tt)*] $($rest:tt)*) => {
+    (@options [$($grammar:tt)*] [$($init:tt)*] [$($mutator:tt)*] $($rest:tt)*) => {
         compile_error!(concat!(
             "hellfuzz::fuzz_target!: expected `|data: &[u8]| { … }`, `|input: Type| { … }` or either with `-> Corpus` before the body, ",
-            "after the options `grammar = \"name\"`, `grammar_file = \"path\"`, `init: { … }` (each followed by a comma); found `",
+            "after the options `grammar = \"name\"`, `grammar_file = \"path\"`, `init: { … }`, `mutator = false` (each followed by a comma); found `",
             stringify!($($rest)*),
             "`"
         ));
@@ -127,7 +152,8 @@ macro_rules! __hellfuzz_target {
 
     // Expansion. `__hellfuzz_run` is the user's body, a named frame on the stack at a crash, as
     // libfuzzer-sys's `__libfuzzer_sys_run`; `__hellfuzz_input` is what the runtimes call.
-    (@bytes [$($grammar:tt)*] [$($init:tt)*] $data:ident, $rty:ty, $body:block) => {
+    (@bytes [$($grammar:tt)*] [$($init:tt)*] [$($mutator:tt)*] $data:ident, $rty:ty, $body:block) => {
+        $crate::__hellfuzz_target!(@mutator [$($grammar)*] [$($mutator)*]);
         $crate::__hellfuzz_runtime!(
             $crate::harness::Target::with(
                 $crate::__hellfuzz_target!(@grammar $($grammar)*),
@@ -164,6 +190,11 @@ macro_rules! __hellfuzz_target {
                 $crate::__private::show_typed::<$dty>(bytes)
             }
         );
+    };
+    (@mutator [] [$($mutator:tt)*]) => {};
+    (@mutator [$($grammar:tt)+] [off]) => {};
+    (@mutator [$($grammar:tt)+] [$($on:tt)?]) => {
+        $crate::__hellfuzz_grammar_mutator!($($grammar)+);
     };
     (@grammar) => { $crate::harness::GrammarSource::None };
     (@grammar $($grammar:tt)+) => { $($grammar)+ };
@@ -237,7 +268,11 @@ macro_rules! __hellfuzz_runtime {
 /// regeneration from the grammar's built-in samples' model (`HELLFUZZ_MUTATOR=inverted` for
 /// inputs from hell) and splicing, with libFuzzer's own mutation for inputs that do not parse.
 ///
+/// A [`fuzz_target!`] with a grammar installs it already; this macro is for a target written
+/// with another macro (libfuzzer-sys's own `fuzz_target!`):
+///
 /// ```ignore
+/// libfuzzer_sys::fuzz_target!(|data: &[u8]| { /* ... */ });
 /// hellfuzz::fuzz_mutator!(grammar = "json");
 /// ```
 #[cfg(feature = "libfuzzer")]
@@ -254,11 +289,34 @@ macro_rules! fuzz_mutator {
     };
 }
 
+/// The grammar-aware mutator a `fuzz_target!` with a grammar installs (libFuzzer only: AFL and
+/// the plain binary have no custom-mutator hook).
+#[cfg(feature = "libfuzzer")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __hellfuzz_grammar_mutator {
+    ($grammar:expr) => {
+        $crate::__hellfuzz_mutator!($grammar);
+    };
+}
+
+#[cfg(not(feature = "libfuzzer"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __hellfuzz_grammar_mutator {
+    ($grammar:expr) => {};
+}
+
 #[cfg(feature = "libfuzzer")]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __hellfuzz_mutator {
     ($grammar:expr) => {
+        // One custom mutator per binary: with `fuzz_mutator!` beside a `fuzz_target!` that has
+        // a grammar (which installs it already), the compiler names this item twice.
+        #[allow(dead_code, non_upper_case_globals)]
+        const hellfuzz_custom_mutator_is_installed_by_fuzz_target_with_a_grammar__remove_fuzz_mutator_or_write_mutator_false: () = ();
+
         const _: () = {
             static MUTATOR: $crate::harness::SharedMutator = $crate::harness::SharedMutator::new($grammar);
 

@@ -1,7 +1,6 @@
 //! (H): the same call as `plain` behind hellfuzz's wrapper (crashes minimized with the grammar,
-//! continue mode), with the grammar-aware custom mutator.
+//! continue mode), with the grammar-aware custom mutator (which a grammar target installs by
+//! default).
 #![no_main]
 
 hellfuzz::fuzz_target!(grammar = "css", |data: &[u8]| bug_cssparser_unicode_range_overflow::run(data));
-
-hellfuzz::fuzz_mutator!(grammar = "css");
