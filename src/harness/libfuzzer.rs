@@ -23,6 +23,14 @@ struct Flags {
     /// or a subprocess oracle / triage rerun). Nothing is reduced or saved then: the file exists,
     /// and each run must stay a single quick execution.
     running_files: bool,
+    /// `-mutate_depth=` (default 5), `None` with `-reduce_depth=1` (see `mutator::Yields`).
+    mutate_depth: Option<u32>,
+}
+
+/// libFuzzer's `-mutate_depth` when a mutation chain that ends early means its last mutant was
+/// kept (not with `-reduce_depth=1`); read by the custom mutator.
+pub(crate) fn mutate_depth() -> Option<u32> {
+    FLAGS.get().and_then(|f| f.mutate_depth)
 }
 
 static FLAGS: OnceLock<Flags> = OnceLock::new();
@@ -171,7 +179,9 @@ fn parse_flags(args: &[String]) -> Flags {
         artifact_prefix: "./".to_string(),
         timeout: None,
         running_files: false,
+        mutate_depth: Some(5),
     };
+    let mut reduce_depth = false;
     for arg in args.iter().skip(1) {
         if !arg.starts_with('-') && std::path::Path::new(arg).is_file() {
             flags.running_files = true;
@@ -180,7 +190,14 @@ fn parse_flags(args: &[String]) -> Flags {
             flags.artifact_prefix = prefix.to_string();
         } else if let Some(secs) = arg.strip_prefix("-timeout=") {
             flags.timeout = secs.parse::<u64>().ok().map(Duration::from_secs);
+        } else if let Some(depth) = arg.strip_prefix("-mutate_depth=") {
+            flags.mutate_depth = depth.parse::<u32>().ok();
+        } else if let Some(on) = arg.strip_prefix("-reduce_depth=") {
+            reduce_depth = on.parse::<i64>().is_ok_and(|v| v != 0);
         }
+    }
+    if reduce_depth {
+        flags.mutate_depth = None;
     }
     flags
 }
@@ -345,6 +362,15 @@ mod tests {
         assert_eq!(parse_flags(&[]).artifact_prefix, "./");
         let file = format!("{}/Cargo.toml", env!("CARGO_MANIFEST_DIR"));
         assert!(parse_flags(&["x".to_string(), file]).running_files);
+        assert_eq!(flags.mutate_depth, Some(5), "libFuzzer's default");
+        let depth = |args: &[&str]| parse_flags(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>()).mutate_depth;
+        assert_eq!(depth(&["x", "-mutate_depth=3"]), Some(3));
+        assert_eq!(
+            depth(&["x", "-mutate_depth=3", "-reduce_depth=1"]),
+            None,
+            "chains end early without a find"
+        );
+        assert_eq!(depth(&["x", "-reduce_depth=0"]), Some(5));
     }
 
     #[test]
@@ -355,6 +381,7 @@ mod tests {
             artifact_prefix: prefix.clone(),
             timeout: None,
             running_files: false,
+            mutate_depth: Some(5),
         };
         let target = Target::new(super::super::GrammarSource::Named("json"));
         let args = vec!["fuzz/target/x".to_string(), "corpus".to_string()];
@@ -393,6 +420,7 @@ mod tests {
             artifact_prefix: prefix,
             timeout: None,
             running_files: false,
+            mutate_depth: Some(5),
         };
         assert_eq!(
             dictionary_flag(&plain, &args, &flags, none),
