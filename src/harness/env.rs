@@ -36,7 +36,8 @@ pub const CONTINUE_MAX_ENV: &str = "HELLFUZZ_CONTINUE_MAX";
 /// The variable naming the summary file instead of `.hellfuzz/hellfuzz-crashes.json` in the
 /// artifacts folder.
 pub const SUMMARY_ENV: &str = "HELLFUZZ_SUMMARY";
-/// The custom mutator's probabilities: `mined`, `inverted` or `uniform`.
+/// The custom mutator's probabilities: `mined`, `inverted` or `uniform`; `off`: libFuzzer's own
+/// mutation only (the target as built, without the tree mutation).
 pub const MUTATOR_ENV: &str = "HELLFUZZ_MUTATOR";
 /// The custom mutator runs on one call in this many (default 4); libFuzzer's own on the rest.
 pub const MUTATOR_EVERY_ENV: &str = "HELLFUZZ_MUTATOR_EVERY";

@@ -665,8 +665,14 @@ impl SharedMutator {
         new_size
     }
 
-    /// The mutator and its time share, once: `None` if the target's grammar does not load.
+    /// The mutator and its time share, once: `None` if the target's grammar does not load, or
+    /// with `HELLFUZZ_MUTATOR=off`.
     fn set_up(&self) -> Option<std::sync::Mutex<Shared>> {
+        // `HELLFUZZ_MUTATOR=off`: libFuzzer's own mutation only, without rebuilding the target
+        // (`mutator = false` in the macro leaves the hook out altogether).
+        if std::env::var(super::env::MUTATOR_ENV).is_ok_and(|v| v.trim() == "off") {
+            return None;
+        }
         let grammar = self.target.grammar()?;
         let mode = match std::env::var(super::env::MUTATOR_ENV).as_deref() {
             Ok("mined") => Some(ProbabilityMode::Mined),
