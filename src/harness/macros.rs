@@ -29,9 +29,9 @@
 /// target installs the grammar-aware custom mutator ([`fuzz_mutator!`]'s: subtrees regenerated,
 /// spliced from other inputs, or their recursion repeated, with libFuzzer's own mutation for the
 /// rest), and passes the grammar's literals to libFuzzer as a dictionary (`-dict=`, written to
-/// `.hellfuzz/grammar.dict` beside the artifacts, unless the command line names one). Turn the
-/// mutator off with `mutator = false` (to install a custom mutator of your own), the
-/// dictionary with `HELLFUZZ_DICT=0`:
+/// `.hellfuzz/grammar.dict` beside the artifacts, unless the command line names one). Leave the
+/// mutator out with `mutator = false` (to install a custom mutator of your own), turn it off at
+/// run time with `HELLFUZZ_MUTATOR=off`, and the dictionary with `HELLFUZZ_DICT=0`:
 ///
 /// ```ignore
 /// hellfuzz::fuzz_target!(grammar = "json", mutator = false, |data: &[u8]| { /* ... */ });
