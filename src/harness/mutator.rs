@@ -587,8 +587,6 @@ struct Shared {
     /// lasts); the inputs in a chain are byte-level mutants that mostly do not parse (about
     /// 90% for json), or the mutator's own, whose trees it rebuilds.
     last: Vec<u8>,
-    /// Whether `last` is a tree mutant: if the chain ends there, libFuzzer may have kept it.
-    last_is_tree_mutant: bool,
     /// What each kind of mutation yields (reported at exit).
     yields: Yields,
     /// Hashes of new corpus units met once. libFuzzer replaces units by smaller ones that reach
@@ -631,7 +629,7 @@ impl SharedMutator {
         // A tree mutant that libFuzzer kept (or may have: the chain does not tell) comes back
         // as a unit much later: its tree is cached now, as it would cost a parse then. Part of
         // the tree mutation's cost, though the share is not asked.
-        if unit && kept != Some(false) && shared.last_is_tree_mutant {
+        if unit && kept != Some(false) && shared.yields.last_made_by() == Some(Arm::Tree) {
             let last = std::mem::take(&mut shared.last);
             shared.mutator.keep_mutant(&last);
             shared.last = last;
@@ -643,7 +641,6 @@ impl SharedMutator {
         let mutant = (seed % every == 0)
             .then(|| shared.tree_mutation(&data[..size], max_size, seed, unit))
             .flatten();
-        shared.last_is_tree_mutant = mutant.is_some();
         if mutant.is_some() {
             shared.yields.made_by(Arm::Tree, now);
         } else {
@@ -668,18 +665,16 @@ impl SharedMutator {
     /// The mutator and its time share, once: `None` if the target's grammar does not load, or
     /// with `HELLFUZZ_MUTATOR=off`.
     fn set_up(&self) -> Option<std::sync::Mutex<Shared>> {
-        // `HELLFUZZ_MUTATOR=off`: libFuzzer's own mutation only, without rebuilding the target
-        // (`mutator = false` in the macro leaves the hook out altogether).
-        if std::env::var(super::env::MUTATOR_ENV).is_ok_and(|v| v.trim() == "off") {
-            return None;
-        }
-        let grammar = self.target.grammar()?;
-        let mode = match std::env::var(super::env::MUTATOR_ENV).as_deref() {
+        let mode = match std::env::var(super::env::MUTATOR_ENV).as_deref().map(str::trim) {
+            // libFuzzer's own mutation only, without rebuilding the target (`mutator = false`
+            // in the macro leaves the hook out altogether).
+            Ok("off") => return None,
             Ok("mined") => Some(ProbabilityMode::Mined),
             Ok("inverted") => Some(ProbabilityMode::Inverted),
             Ok("uniform") => Some(ProbabilityMode::Uniform),
             _ => None,
         };
+        let grammar = self.target.grammar()?;
         let name = self.target.source().name().unwrap_or("");
         let mutator = Mutator::for_builtin(grammar, name, mode);
         let share = std::env::var(super::env::MUTATOR_SHARE_ENV)
@@ -701,7 +696,6 @@ impl SharedMutator {
             share: TimeShare::new(share, now),
             yields,
             last: Vec::new(),
-            last_is_tree_mutant: false,
             met_once: Default::default(),
         }))
     }
@@ -891,6 +885,11 @@ impl Yields {
         }
         self.chain += 1;
         kept
+    }
+
+    /// The kind that made the last mutant (`None` before the first).
+    fn last_made_by(&self) -> Option<Arm> {
+        self.last.map(|(arm, _)| arm)
     }
 
     /// `took` of a call's time went to `arm`, which made no mutant of it.
