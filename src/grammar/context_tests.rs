@@ -446,3 +446,41 @@ fn values_draw_a_rules_text_from_its_words_and_leave_parsing_alone() {
     let e = error("a = b ; b = \"x\" ; %values c b ;");
     assert!(e.contains("`%values` names `c`, which is not a rule"), "{e}");
 }
+
+#[test]
+fn separate_keeps_two_tokens_apart_in_generation_and_leaves_parsing_alone() {
+    // The layout between `and` and `(` is mostly empty; `%separate` puts a space there
+    // wherever it comes out empty, and nowhere else.
+    let text = r#"
+        %layout _ ;
+        list = q ( _ "and" q )* ;
+        q = _ "(" _ "a" _ ")" ;
+        _ = " "* ;
+        %separate "and" "(" ;
+        "#;
+    let g = load(text);
+    assert!(accepts(&g, "(a)and(a)"), "parsing does not look at %separate");
+    let (mut ands, mut touching) = (0, 0);
+    for seed in 0..200 {
+        let text = generated(&g, seed);
+        ands += text.matches("and").count();
+        touching += text.matches("and(").count();
+        assert!(accepts(&g, &text), "seed {seed}: {text}");
+    }
+    assert!(ands > 20, "{ands} `and`s in 200 inputs");
+    assert_eq!(touching, 0, "`and` touched `(`");
+    // Without it, they touch.
+    let plain = load(&text.replace("%separate \"and\" \"(\" ;", ""));
+    assert!((0..200).any(|seed| generated(&plain, seed).contains("and(")));
+    // Printed with the grammar and loaded again.
+    let printed = g.to_file_text();
+    assert!(printed.contains("%separate \"and\" \"(\" ;"), "{printed}");
+    assert_eq!(load(&printed).separate(), g.separate());
+    // Errors name what is wrong.
+    let e = error("a = \"x\" ; %separate \"x\" ;");
+    assert!(e.contains("`%separate` takes two literals"), "{e}");
+    let e = error("a = \"x\" ; %separate a \"x\" ;");
+    assert!(e.contains("expected a quoted literal or `;` in `%separate`"), "{e}");
+    let e = error("a = \"x\" ; %separate \"\" \"x\" ;");
+    assert!(e.contains("`%separate` names an empty token"), "{e}");
+}

@@ -266,6 +266,21 @@ pub struct Grammar {
     hoist: Vec<Hoist>,
     /// `%values` declarations.
     values: Vec<Values>,
+    /// `%separate` declarations.
+    separate: Vec<Separate>,
+}
+
+/// A `%separate "BEFORE" "AFTER" ;` declaration: in generated inputs, a token whose text is
+/// `before` never directly touches a token whose text is `after`; where the layout between
+/// them comes out empty, a separator goes in. For pairs the real lexer reads as one token
+/// where the grammar has two: CSS's `and(` is a function token, `and (` a keyword and a
+/// parenthesis. `hellfuzz refine` writes them; parsing does not look at them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Separate {
+    /// The text of the token before.
+    pub before: Vec<u8>,
+    /// The text of the token after.
+    pub after: Vec<u8>,
 }
 
 /// A `%values NAME SOURCE ;` declaration: in generated inputs, the text of every `names` node
@@ -541,6 +556,26 @@ impl Grammar {
                 }
             }
         }
+        let mut separate = Vec::new();
+        for d in file.directives.iter().filter(|d| d.name == "separate") {
+            if let [(before, before_span), (after, after_span)] = &d.literals[..] {
+                for (text, span) in [(before, before_span), (after, after_span)] {
+                    if text.is_empty() {
+                        sink.error(
+                            *span,
+                            "`%separate` names an empty token; write the token's text, as in `\"and\"`",
+                        );
+                    }
+                }
+                let s = Separate {
+                    before: before.clone(),
+                    after: after.clone(),
+                };
+                if !separate.contains(&s) {
+                    separate.push(s);
+                }
+            }
+        }
         let analysis = Analysis::compute(&symbols, &terminals, start);
         let sources: Vec<SymbolId> = values.iter().map(|v| v.source).collect();
         let roots = used_roots(&symbols, &lexemes, &exclusions, &sources);
@@ -575,6 +610,7 @@ impl Grammar {
             refer,
             hoist,
             values,
+            separate,
         })
     }
 
@@ -604,6 +640,11 @@ impl Grammar {
         &self.values
     }
 
+    /// The `%separate` declarations: pairs of tokens generation never lets touch.
+    pub fn separate(&self) -> &[Separate] {
+        &self.separate
+    }
+
     /// The same grammar with `start` as its start symbol (same symbol ids), to parse a text
     /// as one rule (a `%values` word as the rule it spells).
     pub fn with_start(&self, start: SymbolId) -> Grammar {
@@ -612,14 +653,15 @@ impl Grammar {
         g
     }
 
-    /// The grammar with `changes` made to its rules and `distinct` and `values` declarations
-    /// added, printed and loaded anew (what `refine`'s edits make).
+    /// The grammar with `changes` made to its rules and `distinct`, `values` and `separate`
+    /// declarations added, printed and loaded anew (what `refine`'s edits make).
     pub fn rebuilt_with(
         &self,
         symbols: Vec<Symbol>,
         terminals: Vec<Terminal>,
         distinct: Vec<Distinct>,
         values: Vec<Values>,
+        separate: Vec<Separate>,
         origin: &str,
     ) -> Result<(Grammar, String), GrammarError> {
         let mut draft = self.clone();
@@ -628,6 +670,11 @@ impl Grammar {
         for d in distinct {
             if !draft.distinct.contains(&d) {
                 draft.distinct.push(d);
+            }
+        }
+        for s in separate {
+            if !draft.separate.contains(&s) {
+                draft.separate.push(s);
             }
         }
         for v in values {
@@ -718,7 +765,7 @@ impl Grammar {
         terminals: Vec<Terminal>,
         origin: &str,
     ) -> Result<(Grammar, String), GrammarError> {
-        self.rebuilt_with(symbols, terminals, Vec::new(), Vec::new(), origin)
+        self.rebuilt_with(symbols, terminals, Vec::new(), Vec::new(), Vec::new(), origin)
     }
 
     /// The character class terminal written `text` (as [`Terminal::Class::text`] holds it).

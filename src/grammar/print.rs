@@ -101,7 +101,7 @@ impl Grammar {
     }
 
     /// The grammar's directives as a file writes them, one per line: `%layout`, `%lexeme`,
-    /// `%word`, `%distinct`, `%hoist`, `%refer`, `%values` (empty if it has none).
+    /// `%word`, `%distinct`, `%hoist`, `%refer`, `%values`, `%separate` (empty if it has none).
     pub fn directives_text(&self) -> String {
         let names = |ids: &[SymbolId]| -> Vec<String> {
             let mut out: Vec<String> = Vec::new();
@@ -163,6 +163,10 @@ impl Grammar {
                 .map(|n| vec![quoted_name(n)])
                 .unwrap_or_default();
             directive("values", [covered, names(&[v.source])].concat());
+        }
+        for s in self.separate() {
+            let quoted = |b: &[u8]| format!("\"{}\"", super::escape_literal(b));
+            directive("separate", vec![quoted(&s.before), quoted(&s.after)]);
         }
         out
     }

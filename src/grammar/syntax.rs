@@ -30,6 +30,8 @@ pub(crate) struct Directive {
     pub name: String,
     pub span: Span,
     pub args: Vec<(String, Span)>,
+    /// The quoted literals of a directive that takes them (`%separate "and" "(" ;`).
+    pub literals: Vec<(Vec<u8>, Span)>,
 }
 
 /// The directives a grammar file may contain, with what they take.
@@ -65,6 +67,10 @@ pub(crate) const DIRECTIVES: &[(&str, &str)] = &[
     (
         "word",
         "one rule name: the names rule of keyword extraction (a word that spells a keyword expected there is that keyword)",
+    ),
+    (
+        "separate",
+        "two literals: generation never lets the first token touch the second (a separator goes between them)",
     ),
 ];
 
@@ -437,11 +443,24 @@ impl<'a> Parser<'a> {
             );
         }
         let mut args = Vec::new();
+        let mut literals = Vec::new();
         loop {
             self.skip_trivia();
             if self.peek() == Some(b';') {
                 self.pos += 1;
                 break;
+            }
+            if name == "separate" {
+                let at = self.pos;
+                match self.peek() {
+                    Some(q @ (b'"' | b'\'')) => {
+                        if let ExprAst::Literal(bytes) = self.literal(q)? {
+                            literals.push((bytes, self.span(at)));
+                        }
+                    }
+                    _ => return self.unexpected("a quoted literal or `;` in `%separate`"),
+                }
+                continue;
             }
             match self.name() {
                 Some(arg) => args.push(arg),
@@ -472,6 +491,12 @@ impl<'a> Parser<'a> {
                 "`%values` takes a rule and the rule its texts are drawn from: `%values property property_names ;`",
             );
         }
+        if name == "separate" && literals.len() != 2 {
+            return self.err(
+                start,
+                "`%separate` takes two literals, the token before and the token after: `%separate \"and\" \"(\" ;`",
+            );
+        }
         if name == "layout" && args.is_empty() {
             return self.err(
                 start,
@@ -482,6 +507,7 @@ impl<'a> Parser<'a> {
             name,
             span: self.span(start),
             args,
+            literals,
         })
     }
 

@@ -5,7 +5,8 @@
 //! the samples before keeping it.
 
 use crate::grammar::{
-    Alternative, Body, CharClass, Distinct, Grammar, GrammarError, Item, Symbol, SymbolId, Terminal, TerminalId, Values,
+    Alternative, Body, CharClass, Distinct, Grammar, GrammarError, Item, Separate, Symbol, SymbolId, Terminal,
+    TerminalId, Values,
 };
 
 /// Where an item sits: in alternative `alt` of `parent` (`None` for the body of a `?` or a
@@ -180,6 +181,17 @@ pub enum Change {
         /// The scope rule.
         scope: SymbolId,
     },
+    /// Generation never lets a token whose text is `before` directly touch a token whose text
+    /// is `after` (`%separate "and" "(" ;`): CSS reads `and(` as a function token, where the
+    /// grammar's layout between a media query's `and` and its `(` may be empty. For where a
+    /// bound on that layout is refused (the layout's place is shared with places where the
+    /// samples have none). Parsing is not changed.
+    Separate {
+        /// The token before.
+        before: Vec<u8>,
+        /// The token after.
+        after: Vec<u8>,
+    },
 }
 
 impl Change {
@@ -349,6 +361,11 @@ impl Change {
             Change::Distinct { name: n, scope } => {
                 format!("`{}` kept distinct within one `{}`", name(*n), name(*scope))
             }
+            Change::Separate { before, after } => format!(
+                "\"{}\" never touches \"{}\" (a separator between them)",
+                crate::grammar::escape_literal(before),
+                crate::grammar::escape_literal(after)
+            ),
         }
     }
 }
@@ -631,13 +648,21 @@ pub fn apply(grammar: &Grammar, changes: &[Change], origin: &str) -> Result<Appl
         terminals: grammar.terminals().to_vec(),
         distinct: Vec::new(),
         values: Vec::new(),
+        separate: Vec::new(),
     };
     let mut rules = Vec::new();
     for change in changes {
         rules.push(make(grammar, &mut draft, change)?);
     }
     let (grammar, text) = grammar
-        .rebuilt_with(draft.symbols, draft.terminals, draft.distinct, draft.values, origin)
+        .rebuilt_with(
+            draft.symbols,
+            draft.terminals,
+            draft.distinct,
+            draft.values,
+            draft.separate,
+            origin,
+        )
         .map_err(EditError::Invalid)?;
     Ok(Applied { grammar, text, rules })
 }
@@ -648,6 +673,7 @@ struct Draft {
     terminals: Vec<Terminal>,
     distinct: Vec<Distinct>,
     values: Vec<Values>,
+    separate: Vec<Separate>,
 }
 
 /// The literal terminal `bytes`, added if the grammar has none.
@@ -839,6 +865,7 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
         terminals,
         distinct,
         values,
+        separate,
     } = draft;
     match change {
         Change::DropAlternative { sym, alt, also } => {
@@ -1268,6 +1295,20 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
                 distinct.push(d);
             }
             Ok(vec![owner_name(g, *name)])
+        }
+        Change::Separate { before, after } => {
+            if before.is_empty() || after.is_empty() {
+                return impossible("an empty token");
+            }
+            let s = Separate {
+                before: before.clone(),
+                after: after.clone(),
+            };
+            if g.separate().contains(&s) || separate.contains(&s) {
+                return impossible("already kept apart");
+            }
+            separate.push(s);
+            Ok(Vec::new())
         }
     }
 }

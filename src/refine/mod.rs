@@ -235,6 +235,20 @@ impl Refined {
                 out.push('\n');
             }
         }
+        // Edits of no rule: tokens generation keeps apart (`%separate`).
+        let apart: Vec<&Edit> = self.edits.iter().filter(|e| e.rules.is_empty()).collect();
+        if !apart.is_empty() {
+            out.push('\n');
+            for e in apart {
+                out.push_str(&format!("# round {}: {}\n", e.round, e.what));
+                out.push_str(&format!("#   rejected: {}\n", shown(&e.input)));
+                out.push_str(&format!("#   culprit:  {}\n", shown(&e.culprit)));
+            }
+            for line in directives.lines().filter(|l| l.starts_with("%separate ")) {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
         out
     }
 }
@@ -1986,11 +2000,14 @@ fn class_leaf_at(g: &Grammar, t: &Tree, n: NodeId, terminal: TerminalId, place: 
 /// Empty layout places tried per culprit by [`touching`].
 const TOUCHES: usize = 8;
 
-/// The edit for two tokens the real lexer reads as one where the grammar has two (CSS's
+/// The edits for two tokens the real lexer reads as one where the grammar has two (CSS's
 /// `to(` is a function token; `to (` is the keyword and a parenthesis): the first empty
 /// layout repetition in the culprit's parent (at most [`TOUCHES`] tried) that, holding one
-/// cheapest layout lexeme, makes the input accepted, is bounded to at least one there.
-fn touching(g: &Grammar, culprit: &Culprit, judge: &Judge<'_>) -> Option<Change> {
+/// cheapest layout lexeme, makes the input accepted, is bounded to at least one there; where
+/// that is refused (the layout's place is shared with places whose samples have none there)
+/// and the tokens on either side are literals, generation keeps the two apart
+/// ([`Change::Separate`]).
+fn touching(g: &Grammar, culprit: &Culprit, judge: &Judge<'_>) -> Vec<Change> {
     let tree = &culprit.tree;
     let (layout, _) = g.layout_parts();
     let scope = tree.parent(culprit.node).unwrap_or(culprit.node);
@@ -2002,19 +2019,55 @@ fn touching(g: &Grammar, culprit: &Culprit, judge: &Judge<'_>) -> Option<Change>
             }
         }
     });
-    empty.into_iter().find_map(|(n, symbol)| {
+    let found = empty.into_iter().find_map(|(n, symbol)| {
         let Body::Repeat { max, .. } = g.symbol(symbol).body else {
             return None;
         };
         let place = place_of(g, tree, n)?;
         let spaced = with_count(g, tree, n, 1)?;
-        (judge.verdict(&spaced.unparse()) == Verdict::Accepted).then_some(Change::Bound {
-            sym: symbol,
-            place: Some(place),
-            min: 1,
-            max,
-        })
-    })
+        (judge.verdict(&spaced.unparse()) == Verdict::Accepted).then_some((
+            n,
+            Change::Bound {
+                sym: symbol,
+                place: Some(place),
+                min: 1,
+                max,
+            },
+        ))
+    });
+    let Some((gap, bound)) = found else {
+        return Vec::new();
+    };
+    let mut out = vec![bound];
+    out.extend(literals_around(g, tree, gap).map(|(before, after)| Change::Separate { before, after }));
+    out
+}
+
+/// The texts of the tokens on either side of the empty node `gap`, where both are literal
+/// terminals that are tokens (they follow a layout somewhere in the grammar).
+fn literals_around(g: &Grammar, tree: &Tree, gap: NodeId) -> Option<(Vec<u8>, Vec<u8>)> {
+    let (mut before, mut after, mut past) = (None, None, false);
+    tree.pre_order(tree.root(), |n| {
+        if n == gap {
+            past = true;
+        }
+        if let NodeKind::Leaf { terminal } = tree.kind(n) {
+            if tree.len_of(n) > 0 {
+                if !past {
+                    before = Some(terminal);
+                } else if after.is_none() {
+                    after = Some(terminal);
+                }
+            }
+        }
+    });
+    let literal = |t: Option<TerminalId>| match t.map(|t| (t, g.terminal(t))) {
+        Some((t, Terminal::Literal(bytes))) if g.boundaries().is_token(Item::Terminal(t)) && !bytes.is_empty() => {
+            Some(bytes.clone())
+        }
+        _ => None,
+    };
+    Some((literal(before)?, literal(after)?))
 }
 
 /// A copy of the named rule that holds `node` for the place where that rule is used here

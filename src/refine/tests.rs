@@ -2042,10 +2042,22 @@ fn two_tokens_the_parser_reads_as_one_get_layout_between_them() {
     });
     let culprit = Culprit { tree, node, input };
     let judge = Judge::new(&to_accepts);
-    let edit = touching(&g, &culprit, &judge);
-    let described = edit.as_ref().map(|e| e.describe(&g));
-    assert!(matches!(edit, Some(Change::Bound { min: 1, .. })), "{described:?}");
-    let applied = edit::apply(&g, &[edit.unwrap()], "to.grammar").unwrap();
+    let edits = touching(&g, &culprit, &judge);
+    let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
+    assert!(
+        matches!(edits.first(), Some(Change::Bound { min: 1, .. })),
+        "{described:?}"
+    );
+    // Where the bound is refused, the two literals kept apart.
+    assert_eq!(
+        edits.get(1),
+        Some(&Change::Separate {
+            before: b"to".to_vec(),
+            after: b"(".to_vec()
+        }),
+        "{described:?}"
+    );
+    let applied = edit::apply(&g, &edits[..1], "to.grammar").unwrap();
     let parses = |text: &[u8]| Parser::new(&applied.grammar).parse(text).is_ok();
     for text in ["@s(a) to (b);", "@s (a);", "@s(a)to (b) ;"] {
         assert!(parses(text.as_bytes()), "{text}\n{}", applied.text);
@@ -3069,4 +3081,39 @@ fn a_choice_the_samples_make_after_one_word_only_is_keyed_to_it() {
     let (refined, edits) = refined_to_targets(&g, &named_samples("sample", &texts), &keyed_accepts, 3);
     assert!(edits.contains("only after name spelled \"extract\""), "{edits}");
     assert_eq!(rejected(&refined.grammar), 0, "{edits}");
+}
+
+/// Queries in little, as CSS's media queries: `and` then a parenthesized query, whose layout
+/// is one place for every query, and which the samples leave empty after `@s`.
+const QUERIES: &str = r#"
+%layout _ ;
+sheet = stmt* ;
+stmt  = _ "@s" query ( _ "and" query )* _ ";" ;
+query = _ "(" _ [a-z]+ _ ")" ;
+_     = " "* ;
+"#;
+
+/// As CSS's tokenizer: `and(` is a function token, which a query does not take.
+fn queries_accept(input: &[u8]) -> Verdict {
+    parsed_without(QUERIES, input, "and(")
+}
+
+#[test]
+fn two_tokens_that_may_not_touch_where_their_layout_is_shared_are_kept_apart() {
+    let g = Grammar::from_text(QUERIES, "queries.grammar").unwrap();
+    let texts = ["@s(a);", "@s(b) and (c);", "@s(ab) and (cd) and (e);"];
+    let samples = named_samples("queries", &texts);
+    let (refined, edits) = refined_to_targets(&g, &samples, &queries_accept, 1);
+    // The layout before `(` is the query's for every place, and the samples leave it empty
+    // after `@s`: no bound on it keeps them, so generation keeps the tokens apart instead.
+    assert!(edits.contains("%separate \"and\" \"(\" ;"), "{edits}");
+    assert!(texts.iter().all(|t| parses(&refined.grammar, t.as_bytes())), "{edits}");
+    // Parsing is as before: the grammar still reads `and(`.
+    assert!(parses(&refined.grammar, b"@s(a) and(b);"), "{edits}");
+    for (mode, inputs) in generated(&refined.grammar, &texts, 200, 3, 200) {
+        for input in inputs {
+            let shown = String::from_utf8_lossy(&input);
+            assert_eq!(queries_accept(&input), Verdict::Accepted, "{mode:?}: {shown}\n{edits}");
+        }
+    }
 }

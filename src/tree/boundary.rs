@@ -253,7 +253,8 @@ fn plan(grammar: &Grammar, tree: &Tree, layouts: &[LayoutRepeat]) -> Plan {
                 let runs_on = runs_on_here(b, cache, head, tail, allowed)
                     || (a.last_token > a.start
                         && runs_on_here(b, cache, last, tail, || allowed_after(grammar, tree, a.last_after)))
-                    || (a.extra.is_none() && lex.extra.is_none() && b.glues_words(cache, head, tail));
+                    || (a.extra.is_none() && lex.extra.is_none() && b.glues_words(cache, head, tail))
+                    || (a.extra.is_none() && lex.extra.is_none() && kept_apart(grammar, last, tail));
                 if !runs_on {
                     break;
                 }
@@ -286,6 +287,15 @@ fn plan(grammar: &Grammar, tree: &Tree, layouts: &[LayoutRepeat]) -> Plan {
         }
         plan
     })
+}
+
+/// Whether a `%separate` pair forbids the token `last` (the last token before an empty
+/// layout) to touch the text `tail` that follows it: `and` then `(…`.
+fn kept_apart(grammar: &Grammar, last: &[u8], tail: &[u8]) -> bool {
+    grammar
+        .separate()
+        .iter()
+        .any(|s| s.before == last && tail.starts_with(&s.after))
 }
 
 /// The minimum count of the layout repetition node `rep`.
