@@ -147,6 +147,17 @@ impl RefineArgs {
             last.default_percent(),
             last.inverted_percent(),
         );
+        if let Some(c) = &refined.chosen {
+            eprintln!(
+                "kept the best grammar measured, that of round {} ({} edit(s)): measured again on {} + {} inputs, {:.1} % / {:.1} % (default / inverted)",
+                c.round,
+                refined.edits.len(),
+                c.inputs,
+                c.inputs,
+                c.default_percent,
+                c.inverted_percent
+            );
+        }
         eprintln!(
             "grammar written to {}, edits to {}",
             self.out.display(),

@@ -3117,3 +3117,86 @@ fn two_tokens_that_may_not_touch_where_their_layout_is_shared_are_kept_apart() {
         }
     }
 }
+
+/// [`LOOSE_JSON`] as JSON is: no trailing `.`, no control characters in strings.
+const TIGHT_JSON: &str = r#"
+value  = number | string | "[" ( value ( "," value )* )? "]" ;
+number = "-"? digits ( "." [0-9]+ )? ;
+digits = "0" | [1-9] [0-9]* ;
+string = "\"" [^"\\\x00-\x1F]* "\"" ;
+"#;
+
+/// A refinement's state holding `text` as its grammar, its last round measured as `figures`.
+fn state_of(text: &str, round: usize, figures: (usize, usize)) -> Refined {
+    let grammar = Grammar::from_text(text, "json.grammar").unwrap();
+    let measured = Round {
+        number: round,
+        default_tried: 100,
+        default_accepted: figures.0,
+        inverted_tried: 100,
+        inverted_accepted: figures.1,
+        ..Round::default()
+    };
+    Refined {
+        text: grammar.to_file_text(),
+        grammar,
+        edits: vec![Edit {
+            round,
+            rules: Vec::new(),
+            what: format!("the edit of round {round}"),
+            input: Vec::new(),
+            culprit: Vec::new(),
+        }],
+        rounds: vec![measured],
+        stop: Some(Stop::Budget),
+        chosen: None,
+    }
+}
+
+#[test]
+fn the_best_grammar_measured_is_kept_where_the_time_ran_out() {
+    let judge = Judge::new(&json_accepts);
+    let opts = options(0);
+    // The loose grammar's round was lucky (all accepted), the tight one's not: measured again
+    // side by side, the tight grammar wins whichever the refinement ended with.
+    for tight_last in [true, false] {
+        let (last, other) = if tight_last {
+            (state_of(TIGHT_JSON, 9, (10, 10)), state_of(LOOSE_JSON, 4, (100, 100)))
+        } else {
+            (state_of(LOOSE_JSON, 9, (100, 100)), state_of(TIGHT_JSON, 4, (10, 10)))
+        };
+        let mut best = Vec::new();
+        keep_if_best(&mut best, &other, &other.rounds[0], &opts);
+        let mut state = last;
+        choose_best(&mut state, best, &samples(), &judge, &opts);
+        let chosen = state.chosen.clone().expect("a grammar was chosen");
+        assert_eq!(chosen.round, if tight_last { 9 } else { 4 }, "{chosen:?}");
+        assert_eq!(state.text, state_of(TIGHT_JSON, 0, (0, 0)).text);
+        assert_eq!(state.edits[0].round, chosen.round, "the edits are the chosen grammar's");
+        assert_eq!(chosen.inputs, 2 * opts.per_round);
+        assert!(
+            chosen.default_percent > 90.0 && chosen.inverted_percent > 90.0,
+            "{chosen:?}"
+        );
+    }
+}
+
+#[test]
+fn only_the_grammars_measured_best_are_kept_as_candidates() {
+    let opts = options(0);
+    let mut best = Vec::new();
+    // Targets of 100 %: the shortfall is what is missing in both modes together.
+    for (round, figures) in [
+        (1, (50, 10)),
+        (2, (90, 80)),
+        (3, (20, 20)),
+        (4, (95, 70)),
+        (5, (99, 99)),
+        (6, (60, 60)),
+    ] {
+        let state = state_of(LOOSE_JSON, round, figures);
+        keep_if_best(&mut best, &state, &state.rounds[0], &opts);
+    }
+    let rounds: Vec<usize> = best.iter().map(|c| c.round.number).collect();
+    assert_eq!(rounds, [5, 2, 4]);
+}
