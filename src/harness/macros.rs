@@ -161,6 +161,7 @@ macro_rules! __hellfuzz_target {
                 None,
             );
             $crate::__hellfuzz_target!(@init_item $($init)*);
+            $crate::__hellfuzz_target!(@mutator_item [$($grammar)*] [$($mutator)*]);
 
             #[inline(never)]
             fn __hellfuzz_run($data: &[u8]) -> $rty $body
@@ -191,10 +192,17 @@ macro_rules! __hellfuzz_target {
             }
         );
     };
+    // The mutator's marker at the module's top (a `fuzz_mutator!` beside it names it twice),
+    // and the mutator itself beside the target's `static`, whose grammar it shares.
     (@mutator [] [$($mutator:tt)*]) => {};
     (@mutator [$($grammar:tt)+] [off]) => {};
     (@mutator [$($grammar:tt)+] [$($on:tt)?]) => {
-        $crate::__hellfuzz_grammar_mutator!($($grammar)+);
+        $crate::__hellfuzz_mutator_marker!();
+    };
+    (@mutator_item [] [$($mutator:tt)*]) => {};
+    (@mutator_item [$($grammar:tt)+] [off]) => {};
+    (@mutator_item [$($grammar:tt)+] [$($on:tt)?]) => {
+        $crate::__hellfuzz_grammar_mutator!();
     };
     (@grammar) => { $crate::harness::GrammarSource::None };
     (@grammar $($grammar:tt)+) => { $($grammar)+ };
@@ -290,13 +298,13 @@ macro_rules! fuzz_mutator {
 }
 
 /// The grammar-aware mutator a `fuzz_target!` with a grammar installs (libFuzzer only: AFL and
-/// the plain binary have no custom-mutator hook).
+/// the plain binary have no custom-mutator hook), expanded beside the target's `TARGET`.
 #[cfg(feature = "libfuzzer")]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __hellfuzz_grammar_mutator {
-    ($grammar:expr) => {
-        $crate::__hellfuzz_mutator!($grammar);
+    () => {
+        $crate::__hellfuzz_mutator_hook!($crate::harness::SharedMutator::of(&TARGET));
     };
 }
 
@@ -304,7 +312,26 @@ macro_rules! __hellfuzz_grammar_mutator {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __hellfuzz_grammar_mutator {
-    ($grammar:expr) => {};
+    () => {};
+}
+
+/// One custom mutator per binary: with `fuzz_mutator!` beside a `fuzz_target!` that has a
+/// grammar (which installs it already), the compiler names this item twice.
+#[cfg(feature = "libfuzzer")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __hellfuzz_mutator_marker {
+    () => {
+        #[allow(dead_code, non_upper_case_globals)]
+        const hellfuzz_custom_mutator_is_installed_by_fuzz_target_with_a_grammar__remove_fuzz_mutator_or_write_mutator_false: () = ();
+    };
+}
+
+#[cfg(not(feature = "libfuzzer"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __hellfuzz_mutator_marker {
+    () => {};
 }
 
 #[cfg(feature = "libfuzzer")]
@@ -312,13 +339,19 @@ macro_rules! __hellfuzz_grammar_mutator {
 #[macro_export]
 macro_rules! __hellfuzz_mutator {
     ($grammar:expr) => {
-        // One custom mutator per binary: with `fuzz_mutator!` beside a `fuzz_target!` that has
-        // a grammar (which installs it already), the compiler names this item twice.
-        #[allow(dead_code, non_upper_case_globals)]
-        const hellfuzz_custom_mutator_is_installed_by_fuzz_target_with_a_grammar__remove_fuzz_mutator_or_write_mutator_false: () = ();
+        $crate::__hellfuzz_mutator_marker!();
+        $crate::__hellfuzz_mutator_hook!($crate::harness::SharedMutator::new($grammar));
+    };
+}
 
+/// libFuzzer's custom-mutator hook, calling the `SharedMutator` `$mutator` builds.
+#[cfg(feature = "libfuzzer")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __hellfuzz_mutator_hook {
+    ($mutator:expr) => {
         const _: () = {
-            static MUTATOR: $crate::harness::SharedMutator = $crate::harness::SharedMutator::new($grammar);
+            static MUTATOR: $crate::harness::SharedMutator = $mutator;
 
             #[export_name = "LLVMFuzzerCustomMutator"]
             pub unsafe extern "C" fn __hellfuzz_custom_mutator(

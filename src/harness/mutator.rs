@@ -565,11 +565,11 @@ fn replaced(input: &[u8], start: usize, len: usize, replacement: &[u8]) -> Vec<u
     out
 }
 
-/// The process-wide mutator behind `fuzz_mutator!`: built on first use from the target's grammar;
-/// inputs that do not parse get libFuzzer's own mutation.
+/// The process-wide mutator behind `fuzz_mutator!` and a grammar target: built on first use
+/// from the target's grammar; inputs that do not parse get libFuzzer's own mutation.
 #[cfg(feature = "libfuzzer")]
 pub struct SharedMutator {
-    target: super::Target,
+    target: TargetRef,
     state: std::sync::OnceLock<Option<std::sync::Mutex<Shared>>>,
     /// One call in `every` mutates the tree (`HELLFUZZ_MUTATOR_EVERY`, default 4); the others
     /// use libFuzzer's own, much cheaper mutation, so exec/s stays close to the plain target's.
@@ -596,14 +596,42 @@ struct Shared {
     met_once: std::collections::HashSet<u64, rustc_hash::FxBuildHasher>,
 }
 
+/// The target whose grammar a [`SharedMutator`] mutates by. (Large, but only ever in one
+/// `static`; a `const fn` cannot box it.)
+#[cfg(feature = "libfuzzer")]
+#[allow(clippy::large_enum_variant)]
+enum TargetRef {
+    /// Its own (`fuzz_mutator!` beside another macro's target).
+    Own(super::Target),
+    /// The fuzz target's, so that the grammar is loaded and mined once per process (loading
+    /// the js grammar takes seconds, and every `-fork` job is a process of its own).
+    Shared(&'static super::Target),
+}
+
 #[cfg(feature = "libfuzzer")]
 impl SharedMutator {
     /// A mutator for the grammar from `source`.
     pub const fn new(source: super::GrammarSource) -> SharedMutator {
+        SharedMutator::with(TargetRef::Own(super::Target::new(source)))
+    }
+
+    /// A mutator for the grammar of `target` (a `fuzz_target!` with a grammar), which it shares.
+    pub const fn of(target: &'static super::Target) -> SharedMutator {
+        SharedMutator::with(TargetRef::Shared(target))
+    }
+
+    const fn with(target: TargetRef) -> SharedMutator {
         SharedMutator {
-            target: super::Target::new(source),
+            target,
             state: std::sync::OnceLock::new(),
             every: std::sync::OnceLock::new(),
+        }
+    }
+
+    fn target(&self) -> &super::Target {
+        match &self.target {
+            TargetRef::Own(t) => t,
+            TargetRef::Shared(t) => t,
         }
     }
 
@@ -674,8 +702,8 @@ impl SharedMutator {
             Ok("uniform") => Some(ProbabilityMode::Uniform),
             _ => None,
         };
-        let grammar = self.target.grammar()?;
-        let name = self.target.source().name().unwrap_or("");
+        let grammar = self.target().grammar()?;
+        let name = self.target().source().name().unwrap_or("");
         let mutator = Mutator::for_builtin(grammar, name, mode);
         let share = std::env::var(super::env::MUTATOR_SHARE_ENV)
             .ok()
