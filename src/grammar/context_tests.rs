@@ -483,4 +483,13 @@ fn separate_keeps_two_tokens_apart_in_generation_and_leaves_parsing_alone() {
     assert!(e.contains("expected a quoted literal or `;` in `%separate`"), "{e}");
     let e = error("a = \"x\" ; %separate \"\" \"x\" ;");
     assert!(e.contains("`%separate` names an empty token"), "{e}");
+    let warned = load("a = \"x\" ; %separate \"x\" \"y\" ;");
+    assert!(
+        warned
+            .warnings()
+            .iter()
+            .any(|w| w.message.contains("does nothing without a `%layout`")),
+        "{:?}",
+        warned.warnings()
+    );
 }

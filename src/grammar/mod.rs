@@ -558,6 +558,12 @@ impl Grammar {
         }
         let mut separate = Vec::new();
         for d in file.directives.iter().filter(|d| d.name == "separate") {
+            if layouts.is_empty() {
+                sink.warning(
+                    d.span,
+                    "`%separate` does nothing without a `%layout` rule: a separator goes into the layout between the tokens",
+                );
+            }
             if let [(before, before_span), (after, after_span)] = &d.literals[..] {
                 for (text, span) in [(before, before_span), (after, after_span)] {
                     if text.is_empty() {

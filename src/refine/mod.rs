@@ -775,19 +775,23 @@ fn shortfall(default: f64, inverted: f64, options: &Options) -> (f64, f64) {
 /// Keeps the grammar `round` measured among the [`CANDIDATES`] best measured so far.
 fn keep_if_best(best: &mut Vec<Candidate>, state: &Refined, round: &Round, options: &Options) {
     let score = |r: &Round| shortfall(r.default_percent(), r.inverted_percent(), options);
-    let worst = best
-        .iter()
-        .map(|c| score(&c.round))
-        .max_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
-    if best.len() >= CANDIDATES && worst.is_some_and(|w| score(round) >= w) {
-        return;
+    // A grammar measured again (after a take-back, or a round without edits) is one candidate.
+    if let Some(same) = best.iter_mut().find(|c| c.text == state.text) {
+        if score(round) < score(&same.round) {
+            same.round = round.clone();
+        }
+    } else {
+        let worst = best.last().map(|c| score(&c.round));
+        if best.len() >= CANDIDATES && worst.is_some_and(|w| score(round) >= w) {
+            return;
+        }
+        best.push(Candidate {
+            grammar: state.grammar.clone(),
+            text: state.text.clone(),
+            edits: state.edits.clone(),
+            round: round.clone(),
+        });
     }
-    best.push(Candidate {
-        grammar: state.grammar.clone(),
-        text: state.text.clone(),
-        edits: state.edits.clone(),
-        round: round.clone(),
-    });
     best.sort_by(|a, b| {
         score(&a.round)
             .partial_cmp(&score(&b.round))
@@ -823,7 +827,11 @@ fn choose_best(
         ..options.clone()
     };
     let mut measured: Vec<(Candidate, Round)> = Vec::new();
+    let cancelled = || options.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
     for c in best {
+        if cancelled() {
+            return;
+        }
         let Ok(trees) = parse_all(&c.grammar, samples) else {
             continue;
         };

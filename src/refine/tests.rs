@@ -3194,9 +3194,19 @@ fn only_the_grammars_measured_best_are_kept_as_candidates() {
         (5, (99, 99)),
         (6, (60, 60)),
     ] {
-        let state = state_of(LOOSE_JSON, round, figures);
+        // Each round's grammar another (told apart by a comment).
+        let mut state = state_of(LOOSE_JSON, round, figures);
+        state.text.push_str(&format!("# round {round}\n"));
         keep_if_best(&mut best, &state, &state.rounds[0], &opts);
     }
     let rounds: Vec<usize> = best.iter().map(|c| c.round.number).collect();
     assert_eq!(rounds, [5, 2, 4]);
+    // The same grammar measured again is one candidate, with its better figures.
+    let mut best = Vec::new();
+    for (round, figures) in [(1, (50, 50)), (2, (70, 70)), (3, (60, 60))] {
+        let state = state_of(LOOSE_JSON, round, figures);
+        keep_if_best(&mut best, &state, &state.rounds[0], &opts);
+    }
+    let rounds: Vec<usize> = best.iter().map(|c| c.round.number).collect();
+    assert_eq!(rounds, [2]);
 }
