@@ -67,6 +67,13 @@ pub struct Options {
     pub cancel: Option<Arc<AtomicBool>>,
 }
 
+impl Options {
+    /// Whether the cancel flag is set.
+    fn cancelled(&self) -> bool {
+        self.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+}
+
 impl Default for Options {
     fn default() -> Options {
         Options {
@@ -233,9 +240,7 @@ impl Refined {
                 }
                 out.push('\n');
                 for e in self.edits.iter().filter(|e| e.rules.contains(rule)) {
-                    out.push_str(&format!("# round {}: {}\n", e.round, e.what));
-                    out.push_str(&format!("#   rejected: {}\n", shown(&e.input)));
-                    out.push_str(&format!("#   culprit:  {}\n", shown(&e.culprit)));
+                    e.comment_into(&mut out);
                 }
                 // The generation tables an edit declared (`%values`, `%distinct`) on the rule.
                 for line in directives.lines() {
@@ -257,9 +262,7 @@ impl Refined {
         if !apart.is_empty() {
             out.push('\n');
             for e in apart {
-                out.push_str(&format!("# round {}: {}\n", e.round, e.what));
-                out.push_str(&format!("#   rejected: {}\n", shown(&e.input)));
-                out.push_str(&format!("#   culprit:  {}\n", shown(&e.culprit)));
+                e.comment_into(&mut out);
             }
             for line in directives.lines().filter(|l| l.starts_with("%separate ")) {
                 out.push_str(line);
@@ -267,6 +270,16 @@ impl Refined {
             }
         }
         out
+    }
+}
+
+impl Edit {
+    /// The edits file's comment lines for this edit: what it did, the rejected input, the
+    /// culprit.
+    fn comment_into(&self, out: &mut String) {
+        out.push_str(&format!("# round {}: {}\n", self.round, self.what));
+        out.push_str(&format!("#   rejected: {}\n", shown(&self.input)));
+        out.push_str(&format!("#   culprit:  {}\n", shown(&self.culprit)));
     }
 }
 
@@ -447,7 +460,7 @@ pub fn refine(
     let mut fast = true;
     // The grammar before the last round's edits, with that round's figures.
     let mut undo: Option<Undo> = None;
-    let cancelled = || options.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
+    let cancelled = || options.cancelled();
     // The time the choice of the best grammar at the end will take (see [`choose_best`]),
     // kept out of the rounds' budget; in nanoseconds, from the last round's measurement.
     let reserve = AtomicU64::new(0);
@@ -764,6 +777,18 @@ struct Candidate {
     round: Round,
 }
 
+impl Candidate {
+    /// The grammar of `state`, with its edits, as `round` measured it.
+    fn of(state: &Refined, round: Round) -> Candidate {
+        Candidate {
+            grammar: state.grammar.clone(),
+            text: state.text.clone(),
+            edits: state.edits.clone(),
+            round,
+        }
+    }
+}
+
 /// How far a measurement falls short of the targets (percentage points, both modes summed),
 /// then the more accepted in all: smaller is better.
 fn shortfall(default: f64, inverted: f64, options: &Options) -> (f64, f64) {
@@ -785,12 +810,7 @@ fn keep_if_best(best: &mut Vec<Candidate>, state: &Refined, round: &Round, optio
         if best.len() >= CANDIDATES && worst.is_some_and(|w| score(round) >= w) {
             return;
         }
-        best.push(Candidate {
-            grammar: state.grammar.clone(),
-            text: state.text.clone(),
-            edits: state.edits.clone(),
-            round: round.clone(),
-        });
+        best.push(Candidate::of(state, round.clone()));
     }
     best.sort_by(|a, b| {
         score(&a.round)
@@ -811,12 +831,7 @@ fn choose_best(
     options: &Options,
 ) {
     if !best.iter().any(|c| c.text == state.text) {
-        best.push(Candidate {
-            grammar: state.grammar.clone(),
-            text: state.text.clone(),
-            edits: state.edits.clone(),
-            round: state.rounds.last().cloned().unwrap_or_default(),
-        });
+        best.push(Candidate::of(state, state.rounds.last().cloned().unwrap_or_default()));
     }
     if best.len() < 2 {
         return;
@@ -827,9 +842,8 @@ fn choose_best(
         ..options.clone()
     };
     let mut measured: Vec<(Candidate, Round)> = Vec::new();
-    let cancelled = || options.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
     for c in best {
-        if cancelled() {
+        if options.cancelled() {
             return;
         }
         let Ok(trees) = parse_all(&c.grammar, samples) else {
