@@ -608,6 +608,26 @@ fn set_item(symbols: &mut [Symbol], place: Place, to: Item) -> bool {
     }
 }
 
+/// How many items of `rule`'s body name `sym`.
+fn uses_in(rule: &Symbol, sym: SymbolId) -> usize {
+    let named = |i: &Item| *i == Item::Symbol(sym);
+    match &rule.body {
+        Body::Choice(alts) => alts.iter().map(|a| a.items.iter().filter(|i| named(i)).count()).sum(),
+        Body::Repeat { item, .. } | Body::Optional(item) => usize::from(named(item)),
+    }
+}
+
+/// Whether `sym` is the rule of `place` alone, edited there in place: a group, or a copy made
+/// for the place's rule that this rule names nowhere else. A copy named at two places of its
+/// rule (Rust's item-level `macro_invocation`, alone and before its `;`, after a
+/// [`Change::JoinAfter`]) is copied again for one of them. (Copies of the rule made for other
+/// places, which name the same inner copies, keep sharing them: `_[in X]` and `_` one `_extra`.)
+pub(crate) fn own_rule_of(g: &Grammar, symbols: &[Symbol], sym: SymbolId, place: Place) -> bool {
+    let s = &symbols[sym.index()];
+    s.synthetic
+        || (is_copy_for(&s.name, &owner_name(g, place.parent)) && uses_in(&symbols[place.parent.index()], sym) == 1)
+}
+
 /// Whether `alt` names a group (a synthetic symbol): a group is used at one place, so an
 /// alternative that holds one cannot be written twice ([`Change::JoinAfter`]).
 pub(crate) fn holds_group(symbols: &[Symbol], alt: &Alternative) -> bool {
@@ -717,12 +737,12 @@ fn specialize(
     if place_item(symbols, place) != Some(Item::Symbol(sym)) {
         return Err("the place does not use the rule");
     }
-    let original = &symbols[sym.index()];
-    let parent = owner_name(g, place.parent);
-    if original.synthetic || is_copy_for(&original.name, &parent) {
+    if own_rule_of(g, symbols, sym, place) {
         symbols[sym.index()].body = body;
         return Ok(vec![owner_name(g, sym)]);
     }
+    let original = &symbols[sym.index()];
+    let parent = owner_name(g, place.parent);
     let copy = Symbol {
         name: specialized_name(symbols, &original.name, &parent),
         body,
@@ -1242,11 +1262,10 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
             }
         }
         Change::Specialize { sym, place } => {
-            let original = &symbols[sym.index()];
-            if original.synthetic || is_copy_for(&original.name, &owner_name(g, place.parent)) {
+            if own_rule_of(g, symbols, *sym, *place) {
                 return impossible("already a rule of that place alone");
             }
-            let body = original.body.clone();
+            let body = symbols[sym.index()].body.clone();
             specialize(g, symbols, *sym, *place, body).or_else(&impossible)
         }
         Change::Values { sym, words } => {
@@ -1350,6 +1369,11 @@ fn is_copy_for(name: &str, parent: &str) -> bool {
 /// A new rule name `name[in parent]` (with a number if taken): an instance of `name` for the
 /// grammar's contexts, so that mining pools its counts with the rule's.
 fn specialized_name(symbols: &[Symbol], name: &str, parent: &str) -> String {
+    // Another copy of a copy for `parent` is numbered, not nested (`m[in stmt 2]`).
+    let name = match name.rsplit_once(&format!("[in {parent}")) {
+        Some((rule, _)) if is_copy_for(name, parent) => rule,
+        _ => name,
+    };
     let base = format!("{name}[in {parent}]");
     let taken = |n: &str| symbols.iter().any(|s| s.name == n);
     if !taken(&base) {

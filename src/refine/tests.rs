@@ -647,6 +647,42 @@ fn a_rule_copied_for_one_place_has_groups_of_its_own() {
     assert!(!parses(&edited, b"| "), "a space is still layout in `b`");
 }
 
+#[test]
+fn a_copy_named_at_two_places_of_its_rule_is_copied_again_for_one() {
+    // As Rust's item-level macro call after a `JoinAfter` edit: the same copy alone (where
+    // only braces are valid) and before its `;` (where parentheses are too).
+    let g = Grammar::from_text(
+        "file = stmt* ;\nstmt = `m[in stmt]` | `m[in stmt]` \";\" ;\n`m[in stmt]` = \"m!\" tt ;\ntt = \"(\" \")\" | \"{\" \"}\" ;\n",
+        "t.grammar",
+    )
+    .unwrap();
+    let id = |g: &Grammar, name: &str| g.symbol_by_name(name).unwrap();
+    let alone = Change::Specialize {
+        sym: id(&g, "m[in stmt]"),
+        place: Place {
+            parent: id(&g, "stmt"),
+            alt: Some(0),
+            item: 0,
+        },
+    };
+    let copied = edit::apply(&g, &[alone], "t.grammar")
+        .expect("a copy for the place alone")
+        .grammar;
+    let copy = id(&copied, "m[in stmt 2]");
+    let braces_only = Change::DropAlternativeAt {
+        sym: id(&copied, "tt"),
+        alt: 0,
+        place: Place {
+            parent: copy,
+            alt: Some(0),
+            item: 1,
+        },
+    };
+    let edited = edit::apply(&copied, &[braces_only], "t.grammar").unwrap().grammar;
+    assert!(parses(&edited, b"m!{}m!();m!{};"));
+    assert!(!parses(&edited, b"m!()"), "parentheses without `;`");
+}
+
 /// `?name` is a type only in a bound (as Rust's `?Sized`): a grammar that allows it in every
 /// type, and samples whose first types are all in `let`s.
 const BOUNDS: &str = r#"
