@@ -622,7 +622,7 @@ fn uses_in(rule: &Symbol, sym: SymbolId) -> usize {
 /// rule (Rust's item-level `macro_invocation`, alone and before its `;`, after a
 /// [`Change::JoinAfter`]) is copied again for one of them. (Copies of the rule made for other
 /// places, which name the same inner copies, keep sharing them: `_[in X]` and `_` one `_extra`.)
-pub(crate) fn own_rule_of(g: &Grammar, symbols: &[Symbol], sym: SymbolId, place: Place) -> bool {
+fn own_rule_of(g: &Grammar, symbols: &[Symbol], sym: SymbolId, place: Place) -> bool {
     let s = &symbols[sym.index()];
     s.synthetic
         || (is_copy_for(&s.name, &owner_name(g, place.parent)) && uses_in(&symbols[place.parent.index()], sym) == 1)

@@ -708,6 +708,16 @@ pub fn refine(
             current = None;
         }
         round.edits = kept.len();
+        // A rule named at two places, copied for one of them, is the other's alone from now
+        // on: the edits refused in it while both needed it are tried again (Rust's item-level
+        // macro call may drop its parentheses once its copy before a `;` is a rule of its own).
+        for k in &kept {
+            if let Change::Specialize { sym, .. } = k.change {
+                if places_using(g, sym) == 2 {
+                    forget_refused(&mut refused, &edit::owner_name(g, sym));
+                }
+            }
+        }
         empty_rounds = if kept.is_empty() { empty_rounds + 1 } else { 0 };
         let stuck = empty_rounds >= STUCK_ROUNDS;
         if let Some(applied) = &current {
@@ -764,6 +774,13 @@ pub fn refine(
         }
     }
     Ok(state)
+}
+
+/// Drops from `refused` the edits that name rule `name` or a copy of a rule made for it.
+fn forget_refused(refused: &mut HashSet<String>, name: &str) {
+    let named = format!("`{name}`");
+    let inside = [format!("[in {name}]"), format!("[in {name} ")];
+    refused.retain(|key| !key.contains(&named) && !inside.iter().any(|i| key.contains(i.as_str())));
 }
 
 /// Grammars [`refine`] keeps as candidates for the best (the measured best so far).

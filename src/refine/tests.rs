@@ -683,6 +683,30 @@ fn a_copy_named_at_two_places_of_its_rule_is_copied_again_for_one() {
     assert!(!parses(&edited, b"m!()"), "parentheses without `;`");
 }
 
+#[test]
+fn edits_refused_in_a_rule_and_its_copies_are_forgotten_for_that_rule_alone() {
+    let mut refused: HashSet<String> = [
+        "dropped alternative 1 of `tt[in m[in stmt]]` (\"(\" \")\") where `m[in stmt]` uses it",
+        "dropped alternative 1 of `tt[in m[in stmt] 2]` (\"(\" \")\") where `m[in stmt]` uses it",
+        "dropped alternative 2 of `m[in stmt]` (x) everywhere",
+        "dropped alternative 1 of `tt[in m[in stmt 2]]` (\"(\" \")\") where `m[in stmt 2]` uses it",
+        "dropped alternative 1 of `tt` (\"(\" \")\") everywhere",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    forget_refused(&mut refused, "m[in stmt]");
+    let mut left: Vec<&str> = refused.iter().map(String::as_str).collect();
+    left.sort();
+    assert_eq!(
+        left,
+        [
+            "dropped alternative 1 of `tt[in m[in stmt 2]]` (\"(\" \")\") where `m[in stmt 2]` uses it",
+            "dropped alternative 1 of `tt` (\"(\" \")\") everywhere",
+        ]
+    );
+}
+
 /// `?name` is a type only in a bound (as Rust's `?Sized`): a grammar that allows it in every
 /// type, and samples whose first types are all in `let`s.
 const BOUNDS: &str = r#"
