@@ -608,13 +608,37 @@ fn set_item(symbols: &mut [Symbol], place: Place, to: Item) -> bool {
     }
 }
 
-/// How many items of `rule`'s body name `sym`.
-fn uses_in(rule: &Symbol, sym: SymbolId) -> usize {
-    let named = |i: &Item| *i == Item::Symbol(sym);
-    match &rule.body {
-        Body::Choice(alts) => alts.iter().map(|a| a.items.iter().filter(|i| named(i)).count()).sum(),
-        Body::Repeat { item, .. } | Body::Optional(item) => usize::from(named(item)),
+/// The items in the rules that name `sym`, in the order of the rules.
+pub(crate) fn places_of(symbols: &[Symbol], sym: SymbolId) -> Vec<Place> {
+    let mut out = Vec::new();
+    for (k, s) in symbols.iter().enumerate() {
+        let parent = SymbolId(k as u32);
+        match &s.body {
+            Body::Choice(alts) => {
+                for (a, alternative) in alts.iter().enumerate() {
+                    for (item, &i) in alternative.items.iter().enumerate() {
+                        if i == Item::Symbol(sym) {
+                            out.push(Place {
+                                parent,
+                                alt: Some(a),
+                                item,
+                            });
+                        }
+                    }
+                }
+            }
+            Body::Repeat { item, .. } | Body::Optional(item) => {
+                if *item == Item::Symbol(sym) {
+                    out.push(Place {
+                        parent,
+                        alt: None,
+                        item: 0,
+                    });
+                }
+            }
+        }
     }
+    out
 }
 
 /// Whether `sym` is the rule of `place` alone, edited there in place: a group, or a copy made
@@ -625,7 +649,12 @@ fn uses_in(rule: &Symbol, sym: SymbolId) -> usize {
 fn own_rule_of(g: &Grammar, symbols: &[Symbol], sym: SymbolId, place: Place) -> bool {
     let s = &symbols[sym.index()];
     s.synthetic
-        || (is_copy_for(&s.name, &owner_name(g, place.parent)) && uses_in(&symbols[place.parent.index()], sym) == 1)
+        || (is_copy_for(&s.name, &owner_name(g, place.parent))
+            && places_of(symbols, sym)
+                .iter()
+                .filter(|p| p.parent == place.parent)
+                .count()
+                == 1)
 }
 
 /// Whether `alt` names a group (a synthetic symbol): a group is used at one place, so an
@@ -1360,20 +1389,26 @@ fn values_name(symbols: &[Symbol], base: &str) -> String {
 
 /// Whether `name` is a copy [`specialized_name`] made for a place in `parent`.
 fn is_copy_for(name: &str, parent: &str) -> bool {
-    name.ends_with(&format!("[in {parent}]"))
-        || name
-            .rsplit_once(&format!("[in {parent} "))
-            .is_some_and(|(_, k)| k.strip_suffix(']').is_some_and(|k| k.parse::<u32>().is_ok()))
+    rule_of_copy(name, parent).is_some()
+}
+
+/// The rule that `name` is a copy of, if it is a copy made for a place in `parent`
+/// (`name[in parent]` or `name[in parent 2]`).
+fn rule_of_copy<'n>(name: &'n str, parent: &str) -> Option<&'n str> {
+    if let Some(rule) = name.strip_suffix(&format!("[in {parent}]")) {
+        return Some(rule);
+    }
+    let (rule, k) = name.rsplit_once(&format!("[in {parent} "))?;
+    k.strip_suffix(']')
+        .is_some_and(|k| k.parse::<u32>().is_ok())
+        .then_some(rule)
 }
 
 /// A new rule name `name[in parent]` (with a number if taken): an instance of `name` for the
 /// grammar's contexts, so that mining pools its counts with the rule's.
 fn specialized_name(symbols: &[Symbol], name: &str, parent: &str) -> String {
     // Another copy of a copy for `parent` is numbered, not nested (`m[in stmt 2]`).
-    let name = match name.rsplit_once(&format!("[in {parent}")) {
-        Some((rule, _)) if is_copy_for(name, parent) => rule,
-        _ => name,
-    };
+    let name = rule_of_copy(name, parent).unwrap_or(name);
     let base = format!("{name}[in {parent}]");
     let taken = |n: &str| symbols.iter().any(|s| s.name == n);
     if !taken(&base) {

@@ -2272,35 +2272,7 @@ fn places_using(g: &Grammar, sym: SymbolId) -> usize {
 
 /// The items in the grammar's rules that name `sym`, in the order of the rules.
 fn places_of(g: &Grammar, sym: SymbolId) -> Vec<Place> {
-    let mut out = Vec::new();
-    for (k, s) in g.symbols().iter().enumerate() {
-        let parent = SymbolId(k as u32);
-        match &s.body {
-            Body::Choice(alts) => {
-                for (a, alternative) in alts.iter().enumerate() {
-                    for (item, &i) in alternative.items.iter().enumerate() {
-                        if i == Item::Symbol(sym) {
-                            out.push(Place {
-                                parent,
-                                alt: Some(a),
-                                item,
-                            });
-                        }
-                    }
-                }
-            }
-            Body::Repeat { item, .. } | Body::Optional(item) => {
-                if *item == Item::Symbol(sym) {
-                    out.push(Place {
-                        parent,
-                        alt: None,
-                        item: 0,
-                    });
-                }
-            }
-        }
-    }
-    out
+    edit::places_of(g.symbols(), sym)
 }
 
 /// Siblings before a culprit (and before its ancestors) that [`earlier_choice`] tries.
