@@ -47,6 +47,8 @@ pub(super) enum Frame<'g> {
         items: &'g [Item],
         next: u32,
         sym: SymbolId,
+        /// Which alternative of `sym` `items` is (with `next`, the place of a layout child).
+        alt: u32,
         start: usize,
         stream: SplitMix64,
     },
@@ -55,6 +57,8 @@ pub(super) enum Frame<'g> {
     /// its own (PTC2 counts the first one with the node's).
     Rep {
         sym: SymbolId,
+        /// The place of layout the repetition is (see [`Open`]), or `NO_PLACE`.
+        place: u32,
         item: Item,
         done: u32,
         min_left: u32,
@@ -132,10 +136,10 @@ impl<'a> Generator<'a> {
                     b.drawn = b.drawn.saturating_sub(item_nodes(g, Item::Symbol(o.sym)) as u64);
                     b.nodes += 1;
                     b.drawn += 1;
-                    self.expand(o.sym, o.stream.clone(), &mut stack, arena.chars(), &mut b);
+                    self.expand(o.sym, o.place, o.stream.clone(), &mut stack, arena.chars(), &mut b);
                 }
                 Some(k) => {
-                    let frame = self.repetition(o.sym, k, 0, true, o.stream.clone(), &mut b);
+                    let frame = self.repetition(o.sym, o.place, k, 0, true, o.stream.clone(), &mut b);
                     stack.push(frame);
                 }
             }
@@ -199,6 +203,7 @@ impl<'a> Generator<'a> {
                     items,
                     next,
                     sym,
+                    alt,
                     start,
                     stream,
                 } => {
@@ -209,10 +214,12 @@ impl<'a> Generator<'a> {
                         continue;
                     };
                     *next += 1;
-                    self.child(stream, *sym, item, out, b)
+                    let place = self.probs.place(*sym, *alt, *next - 1);
+                    self.child(stream, *sym, item, out, b).map(|(s, st)| (s, place, st))
                 }
                 Frame::Rep {
                     sym,
+                    place,
                     item,
                     done,
                     min_left,
@@ -227,7 +234,7 @@ impl<'a> Generator<'a> {
                             b.expansions += 1;
                         }
                         if *done >= *max || {
-                            let (stop, more) = self.stop_more(*sym);
+                            let (stop, more) = self.stop_more(*sym, *place);
                             !pick_two(stream, stop, more)
                         } {
                             stack.pop();
@@ -235,11 +242,12 @@ impl<'a> Generator<'a> {
                         }
                     }
                     *done += 1;
-                    self.child(stream, *sym, *item, out, b)
+                    let place = self.probs.place(*sym, 0, 0);
+                    self.child(stream, *sym, *item, out, b).map(|(s, st)| (s, place, st))
                 }
             };
-            if let Some((sym, s)) = child {
-                self.expand(sym, s, stack, out, b);
+            if let Some((sym, place, s)) = child {
+                self.expand(sym, place, s, stack, out, b);
             }
         }
     }
@@ -259,6 +267,7 @@ impl<'a> Generator<'a> {
     fn expand(
         &mut self,
         mut sym: SymbolId,
+        mut place: u32,
         mut stream: SplitMix64,
         stack: &mut Vec<Frame<'a>>,
         out: &mut Vec<u8>,
@@ -276,7 +285,7 @@ impl<'a> Generator<'a> {
             let r = &mut stream;
             match &g.symbol(sym).body {
                 Body::Choice(alts) => {
-                    let alt = pick_any(r, self.probs.of(sym), alts.len());
+                    let alt = pick_any(r, self.probs.at(sym, place), alts.len());
                     let most = a.alt_cheapest_max[sym.index()];
                     b.nodes_over = b.nodes_over.max(most.nodes.saturating_add(1));
                     let start = out.len();
@@ -293,6 +302,7 @@ impl<'a> Generator<'a> {
                             items,
                             next: k as u32,
                             sym,
+                            alt: alt as u32,
                             start,
                             stream,
                         }),
@@ -300,20 +310,21 @@ impl<'a> Generator<'a> {
                     return;
                 }
                 Body::Optional(item) => {
-                    let p = self.probs.of(sym);
+                    let p = self.probs.at(sym, place);
                     self.bound_one_more(*item, b);
                     if !pick_two(r, p[0], p[1]) {
                         return;
                     }
+                    let child_place = self.probs.place(sym, 0, 0);
                     match self.child(r, sym, *item, out, b) {
-                        Some((s, st)) => (sym, stream) = (s, st),
+                        Some((s, st)) => (sym, place, stream) = (s, child_place, st),
                         None => return,
                     }
                 }
                 Body::Repeat { min, .. } => {
                     // The minimum's children, then the first decision (one expansion with the
                     // node's, as in PTC2), then one more decision per iteration.
-                    let frame = self.repetition(sym, 0, *min, false, stream, b);
+                    let frame = self.repetition(sym, place, 0, *min, false, stream, b);
                     stack.push(frame);
                     return;
                 }
@@ -321,12 +332,14 @@ impl<'a> Generator<'a> {
         }
     }
 
-    /// The frame of a repetition of `sym` with `done` iterations and `min_left` of its minimum
+    /// The frame of a repetition of `sym` at `place` (see [`Open`]'s) with `done` iterations and `min_left` of its minimum
     /// to draw; `counts`: whether its next decision counts as an expansion. Every decision on
     /// one more has the same worst-order bound: it is taken once, here, if one will be made.
+    #[allow(clippy::too_many_arguments)]
     fn repetition(
         &self,
         sym: SymbolId,
+        place: u32,
         done: u32,
         min_left: u32,
         counts: bool,
@@ -341,6 +354,7 @@ impl<'a> Generator<'a> {
         }
         Frame::Rep {
             sym,
+            place,
             item: *item,
             done,
             min_left,

@@ -49,7 +49,7 @@ use rand_xoshiro::{SplitMix64, Xoshiro256PlusPlus};
 
 pub use corpus::{Corpus, Written};
 
-use crate::grammar::{Body, CharClass, Grammar, Item, SymbolId, Terminal, TerminalId};
+use crate::grammar::{Body, CharClass, Grammar, Item, SymbolId, Terminal, TerminalId, NO_PLACE};
 use crate::mine::{CharDist, Model, Probabilities, ProbabilityMode};
 use crate::tree::{NodeId, NodeKind, Tree};
 use depth_first::Completion;
@@ -328,6 +328,9 @@ struct Open {
     /// Its node in the [`Sink`].
     node: u32,
     sym: SymbolId,
+    /// The place of layout it is ([`Probabilities::place`]: its probabilities there), or
+    /// [`NO_PLACE`].
+    place: u32,
     /// For repetitions already started: iterations so far (`None`: not expanded yet).
     iterations: Option<u32>,
     /// Where the sink linked it: its entry in [`Draft::links`] for a tree ([`ROOT`] for the
@@ -861,7 +864,7 @@ impl<'a> Generator<'a> {
             // made as an optional item's (layout of no bytes: `ws` redrawn within 0 bytes). With
             // one, it comes after the minimum's characters, which may fall short of their cheapest.
             Body::Repeat { item, min: 0, max } => {
-                max.is_none_or(|m| m > 0) && one_more_ruled_out(*item, self.stop_more(sym).1)
+                max.is_none_or(|m| m > 0) && one_more_ruled_out(*item, self.stop_more(sym, NO_PLACE).1)
             }
             Body::Repeat { .. } => false,
         }
@@ -904,6 +907,7 @@ impl<'a> Generator<'a> {
             Open {
                 node: sink.root(),
                 sym,
+                place: NO_PLACE,
                 iterations: None,
                 link: ROOT,
                 stream: root,
@@ -963,7 +967,7 @@ impl<'a> Generator<'a> {
                     let base = t.estimate.saturating_sub(g.cheapest_len(o.sym) as usize);
                     // The node itself stays; its cheapest children go.
                     let base_nodes = t.nodes.saturating_sub(item_nodes(g, Item::Symbol(o.sym))) + 1;
-                    let probs = self.probs.of(o.sym);
+                    let probs = self.probs.at(o.sym, o.place);
                     let costs = &g.analysis().alt_cheapest[o.sym.index()];
                     let most = g.analysis().alt_cheapest_max[o.sym.index()];
                     let fits = |bytes: u64, nodes: u64| {
@@ -990,21 +994,21 @@ impl<'a> Generator<'a> {
                     // Every item's cheapest cost is in the estimate while earlier items are added,
                     // so a character drawn for one of them cannot crowd out the later ones.
                     t.estimate = base + costs[alt].bytes as usize;
-                    for &item in items {
+                    for (k, &item) in items.iter().enumerate() {
                         t.estimate -= g.item_cheapest_len(item) as usize;
                         t.estimate += self.add_child(
                             r,
                             &mut sink,
                             &mut open,
                             o.node,
-                            o.sym,
+                            (o.sym, alt as u32, k as u32),
                             item,
                             t.max_size.saturating_sub(t.estimate),
                         );
                     }
                 }
                 Body::Optional(item) => {
-                    let p = self.probs.of(o.sym);
+                    let p = self.probs.at(o.sym, o.place);
                     self.maybe_one_more(
                         r,
                         &mut sink,
@@ -1029,7 +1033,7 @@ impl<'a> Generator<'a> {
                                 &mut sink,
                                 &mut open,
                                 o.node,
-                                o.sym,
+                                (o.sym, 0, 0),
                                 *item,
                                 t.max_size.saturating_sub(t.estimate),
                             );
@@ -1039,7 +1043,7 @@ impl<'a> Generator<'a> {
                     if max.is_some_and(|m| done >= m) {
                         continue;
                     }
-                    let stop_more = self.stop_more(o.sym);
+                    let stop_more = self.stop_more(o.sym, o.place);
                     if self.maybe_one_more(r, &mut sink, &mut open, o.node, o.sym, *item, stop_more, grow, &mut t) {
                         open.push(
                             self.grows,
@@ -1101,7 +1105,7 @@ impl<'a> Generator<'a> {
             sink,
             open,
             node,
-            sym,
+            (sym, 0, 0),
             item,
             tally.max_size.saturating_sub(tally.estimate),
         );
@@ -1128,8 +1132,8 @@ impl<'a> Generator<'a> {
 
     /// The weights of stopping a repetition of `sym` and of one more iteration (even, where
     /// the probabilities have none). PTC2 and the depth-first completion must weigh alike.
-    fn stop_more(&self, sym: SymbolId) -> (f64, f64) {
-        match self.probs.of(sym) {
+    fn stop_more(&self, sym: SymbolId, place: u32) -> (f64, f64) {
+        match self.probs.at(sym, place) {
             &[stop, more] => (stop, more),
             _ => (0.5, 0.5),
         }
@@ -1224,7 +1228,8 @@ fn pick_two(r: &mut SplitMix64, stop: f64, more: f64) -> bool {
 
 impl Generator<'_> {
     /// Adds a child for `item` as the next child of `parent` (a node of `parent_sym`, which
-    /// says whether a class is drawn as layout): terminals get their bytes now,
+    /// says whether a class is drawn as layout; `item` is item `k` of its alternative `alt`,
+    /// the place that says how layout is drawn there): terminals get their bytes now,
     /// symbols become open nodes. `room` is what the limit leaves beside the estimate of
     /// everything but this item. Returns the bytes it adds (a symbol's cheapest derivation's).
     #[allow(clippy::too_many_arguments)]
@@ -1234,7 +1239,7 @@ impl Generator<'_> {
         sink: &mut S,
         open: &mut Frontier,
         parent: u32,
-        parent_sym: SymbolId,
+        (parent_sym, alt, k): (SymbolId, u32, u32),
         item: Item,
         room: usize,
     ) -> usize {
@@ -1266,6 +1271,7 @@ impl Generator<'_> {
                     Open {
                         node,
                         sym: s,
+                        place: self.probs.place(parent_sym, alt, k),
                         iterations: None,
                         link,
                         stream: SplitMix64::seed_from_u64(r.next_u64()),

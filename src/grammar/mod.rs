@@ -20,6 +20,7 @@ mod context;
 mod diag;
 mod exclude;
 mod lower;
+mod places;
 pub mod print;
 pub use print::abbreviated;
 pub(crate) mod regex;
@@ -36,6 +37,7 @@ pub use context::{base_name, instance_name, Expansion, MAX_INSTANCES, MAX_PARAMS
 pub(crate) use diag::Sink;
 pub use diag::{line_col, Diagnostic, GrammarError, Severity, Span};
 pub use exclude::{Exclusion, MAX_WORDS, MAX_WORD_CHARS};
+pub use places::{Places, NO_PLACE};
 
 /// Index of a symbol in [`Grammar::symbols`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -254,6 +256,8 @@ pub struct Grammar {
     externals: Vec<bool>,
     /// Built on first use: only generation and reduction need the token matcher.
     boundaries: std::sync::OnceLock<Boundaries>,
+    /// Built on first use: only mining and generation with a model need them.
+    layout_places: std::sync::OnceLock<std::sync::Arc<Places>>,
     /// What each rule with parameters expanded into.
     contexts: Vec<Expansion>,
     /// The exclusions (`a - b`) the grammar uses.
@@ -610,6 +614,7 @@ impl Grammar {
             word_names,
             externals: external_flags,
             boundaries: std::sync::OnceLock::new(),
+            layout_places: std::sync::OnceLock::new(),
             contexts,
             exclusions,
             distinct,
@@ -918,6 +923,12 @@ impl Grammar {
     /// The token-boundary checker of this grammar (see [`Boundaries`]); built on first use.
     pub fn boundaries(&self) -> &Boundaries {
         self.boundaries.get_or_init(|| Boundaries::new(self))
+    }
+
+    /// The places of the layout rules (see [`Places`]); built on first use.
+    pub fn layout_places(&self) -> &std::sync::Arc<Places> {
+        self.layout_places
+            .get_or_init(|| std::sync::Arc::new(Places::new(self)))
     }
 
     /// The analyses (nullable, productive, reachable, cheapest derivations, unit chains).

@@ -79,6 +79,12 @@ pub struct Model {
     /// drew from it.
     #[serde(default)]
     pub chars: BTreeMap<String, CharCounts>,
+    /// Counts of the `%layout` rules' choice points per place (`rule: prev _ next`, see
+    /// [`crate::grammar::Places`]): whether the samples have layout there, apart from the rule's counts in
+    /// [`Model::counts`] (all places together). Models written before have none, and draw
+    /// layout as the rule's counts say everywhere.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub layout: BTreeMap<String, Vec<u64>>,
     /// One profile per mined sample, in mining order: "more of the same" makes each input like
     /// one of them. Models written before profiles were kept have none (and generate as
     /// before); a merge with such a model keeps the profiles that are known.
@@ -154,6 +160,7 @@ impl Model {
             samples: 0,
             counts: BTreeMap::new(),
             chars: BTreeMap::new(),
+            layout: BTreeMap::new(),
             profiles: Vec::new(),
         }
     }
@@ -194,21 +201,9 @@ impl Model {
                 .counts
                 .entry(grammar.symbol(sym).name.clone())
                 .or_insert_with(|| vec![0; n]);
-            match (kind, &grammar.symbol(sym).body) {
-                (NodeKind::Rule { alt, .. }, _) => counts[alt as usize] += 1,
-                (NodeKind::Optional { .. }, _) => counts[usize::from(tree.child_count(node) > 0)] += 1,
-                (NodeKind::Repeat { .. }, Body::Repeat { min, max, .. }) => {
-                    let k = tree.child_count(node) as u64;
-                    // Each iteration beyond the minimum was a "continue"; stopping was a choice
-                    // unless the maximum forced it.
-                    counts[1] += k.saturating_sub(*min as u64);
-                    if max.is_none_or(|m| k < m as u64) {
-                        counts[0] += 1;
-                    }
-                }
-                _ => {}
-            }
+            count_choice(grammar, tree, node, counts);
         });
+        self.add_layout_places(grammar, tree);
         for (name, c) in &profile.counts {
             let mine = self.counts.entry(name.clone()).or_default();
             // Only a model that was never checked against the grammar can disagree on a length.
@@ -220,6 +215,41 @@ impl Model {
         self.profiles.push(profile);
     }
 
+    /// Adds the choices of the layout rules in `tree` per place (see [`Model::layout`]).
+    fn add_layout_places(&mut self, grammar: &Grammar, tree: &Tree) {
+        let places = grammar.layout_places();
+        if places.is_empty() {
+            return;
+        }
+        tree.pre_order(tree.root(), |node| {
+            let alt = match tree.kind(node) {
+                NodeKind::Rule { alt, .. } => alt,
+                NodeKind::Repeat { .. } | NodeKind::Optional { .. } => 0,
+                NodeKind::Leaf { .. } => return,
+            };
+            let Some(parent) = tree.kind(node).symbol() else {
+                return;
+            };
+            let repeated = !matches!(grammar.symbol(parent).body, Body::Choice(_));
+            for (k, child) in tree.children(node).enumerate() {
+                let place = places.at(parent, alt, if repeated { 0 } else { k as u32 });
+                let Some(&(ref key, layout)) = places.places.get(place as usize) else {
+                    continue;
+                };
+                let n = arity(grammar, layout);
+                if n == 0 || tree.kind(child).symbol() != Some(layout) {
+                    continue;
+                }
+                let counts = self.layout.entry(key.clone()).or_insert_with(|| vec![0; n]);
+                // Copies of a layout rule narrowed for a context may have another arity at the
+                // same place: the first one counted keeps it.
+                if counts.len() == n {
+                    count_choice(grammar, tree, child, counts);
+                }
+            }
+        });
+    }
+
     /// Adds another model's counts to this one (same grammar required).
     pub fn merge(&mut self, other: &Model) -> Result<(), ModelError> {
         if other.fingerprint != self.fingerprint {
@@ -229,6 +259,7 @@ impl Model {
             });
         }
         add_counts(&mut self.counts, &other.counts)?;
+        add_counts(&mut self.layout, &other.layout)?;
         for (class, counts) in &other.chars {
             let mine = self.chars.entry(class.clone()).or_default();
             for (&c, &n) in &counts.chars {
@@ -322,6 +353,32 @@ impl Model {
         let text = serde_json::to_string_pretty(self).expect("models always serialize");
         crate::files::write_atomically(path, text.as_bytes())
             .map_err(|e| ModelError::Io(format!("cannot write model {}: {e}", path.display())))
+    }
+}
+
+/// Adds the choice `node` (a node of a choice point) made to `counts`.
+fn count_choice(grammar: &Grammar, tree: &Tree, node: crate::tree::NodeId, counts: &mut [u64]) {
+    let kind = tree.kind(node);
+    let Some(sym) = kind.symbol() else {
+        return;
+    };
+    match (kind, &grammar.symbol(sym).body) {
+        (NodeKind::Rule { alt, .. }, _) => {
+            if let Some(c) = counts.get_mut(alt as usize) {
+                *c += 1;
+            }
+        }
+        (NodeKind::Optional { .. }, _) => counts[usize::from(tree.child_count(node) > 0)] += 1,
+        (NodeKind::Repeat { .. }, Body::Repeat { min, max, .. }) => {
+            let k = tree.child_count(node) as u64;
+            // Each iteration beyond the minimum was a "continue"; stopping was a choice
+            // unless the maximum forced it.
+            counts[1] += k.saturating_sub(*min as u64);
+            if max.is_none_or(|m| k < m as u64) {
+                counts[0] += 1;
+            }
+        }
+        _ => {}
     }
 }
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::{arity, CharCounts, Model, SampleProfile};
 use crate::grammar::print::{format_weight, Annotations};
-use crate::grammar::{Body, CharClass, Grammar, SymbolId, Terminal};
+use crate::grammar::{Body, CharClass, Grammar, Places, SymbolId, Terminal, NO_PLACE};
 
 /// How counts become probabilities.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,6 +38,41 @@ pub struct Probabilities {
     /// content uses too (tree-sitter-css's whitespace, also a descendant combinator) is
     /// inverted there, but layout keeps the samples' spaces, not vertical tabs.
     pub layout_chars: Option<Arc<LayoutChars>>,
+    /// Layout drawn as the samples have it at each place (`None`: as the layout rules' own
+    /// probabilities say, everywhere). Not inverted: `--invert-layout` goes without it.
+    pub layout_places: Option<Arc<LayoutPlaces>>,
+}
+
+/// The probabilities of the layout rules' choice points per place where a rule names one
+/// (see [`Places`]): the samples' counts there, mined in every mode; where no sample reaches the
+/// place, no layout (what the samples have there) beyond a repetition's minimum.
+#[derive(Clone, Debug)]
+pub struct LayoutPlaces {
+    places: Arc<Places>,
+    /// Per place: the probabilities of its layout rule's choice point there (empty: the rule's
+    /// own, for a choice of layouts no sample reaches there).
+    rows: Vec<Vec<f64>>,
+}
+
+impl LayoutPlaces {
+    fn new(grammar: &Grammar, model: &Model, by_symbol: &[Vec<f64>]) -> LayoutPlaces {
+        let places = Arc::clone(grammar.layout_places());
+        let rows = places
+            .places
+            .iter()
+            .map(|(key, layout)| {
+                let n = by_symbol[layout.index()].len();
+                match model.layout.get(key) {
+                    Some(c) if c.len() == n && c.iter().sum::<u64>() > 0 => mined(c),
+                    _ => match grammar.symbol(*layout).body {
+                        Body::Repeat { .. } | Body::Optional(_) if n == 2 => vec![1.0, 0.0],
+                        _ => Vec::new(),
+                    },
+                }
+            })
+            .collect();
+        LayoutPlaces { places, rows }
+    }
 }
 
 /// The mined character distributions that layout keeps under inversion.
@@ -165,7 +200,7 @@ impl Probabilities {
         } else {
             (Vec::new(), Vec::new())
         };
-        let by_symbol = (0..grammar.symbols().len())
+        let by_symbol: Vec<Vec<f64>> = (0..grammar.symbols().len())
             .map(|i| {
                 let sym = SymbolId(i as u32);
                 let n = arity(grammar, sym);
@@ -222,11 +257,20 @@ impl Probabilities {
                 symbols: layout,
             })
         });
+        let per_place = match mode {
+            ProbabilityMode::Mined => true,
+            ProbabilityMode::Inverted => !invert_layout,
+            ProbabilityMode::Uniform => false,
+        };
+        let layout_places = model
+            .filter(|m| per_place && !m.layout.is_empty())
+            .map(|m| Arc::new(LayoutPlaces::new(grammar, m, &by_symbol)));
         Probabilities {
             mode,
             by_symbol,
             chars,
             layout_chars,
+            layout_places,
         }
     }
 
@@ -265,6 +309,7 @@ impl Probabilities {
             by_symbol,
             chars: Arc::clone(&self.chars),
             layout_chars: self.layout_chars.clone(),
+            layout_places: self.layout_places.clone(),
         }
     }
 
@@ -290,6 +335,31 @@ impl Probabilities {
     /// The probabilities of `sym`'s choice point (empty if it is not one).
     pub fn of(&self, sym: SymbolId) -> &[f64] {
         &self.by_symbol[sym.index()]
+    }
+
+    /// The place item `k` of alternative `alt` of `parent` is (`alt` and `k` 0 for the item of
+    /// a repetition or an optional), if it names a layout rule whose probabilities there are
+    /// the samples' own: for [`Probabilities::at`]. [`NO_PLACE`] otherwise.
+    #[inline]
+    pub fn place(&self, parent: SymbolId, alt: u32, k: u32) -> u32 {
+        match &self.layout_places {
+            Some(l) => l.places.at(parent, alt, k),
+            None => NO_PLACE,
+        }
+    }
+
+    /// The probabilities of `sym`'s choice point where `place` ([`Probabilities::place`]) has
+    /// a node of it: the samples' layout there, or [`Probabilities::of`].
+    #[inline]
+    pub fn at(&self, sym: SymbolId, place: u32) -> &[f64] {
+        let own = &self.by_symbol[sym.index()];
+        if place == NO_PLACE {
+            return own;
+        }
+        match self.layout_places.as_ref().and_then(|l| l.rows.get(place as usize)) {
+            Some(row) if row.len() == own.len() => row,
+            _ => own,
+        }
     }
 
     /// The grammar annotated with these probabilities, in the style of *Inputs from Hell*'s

@@ -461,3 +461,116 @@ fn like_sample_takes_an_instance_with_one_alternative_left_by_its_guards() {
     let one = g.symbol_by_name("decl[a]").unwrap();
     assert_eq!(like.of(one), mined.of(one));
 }
+
+/// A list in parentheses or brackets, with layout between every two tokens: the shape of an
+/// imported tree-sitter grammar, where the layout rule stands before each token.
+const PLACES_GRAMMAR: &str = r#"
+list = _ "(" ( _ word )* _ ")" | _ "[" ( _ word )* _ "]" ;
+word = [a-z]+ ;
+_    = [ \n]* ;
+%layout _ ;
+"#;
+
+/// Whether some input has layout right before `)` or `]`, and whether some has it before its
+/// first word (between two words it may be a separator): for the place tests.
+fn layout_before_close_and_words(inputs: &[Vec<u8>]) -> (bool, bool) {
+    let text = |i: &Vec<u8>| String::from_utf8(i.clone()).unwrap();
+    let close = inputs
+        .iter()
+        .map(text)
+        .any(|t| t.contains(" )") || t.contains("\n)") || t.contains(" ]") || t.contains("\n]"));
+    let words = inputs
+        .iter()
+        .map(text)
+        .any(|t| t.contains("( ") || t.contains("(\n") || t.contains("[ ") || t.contains("[\n"));
+    (close, words)
+}
+
+#[test]
+fn layout_is_counted_per_place_by_its_rule_and_neighbours() {
+    let g = Grammar::from_text(PLACES_GRAMMAR, "places.grammar").unwrap();
+    let trees: Vec<Tree> = ["(a b\nc)", "( d e)", "(f)"]
+        .iter()
+        .map(|s| Parser::new(&g).parse(s.as_bytes()).unwrap())
+        .collect();
+    let model = samples::model_of(&g, &trees);
+    let key = |suffix: &str| {
+        let found: Vec<_> = model.layout.iter().filter(|(k, _)| k.ends_with(suffix)).collect();
+        assert_eq!(found.len(), 1, "one place ends with {suffix:?}: {:?}", model.layout);
+        found[0].1.clone()
+    };
+    // [stop, one more]: no layout before `(` or `)` in the three lists; before the six words,
+    // three spaces and a line break (each a character of layout).
+    assert_eq!(key(r#"list: ^ _ "(""#), [3, 0]);
+    assert_eq!(key(r#"_ ")""#), [3, 0]);
+    assert_eq!(key("^ _ word"), [6, 4]);
+    // Brackets are in no sample: their places are not counted.
+    assert!(model.layout.keys().all(|k| !k.contains('[')), "{:?}", model.layout);
+    // The layout rule's own counts are all places together.
+    let own = model.counts_of(&g, g.symbol_by_name("_").unwrap()).unwrap();
+    assert_eq!(own, [12, 4]);
+}
+
+#[test]
+fn layout_is_drawn_per_place_where_the_samples_have_it_and_nowhere_else() {
+    let g = Grammar::from_text(PLACES_GRAMMAR, "places.grammar").unwrap();
+    let trees: Vec<Tree> = ["(a b\nc)", "( d e)", "(f g h i)"]
+        .iter()
+        .map(|s| Parser::new(&g).parse(s.as_bytes()).unwrap())
+        .collect();
+    let model = samples::model_of(&g, &trees);
+    let mut before = model.clone();
+    before.layout.clear();
+    let draw = |model: &Model, mode: ProbabilityMode, seed: u64| -> Vec<Vec<u8>> {
+        let p = Probabilities::new(&g, Some(model), mode);
+        let mut gen = crate::generate::Generator::new(&g, &p, crate::generate::Limits::up_to(40), seed);
+        // Trees (every node drawn in PTC2's order) and bytes (completed depth first).
+        let mut out: Vec<Vec<u8>> = (0..150).map(|_| gen.tree().unparse()).collect();
+        out.extend((0..150).map(|_| gen.input()));
+        out
+    };
+    for mode in [ProbabilityMode::Mined, ProbabilityMode::Inverted] {
+        // Inverted, every list is in brackets, which no sample has: no layout inside them.
+        let (close, words) = layout_before_close_and_words(&draw(&model, mode, 7));
+        assert!(
+            !close,
+            "{mode:?}: no layout before a closing bracket, where no sample has any"
+        );
+        assert_eq!(
+            words,
+            mode == ProbabilityMode::Mined,
+            "{mode:?}: layout before words as the samples"
+        );
+        // Without the places (a model of before them), layout goes anywhere: the test can fail.
+        let (close, _) = layout_before_close_and_words(&draw(&before, mode, 7));
+        assert!(
+            close,
+            "{mode:?}: one distribution for all places puts layout before `)`"
+        );
+    }
+    // `--invert-layout` inverts layout everywhere, places or not.
+    let p = Probabilities::new_with(&g, Some(&model), ProbabilityMode::Inverted, true);
+    assert!(p.layout_places.is_none());
+}
+
+#[test]
+fn layout_places_merge_and_models_without_them_still_load() {
+    let g = Grammar::from_text(PLACES_GRAMMAR, "places.grammar").unwrap();
+    let tree = |s: &str| Parser::new(&g).parse(s.as_bytes()).unwrap();
+    let mut a = samples::model_of(&g, &[tree("( a)")]);
+    let b = samples::model_of(&g, &[tree("(b )")]);
+    a.merge(&b).unwrap();
+    let close = a.layout.iter().find(|(k, _)| k.ends_with(r#"_ ")""#)).unwrap().1;
+    assert_eq!(close, &[2, 1]);
+    // A model written before places has no `layout` field: it loads, and draws as before.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.json");
+    let mut json: serde_json::Value = serde_json::to_value(&a).unwrap();
+    json.as_object_mut().unwrap().remove("layout");
+    std::fs::write(&path, json.to_string()).unwrap();
+    let old = Model::load(&path, &g).unwrap();
+    assert!(old.layout.is_empty());
+    assert!(Probabilities::new(&g, Some(&old), ProbabilityMode::Mined)
+        .layout_places
+        .is_none());
+}
