@@ -1302,8 +1302,9 @@ const TABLE_WALK_UP: usize = 6;
 /// Longest text of a rule that [`values_edit`] treats as a token (longer ones are not words).
 const MAX_WORD_LEN: usize = 64;
 
-/// Most words a `%values` edit keeps (the most used first).
-const MAX_WORDS: usize = 256;
+/// Most words a `%values` edit keeps (the most used first, each one the parser takes in the
+/// culprit's place): a probe each.
+const MAX_WORDS: usize = 64;
 
 /// Words probed in the culprit's place before a `%values` edit is proposed.
 const WORD_PROBES: usize = 3;
@@ -1361,14 +1362,23 @@ fn values_edit(g: &Grammar, culprit: &Culprit, trees: &[Tree], texts: &Texts<'_>
             }
             continue;
         }
-        let fits = words.iter().take(WORD_PROBES).all(|w| {
+        let taken = |w: &Word<'_>| {
             replaced(g, tree, node, &Replacement::Subtree(w.tree, w.node))
                 .is_some_and(|b| judge.verdict(&b) == Verdict::Accepted)
-        });
-        if fits {
+        };
+        if words.iter().take(WORD_PROBES).all(taken) {
+            // Every word is put in the culprit's place, where the parser rejected a text of
+            // the rule: the accepted inputs' words include texts a lenient context took (CSS
+            // reads a string with a line break in it as a bad string, an error in a rule but
+            // not in an unknown at-rule's prelude), which would be drawn here and rejected.
             return Some(Change::Values {
                 sym,
-                words: words.iter().take(MAX_WORDS).map(|w| w.text.clone()).collect(),
+                words: words
+                    .iter()
+                    .take(MAX_WORDS)
+                    .filter(|w| taken(w))
+                    .map(|w| w.text.clone())
+                    .collect(),
             });
         }
         // The rule's words are wrong here too: those the samples write at this place, or
@@ -2008,6 +2018,25 @@ fn rule_edits(
             break;
         };
         node = parent;
+    }
+    // A culprit that makes no choice of its own (a rule of one sequence, SQL's `_cte? ( … |
+    // _truncate_statement | … )` in a CTE's body) is to blame for a choice made directly
+    // inside it, where isolation could not tell which: the samples' smallest part of that
+    // choice is the culprit's own alternative (a top-level `TRUNCATE`), so replacing it
+    // left the input rejected.
+    if !found && makes_no_choice(g, tree, start) {
+        for child in tree.children(start) {
+            let (NodeKind::Rule { .. }, Some(place)) = (tree.kind(child), place_of(g, tree, child)) else {
+                continue;
+            };
+            let edits = unseen_choice(g, tree, child, place, trees, good, facts, judge);
+            if !edits.is_empty() {
+                out.extend(edits);
+                node = child;
+                found = true;
+                break;
+            }
+        }
     }
     // Weaker edits follow, for when those are refused (the samples never have a shebang, but
     // accepted inputs do): a choice made before the culprit, then the nearest count at a place
@@ -2784,6 +2813,11 @@ fn with_count_by(
     }
     crate::tree::fix_boundaries(g, &mut t);
     Some(t)
+}
+
+/// Whether `node` is a rule node with one alternative: a sequence, no choice of its own.
+fn makes_no_choice(g: &Grammar, tree: &Tree, node: NodeId) -> bool {
+    matches!(tree.kind(node), NodeKind::Rule { symbol, .. } if g.symbol(symbol).alternatives().len() == 1)
 }
 
 /// Levels above a culprit [`propose`] looks for a choice the samples never make.
