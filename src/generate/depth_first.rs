@@ -332,9 +332,10 @@ impl<'a> Generator<'a> {
         }
     }
 
-    /// The frame of a repetition of `sym` at `place` (see [`Open`]'s) with `done` iterations and `min_left` of its minimum
-    /// to draw; `counts`: whether its next decision counts as an expansion. Every decision on
-    /// one more has the same worst-order bound: it is taken once, here, if one will be made.
+    /// The frame of a repetition of `sym` at `place` (see [`Open`]'s) with `done` iterations
+    /// and `min_left` of its minimum to draw; `counts`: whether its next decision counts as an
+    /// expansion. Every decision on one more has the same worst-order bound: it is taken once,
+    /// here, if one will be made.
     #[allow(clippy::too_many_arguments)]
     fn repetition(
         &self,
