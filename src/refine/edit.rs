@@ -100,6 +100,30 @@ pub enum Change {
         /// Whether the optional part must be there with `alt` (else it must be absent).
         present: bool,
     },
+    /// The optional part `sym` at `place` there only where the item `other` before it in the
+    /// same alternative ends without the optional parts `drop` of alternative `end_alt` of
+    /// `end`, the rule on that item's right edge that `down` leads to (each step a place of
+    /// the next rule on the way, from the item's own rule): the parent's alternative is split
+    /// in two, one without `sym`'s part and one with it, where the item is a chain of copies
+    /// down to a copy of `end` without those parts. sqlparser takes `RETURNING` after a
+    /// `DELETE … WHERE …` but not after its `ORDER BY` or `LIMIT`, and `WITH ORDINALITY`
+    /// after a table function but not after its alias, each valid alone.
+    ApartTail {
+        /// The later optional part.
+        sym: SymbolId,
+        /// Where it is used.
+        place: Place,
+        /// The earlier item in the same alternative.
+        other: usize,
+        /// The way down the earlier item's right edge: in each rule, the item of the next.
+        down: Vec<Place>,
+        /// The rule whose last items are the optional parts.
+        end: SymbolId,
+        /// Its alternative.
+        end_alt: usize,
+        /// The optional parts' items in that alternative, dropped in the copy.
+        drop: Vec<usize>,
+    },
     /// Alternative `alt` of `sym`, where `place` uses it, only after the texts `words` of the
     /// item `key` of the same alternative (a function's name), which the samples write there
     /// with it: the parent's alternative is split in two, one where `sym` has no `alt`, and
@@ -267,6 +291,30 @@ impl Change {
                 name(place.parent),
                 place.item + 1,
                 place.alt.map_or(1, |a| a + 1)
+            ),
+            Change::ApartTail {
+                sym,
+                place,
+                other,
+                end,
+                end_alt,
+                drop,
+                ..
+            } => format!(
+                "`{}` ({}) only where {} in `{}` (item {} of its alternative {}) ends without {} of `{}`'s alternative {}",
+                name(*sym),
+                g.item_text(Item::Symbol(*sym)),
+                place_item(g.symbols(), Place { item: *other, ..*place }).map_or_else(String::new, |i| g.item_written(i)),
+                name(place.parent),
+                place.item + 1,
+                place.alt.map_or(1, |a| a + 1),
+                drop.iter()
+                    .filter_map(|&i| place_item(g.symbols(), Place { parent: *end, alt: Some(*end_alt), item: i }))
+                    .map(|i| g.item_text(i))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                name(*end),
+                end_alt + 1
             ),
             Change::Apart {
                 sym,
@@ -863,6 +911,26 @@ fn split_in_two(
     Ok(rules)
 }
 
+/// A copy of rule `sym` with `body`, for its place in `holder` (a group keeps its name, being
+/// written inline; a named rule is named `sym[in holder]`), with groups of its own.
+fn copy_rule(g: &Grammar, symbols: &mut Vec<Symbol>, sym: SymbolId, holder: SymbolId, body: Body) -> SymbolId {
+    let original = symbols[sym.index()].clone();
+    let name = if original.synthetic {
+        original.name.clone()
+    } else {
+        specialized_name(symbols, &original.name, &owner_name(g, holder))
+    };
+    let id = SymbolId(symbols.len() as u32);
+    symbols.push(Symbol {
+        name,
+        body,
+        span: original.span,
+        synthetic: original.synthetic,
+    });
+    own_groups(symbols, id);
+    id
+}
+
 /// Gives the new rule `id` copies of the groups its body uses, named `rule.N`: a group is
 /// used in one place only, and is edited there in place, so a copy must not share its groups
 /// with the rule it was copied from.
@@ -1057,6 +1125,94 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
             alts.remove(*alt);
             alts.push(joined);
             specialize(g, symbols, *sym, *place, Body::Choice(alts)).or_else(&impossible)
+        }
+        Change::ApartTail {
+            sym,
+            place,
+            other,
+            down,
+            end,
+            end_alt,
+            drop,
+        } => {
+            let Body::Optional(inner) = symbols[sym.index()].body else {
+                return impossible("no optional part there");
+            };
+            if drop.is_empty() {
+                return impossible("no parts to drop");
+            }
+            // The way down must still be there as it was found.
+            let first = place_item(symbols, Place { item: *other, ..*place });
+            let mut at = first;
+            for step in down {
+                if at != Some(Item::Symbol(step.parent)) {
+                    return impossible("the earlier item's right edge changed");
+                }
+                at = place_item(symbols, *step);
+            }
+            if at != Some(Item::Symbol(*end)) {
+                return impossible("the earlier item's right edge changed");
+            }
+            let Body::Choice(mut alts) = symbols[end.index()].body.clone() else {
+                return impossible("the rule on the right edge is no sequence");
+            };
+            let Some(items) = alts.get_mut(*end_alt).map(|a| &mut a.items) else {
+                return impossible("no such alternative");
+            };
+            let mut dropped: Vec<usize> = drop.clone();
+            dropped.sort_unstable();
+            if dropped.last().is_some_and(|&i| i >= items.len()) {
+                return impossible("no such item");
+            }
+            for &i in dropped.iter().rev() {
+                items.remove(i);
+            }
+            // The copies, from the right edge up: each rule on the way gets a copy holding
+            // the next copy in its place.
+            let mut rules = Vec::new();
+            let parents: Vec<SymbolId> = down.iter().map(|p| p.parent).collect();
+            let mut copy = copy_rule(
+                g,
+                symbols,
+                *end,
+                parents.last().copied().unwrap_or(place.parent),
+                Body::Choice(alts),
+            );
+            // Named copies only: a group is written inline in its holder.
+            let named = |symbols: &[Symbol], id: SymbolId| {
+                (!symbols[id.index()].synthetic).then(|| symbols[id.index()].name.clone())
+            };
+            rules.extend(named(symbols, copy));
+            for (k, step) in down.iter().enumerate().rev() {
+                let holder = if k == 0 { place.parent } else { down[k - 1].parent };
+                let body = symbols[step.parent.index()].body.clone();
+                let next = copy_rule(g, symbols, step.parent, holder, body);
+                set_item(symbols, Place { parent: next, ..*step }, Item::Symbol(copy));
+                rules.extend(named(symbols, next));
+                copy = next;
+            }
+            let with = |items| Alternative {
+                items,
+                weight: None,
+                prec: None,
+                span: symbols[sym.index()].span,
+            };
+            let (without, only) = (vec![with(Vec::new())], with(vec![inner]));
+            rules.extend(
+                split_in_two(
+                    g,
+                    symbols,
+                    *sym,
+                    *place,
+                    (without, only),
+                    *other,
+                    Some(Item::Symbol(copy)),
+                )
+                .or_else(&impossible)?,
+            );
+            rules.sort();
+            rules.dedup();
+            Ok(rules)
         }
         Change::Apart {
             sym,

@@ -1994,10 +1994,13 @@ fn rule_edits(
     // choice is dropped where it stands, which would pass for want of samples with a subquery
     // there, and leave `ONLY` before every other. (Other splits stay after the walk up: put
     // first, they changed Rust's run from its sixth round, and it ended with 9 held-out files
-    // lost by later edits.)
+    // lost by later edits.) So too an optional part kept from the optional parts that end the
+    // item before it (`ORDER BY … RETURNING`), before `RETURNING` is dropped where it stands.
     let earlier = earlier_choice(g, culprit, trees, good, facts, judge);
-    let (before_walk_up, after_walk_up) = if matches!(earlier.as_slice(), [Change::Apart { .. }, Change::Bound { .. }])
-    {
+    let (before_walk_up, after_walk_up) = if matches!(
+        earlier.as_slice(),
+        [Change::Apart { .. }, Change::Bound { .. }] | [Change::ApartTail { .. }]
+    ) {
         (earlier, Vec::new())
     } else {
         (Vec::new(), earlier)
@@ -2348,7 +2351,17 @@ fn earlier_choice(
             };
             let to_blame = match base.kind(sibling) {
                 NodeKind::Leaf { .. } => continue,
-                NodeKind::Rule { symbol, .. } if g.symbol(symbol).alternatives().len() < 2 => continue,
+                NodeKind::Rule { symbol, .. } if g.symbol(symbol).alternatives().len() < 2 => {
+                    // No choice of its own, but it may end in optional parts that the
+                    // optional part on the way may not follow.
+                    if matches!(base.kind(on_path), NodeKind::Optional { .. }) {
+                        tried += 1;
+                        if let Some(change) = tail_apart(g, &base, on_path, sibling, judge) {
+                            return vec![change];
+                        }
+                    }
+                    continue;
+                }
                 NodeKind::Rule { .. } => {
                     tried += 1;
                     good_part_accepted(g, &base, sibling, good, judge)
@@ -2407,6 +2420,85 @@ fn earlier_choice(
         }
     }
     Vec::new()
+}
+
+/// Levels down an earlier item's right edge that [`tail_apart`] looks at.
+const TAIL_DEPTH: usize = 6;
+
+/// The edit for the optional part `later`, there, where it may not follow the optional parts
+/// that end the item `earlier` before it, a level or more down ([`Change::ApartTail`]): the
+/// input is accepted with `later` taken out, and with the last of those parts that are there
+/// taken out instead (the fewest that do, at the deepest level of `earlier`'s right edge that
+/// has any). sqlparser's `DELETE FROM t ORDER BY x RETURNING *`, where `ORDER BY` ends
+/// `DELETE`'s `FROM` clause, a rule of its own.
+fn tail_apart(g: &Grammar, tree: &Tree, later: NodeId, earlier: NodeId, judge: &Judge<'_>) -> Option<Change> {
+    let NodeKind::Optional { symbol: sym } = tree.kind(later) else {
+        return None;
+    };
+    let place = place_of(g, tree, later)?;
+    let other = place_of(g, tree, earlier)?.item;
+    if tree.child_count(later) == 0 || place.alt.is_none() || tree.parent(earlier) != tree.parent(later) {
+        return None;
+    }
+    let accepted = |t: &Tree| judge.verdict(&t.unparse()) == Verdict::Accepted;
+    // Each alone is valid: without the later part the input is accepted.
+    if !with_count(g, tree, later, 0).is_some_and(|t| accepted(&t)) {
+        return None;
+    }
+    // The right edge of `earlier`, top down: per step the place of the next node, and the
+    // sequences on the way (a node and the number of steps to it).
+    let mut down: Vec<Place> = Vec::new();
+    let mut sequences: Vec<(NodeId, usize)> = Vec::new();
+    let mut node = earlier;
+    for _ in 0..TAIL_DEPTH {
+        let next = match tree.kind(node) {
+            NodeKind::Rule { symbol, .. } if matches!(g.symbol(symbol).body, Body::Choice(_)) => {
+                sequences.push((node, down.len()));
+                tree.children(node).last()
+            }
+            NodeKind::Optional { .. } => tree.children(node).next(),
+            _ => None,
+        };
+        let Some(next) = next else {
+            break;
+        };
+        down.push(place_of(g, tree, next)?);
+        node = next;
+    }
+    for &(node, steps) in sequences.iter().rev() {
+        let NodeKind::Rule { symbol: end, alt } = tree.kind(node) else {
+            continue;
+        };
+        // The optional parts that end the sequence and are there, the last first.
+        let children: Vec<NodeId> = tree.children(node).collect();
+        let tail: Vec<usize> = (0..children.len())
+            .rev()
+            .take_while(|&i| matches!(tree.kind(children[i]), NodeKind::Optional { .. }))
+            .filter(|&i| tree.child_count(children[i]) > 0)
+            .collect();
+        for n in 1..=tail.len() {
+            let mut t = tree.clone();
+            for &i in &tail[..n] {
+                let inside: Vec<NodeId> = t.children(children[i]).collect();
+                for c in inside {
+                    t.remove(c);
+                }
+            }
+            crate::tree::fix_boundaries(g, &mut t);
+            if accepted(&t) {
+                return Some(Change::ApartTail {
+                    sym,
+                    place,
+                    other,
+                    down: down[..steps].to_vec(),
+                    end,
+                    end_alt: alt as usize,
+                    drop: tail[..n].to_vec(),
+                });
+            }
+        }
+    }
+    None
 }
 
 /// Whether one of the known-good parts isolation tries for `node` (see

@@ -1666,6 +1666,90 @@ fn a_choice_wrong_only_after_an_optional_part_is_kept_apart_from_it() {
     assert!(!parses(b"explain (q)"));
 }
 
+/// SQL's `DELETE … RETURNING` in small: the clauses that end the statement's `FROM` are a
+/// rule of their own, two levels below the statement that holds `RETURNING`.
+const RETURNING: &str = r##"
+stmt    = "delete" from ( " returning" )? ;
+from    = " from t" clauses ;
+clauses = ( " where x" )? ( " order by x" )? ( " limit 1" )? ;
+"##;
+
+/// As sqlparser: `RETURNING` after `WHERE`, not after `ORDER BY` or `LIMIT`; each is valid
+/// without it.
+fn returning_accepts(input: &[u8]) -> Verdict {
+    let Some(rest) = input.strip_prefix(b"delete from t") else {
+        return Verdict::Rejected;
+    };
+    let (rest, returning) = match rest.strip_suffix(b" returning") {
+        Some(r) => (r, true),
+        None => (rest, false),
+    };
+    let rest = rest.strip_prefix(b" where x").unwrap_or(rest);
+    let (rest, order) = rest.strip_prefix(b" order by x").map_or((rest, false), |r| (r, true));
+    let (rest, limit) = rest.strip_prefix(b" limit 1").map_or((rest, false), |r| (r, true));
+    verdict(rest.is_empty() && !(returning && (order || limit)))
+}
+
+#[test]
+fn an_optional_part_wrong_after_the_optional_parts_that_end_the_item_before_it_is_kept_apart() {
+    let g = Grammar::from_text(RETURNING, "returning.grammar").unwrap();
+    let trees = trees_of(&g, &["delete from t", "delete from t where x order by x limit 1"]);
+    let judge = Judge::new(&returning_accepts);
+    let good = Good::new(&g, &trees);
+    let facts = Facts::new(&g, &trees);
+    let clauses = g.symbol_by_name("clauses").unwrap();
+    // Blamed: ` returning`, which no sample has; `from` before it is a rule of one
+    // alternative, and what makes it wrong is the last clause that is there, or the last two.
+    let split = |text: &[u8]| {
+        let tree = Parser::new(&g).parse(text).unwrap();
+        let node = first_node(&tree, |n| {
+            matches!(tree.kind(n), NodeKind::Optional { .. }) && tree.unparse_node(n) == b" returning"
+        });
+        let culprit = Culprit {
+            tree,
+            node,
+            input: text.to_vec(),
+        };
+        let edits = earlier_choice(&g, &culprit, &trees, &good, &facts, &judge);
+        let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
+        match edits.first() {
+            Some(
+                change @ Change::ApartTail {
+                    end,
+                    other: 1,
+                    down,
+                    drop,
+                    ..
+                },
+            ) if *end == clauses && down.len() == 1 => (change.clone(), drop.clone()),
+            _ => panic!("{described:?}"),
+        }
+    };
+    let parses = |g: &Grammar, text: &str| Parser::new(g).parse(text.as_bytes()).is_ok();
+    let valid = [
+        "delete from t",
+        "delete from t returning",
+        "delete from t where x returning",
+        "delete from t where x order by x limit 1",
+        "delete from t order by x",
+    ];
+    // `ORDER BY` alone: the copy of `clauses` before `RETURNING` has none.
+    let (change, drop) = split(b"delete from t where x order by x returning");
+    assert_eq!(drop, vec![1]);
+    let applied = edit::apply(&g, &[change], "returning.grammar").unwrap().grammar;
+    assert!(valid.iter().all(|t| parses(&applied, t)));
+    assert!(!parses(&applied, "delete from t where x order by x returning"));
+    assert!(!parses(&applied, "delete from t order by x limit 1 returning"));
+    // Both: taking out `LIMIT` alone is not enough, and both go.
+    let (change, drop) = split(b"delete from t order by x limit 1 returning");
+    assert_eq!(drop, vec![2, 1]);
+    let applied = edit::apply(&g, &[change], "returning.grammar").unwrap().grammar;
+    assert!(valid.iter().all(|t| parses(&applied, t)));
+    for text in ["delete from t limit 1 returning", "delete from t order by x returning"] {
+        assert!(!parses(&applied, text), "{text}");
+    }
+}
+
 /// SQL's `FROM ONLY` in small: the relation's choice is inside a rule of its own.
 const ONLY: &str = r##"
 stmt     = "select" from ;
