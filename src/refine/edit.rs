@@ -310,7 +310,7 @@ impl Change {
                 place.alt.map_or(1, |a| a + 1),
                 drop.iter()
                     .filter_map(|&i| place_item(g.symbols(), Place { parent: *end, alt: Some(*end_alt), item: i }))
-                    .map(|i| g.item_text(i))
+                    .map(|i| g.item_written(i))
                     .collect::<Vec<_>>()
                     .join(" "),
                 name(*end),

@@ -1736,6 +1736,9 @@ fn an_optional_part_wrong_after_the_optional_parts_that_end_the_item_before_it_i
     // `ORDER BY` alone: the copy of `clauses` before `RETURNING` has none.
     let (change, drop) = split(b"delete from t where x order by x returning");
     assert_eq!(drop, vec![1]);
+    // The edits file names the dropped part as the grammar writes it, not a group's name.
+    let described = change.describe(&g);
+    assert!(described.contains("\" order by x\""), "{described}");
     let applied = edit::apply(&g, &[change], "returning.grammar").unwrap().grammar;
     assert!(valid.iter().all(|t| parses(&applied, t)));
     assert!(!parses(&applied, "delete from t where x order by x returning"));
