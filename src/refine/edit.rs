@@ -868,20 +868,8 @@ fn split_in_two(
     if other >= split.items.len() || other == place.item {
         return Err("no such item");
     }
-    let original = symbols[sym.index()].clone();
-    let alone = SymbolId(symbols.len() as u32);
-    symbols.push(Symbol {
-        name: if original.synthetic {
-            original.name.clone()
-        } else {
-            specialized_name(symbols, &original.name, &parent_name)
-        },
-        body: Body::Choice(vec![only]),
-        span: original.span,
-        synthetic: original.synthetic,
-    });
-    // The rule's groups, which `sym` keeps too.
-    own_groups(symbols, alone);
+    // With the rule's groups, which `sym` keeps too.
+    let alone = copy_rule(g, symbols, sym, place.parent, Body::Choice(vec![only]));
     let mut items = split.items.clone();
     items[place.item] = Item::Symbol(alone);
     match at_other {
@@ -1170,14 +1158,8 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
             // The copies, from the right edge up: each rule on the way gets a copy holding
             // the next copy in its place.
             let mut rules = Vec::new();
-            let parents: Vec<SymbolId> = down.iter().map(|p| p.parent).collect();
-            let mut copy = copy_rule(
-                g,
-                symbols,
-                *end,
-                parents.last().copied().unwrap_or(place.parent),
-                Body::Choice(alts),
-            );
+            let holder = down.last().map_or(place.parent, |p| p.parent);
+            let mut copy = copy_rule(g, symbols, *end, holder, Body::Choice(alts));
             // Named copies only: a group is written inline in its holder.
             let named = |symbols: &[Symbol], id: SymbolId| {
                 (!symbols[id.index()].synthetic).then(|| symbols[id.index()].name.clone())

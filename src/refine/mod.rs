@@ -2341,6 +2341,9 @@ fn earlier_choice(
         let Some(parent) = culprit.tree.parent(on_path) else {
             break;
         };
+        // Whether the input is accepted without `on_path`'s optional part: asked once, by the
+        // first sibling that ends in optional parts (see [`tail_apart`]).
+        let without_later = std::cell::OnceCell::new();
         let before: Vec<NodeId> = base.children(parent).take_while(|&c| c != on_path).collect();
         for &sibling in before.iter().rev() {
             if tried >= EARLIER_SIBLINGS {
@@ -2356,7 +2359,7 @@ fn earlier_choice(
                     // optional part on the way may not follow.
                     if matches!(base.kind(on_path), NodeKind::Optional { .. }) {
                         tried += 1;
-                        if let Some(change) = tail_apart(g, &base, on_path, sibling, judge) {
+                        if let Some(change) = tail_apart(g, &base, on_path, sibling, &without_later, judge) {
                             return vec![change];
                         }
                     }
@@ -2430,8 +2433,16 @@ const TAIL_DEPTH: usize = 6;
 /// input is accepted with `later` taken out, and with the last of those parts that are there
 /// taken out instead (the fewest that do, at the deepest level of `earlier`'s right edge that
 /// has any). sqlparser's `DELETE FROM t ORDER BY x RETURNING *`, where `ORDER BY` ends
-/// `DELETE`'s `FROM` clause, a rule of its own.
-fn tail_apart(g: &Grammar, tree: &Tree, later: NodeId, earlier: NodeId, judge: &Judge<'_>) -> Option<Change> {
+/// `DELETE`'s `FROM` clause, a rule of its own. `without_later` holds whether the input is
+/// accepted without `later` once asked (the same for every sibling before `later`).
+fn tail_apart(
+    g: &Grammar,
+    tree: &Tree,
+    later: NodeId,
+    earlier: NodeId,
+    without_later: &std::cell::OnceCell<bool>,
+    judge: &Judge<'_>,
+) -> Option<Change> {
     let NodeKind::Optional { symbol: sym } = tree.kind(later) else {
         return None;
     };
@@ -2441,10 +2452,6 @@ fn tail_apart(g: &Grammar, tree: &Tree, later: NodeId, earlier: NodeId, judge: &
         return None;
     }
     let accepted = |t: &Tree| judge.verdict(&t.unparse()) == Verdict::Accepted;
-    // Each alone is valid: without the later part the input is accepted.
-    if !with_count(g, tree, later, 0).is_some_and(|t| accepted(&t)) {
-        return None;
-    }
     // The right edge of `earlier`, top down: per step the place of the next node, and the
     // sequences on the way (a node and the number of steps to it).
     let mut down: Vec<Place> = Vec::new();
@@ -2476,6 +2483,12 @@ fn tail_apart(g: &Grammar, tree: &Tree, later: NodeId, earlier: NodeId, judge: &
             .take_while(|&i| matches!(tree.kind(children[i]), NodeKind::Optional { .. }))
             .filter(|&i| tree.child_count(children[i]) > 0)
             .collect();
+        // Each alone is valid: without the later part the input is accepted.
+        if !tail.is_empty()
+            && !*without_later.get_or_init(|| with_count(g, tree, later, 0).is_some_and(|t| accepted(&t)))
+        {
+            return None;
+        }
         for n in 1..=tail.len() {
             let mut t = tree.clone();
             for &i in &tail[..n] {
