@@ -48,6 +48,7 @@ use rand::{Rng, RngCore, SeedableRng};
 use rand_xoshiro::{SplitMix64, Xoshiro256PlusPlus};
 
 pub use corpus::{Corpus, Written};
+pub(crate) use values::key_child;
 
 use crate::grammar::{Body, CharClass, Grammar, Item, SymbolId, Terminal, TerminalId, NO_PLACE};
 use crate::mine::{CharDist, Model, Probabilities, ProbabilityMode};

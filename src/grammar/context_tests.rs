@@ -6,6 +6,7 @@ use proptest::prelude::*;
 use super::tests::{error, load};
 use super::*;
 use crate::parse::Parser;
+use std::collections::HashSet;
 
 fn accepts(g: &Grammar, input: &str) -> bool {
     Parser::new(g).parse(input.as_bytes()).is_ok()
@@ -438,13 +439,56 @@ fn values_draw_a_rules_text_from_its_words_and_leave_parsing_alone() {
     // Errors name what is wrong.
     let e = error("a = b ; b = \"x\" ; %values b ;");
     assert!(
-        e.contains("`%values` takes a rule and the rule its texts are drawn from"),
+        e.contains("`%values` takes a rule, the rule its texts are drawn from"),
         "{e}"
     );
     let e = error("a = b ; b = \"x\" ; %values b nowhere ;");
     assert!(e.contains("draws from `nowhere`, which is not a rule"), "{e}");
     let e = error("a = b ; b = \"x\" ; %values c b ;");
     assert!(e.contains("`%values` names `c`, which is not a rule"), "{e}");
+}
+
+#[test]
+fn keyed_values_draw_a_rules_text_from_the_words_whose_key_has_the_same_text() {
+    // A call of `var` is drawn from the calls of `var` in the table, one of `rgb` from those
+    // of `rgb`; a name no word has (`max`) keeps the call as it was drawn. Parsing takes any
+    // argument after any name.
+    let g = load(
+        r#"
+        list = call ( ";" call )* ;
+        call = name "(" arg ")" ;
+        name = "var" | "rgb" | "max" ;
+        arg = [a-z0-9-]+ ;
+        calls = "var(--a)" | "var(--b)" | "rgb(1)" | "max" ;
+        %values call calls name ;
+        "#,
+    );
+    assert!(accepts(&g, "var(0);rgb(x)"), "parsing does not look at %values");
+    assert!(g.unused_rules().is_empty(), "the words rule counts as used");
+    let (mut vars, mut rgbs, mut maxes) = (HashSet::new(), HashSet::new(), HashSet::new());
+    for seed in 0..100 {
+        let text = generated(&g, seed);
+        for call in text.split(';') {
+            match &call[..3] {
+                "var" => vars.insert(call.to_string()),
+                "rgb" => rgbs.insert(call.to_string()),
+                _ => maxes.insert(call.to_string()),
+            };
+        }
+    }
+    let want: HashSet<String> = ["var(--a)", "var(--b)"].iter().map(|s| s.to_string()).collect();
+    assert_eq!(vars, want);
+    assert_eq!(rgbs, HashSet::from(["rgb(1)".to_string()]));
+    // `max` (a word that is no call) matches no key: drawn as the rules draw it.
+    assert!(maxes.len() > 3, "{maxes:?}");
+    // Printed with the grammar and loaded again, key and all.
+    let text = g.to_file_text();
+    assert!(text.contains("%values call calls name ;"), "{text}");
+    assert_eq!(load(&text).values()[0].key.len(), 1);
+    let e = error("a = b ; b = \"x\" ; c = \"x\" ; %values b c nokey ;");
+    assert!(e.contains("keys on `nokey`, which is not a rule"), "{e}");
+    let e = error("a = b ; b = \"x\" ; c = \"x\" ; %values b c b c ;");
+    assert!(e.contains("optionally a key rule"), "{e}");
 }
 
 #[test]

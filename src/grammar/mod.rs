@@ -293,12 +293,20 @@ pub struct Separate {
 /// say, such as the Unicode property names of a regex or a date's valid days: `hellfuzz
 /// refine` writes one with the texts the samples and the user's parser accept. Parsing does
 /// not look at it.
+///
+/// With a key (`%values NAME SOURCE KEY ;`), a node's text is drawn only from the words whose
+/// `KEY` child has the text the node's own `KEY` child has (a node whose key matches no word
+/// is left as it is): a CSS function's arguments depend on its name (`var(--x)` takes a
+/// custom property, `rgba(…)` numbers), and a call drawn with a sample's name is then a call
+/// the samples make with that name.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Values {
     /// The rule whose texts are drawn (all its context instances).
     pub names: Vec<SymbolId>,
     /// The rule they are drawn from (unreachable from the start rule, as a rule of words).
     pub source: SymbolId,
+    /// The key rule (all its context instances) whose text picks the words; empty: none.
+    pub key: Vec<SymbolId>,
 }
 
 /// A `%hoist NAME SCOPE... ;` declaration: a `%distinct` name whose parent is a `names` node
@@ -512,8 +520,24 @@ impl Grammar {
         let mut hoist = Vec::new();
         let mut values = Vec::new();
         for d in file.directives.iter().filter(|d| d.name == "values") {
-            let [(name, name_span), (source, source_span)] = &d.args[..] else {
-                continue;
+            let ((name, name_span), (source, source_span), key) = match &d.args[..] {
+                [n, s] => (n, s, None),
+                [n, s, k] => (n, s, Some(k)),
+                _ => continue,
+            };
+            let key = match key {
+                None => Vec::new(),
+                Some((key, key_span)) => {
+                    let ids = instances_named(&symbols, key);
+                    if ids.is_empty() {
+                        sink.error(
+                            *key_span,
+                            format!("`%values {name} {source} {key}` keys on `{key}`, which is not a rule; name a rule used inside `{name}`"),
+                        );
+                        continue;
+                    }
+                    ids
+                }
             };
             let names = instances_named(&symbols, name);
             if names.is_empty() {
@@ -523,7 +547,7 @@ impl Grammar {
                 );
             }
             match rule_named(&symbols, source) {
-                Some(source) if !names.is_empty() => values.push(Values { names, source }),
+                Some(source) if !names.is_empty() => values.push(Values { names, source, key }),
                 Some(_) => {}
                 None => sink.error(
                     *source_span,
@@ -689,7 +713,7 @@ impl Grammar {
             }
         }
         for v in values {
-            draft.values.retain(|old| old.names != v.names);
+            draft.values.retain(|old| old.names != v.names || old.key != v.key);
             draft.values.push(v);
         }
         let text = draft.to_file_text();

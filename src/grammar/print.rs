@@ -162,7 +162,14 @@ impl Grammar {
                 .min_by_key(|n| n.len())
                 .map(|n| vec![quoted_name(n)])
                 .unwrap_or_default();
-            directive("values", [covered, names(&[v.source])].concat());
+            let key = v
+                .key
+                .iter()
+                .map(|&id| self.symbol(id).name.as_str())
+                .min_by_key(|n| n.len())
+                .map(|n| vec![quoted_name(n)])
+                .unwrap_or_default();
+            directive("values", [covered, names(&[v.source]), key].concat());
         }
         for s in self.separate() {
             let quoted = |b: &[u8]| format!("\"{}\"", super::escape_literal(b));

@@ -58,7 +58,7 @@ pub(crate) const DIRECTIVES: &[(&str, &str)] = &[
     ),
     (
         "values",
-        "a rule, then a rule of its texts: generation draws the first rule's text from the second",
+        "a rule, then a rule of its texts, then optionally a key rule: generation draws the first rule's text from the second (with a key, from the texts whose key has the node's key's text)",
     ),
     (
         "lexeme",
@@ -485,10 +485,10 @@ impl<'a> Parser<'a> {
                 "`%distinct` takes a name rule and at least one scope rule: `%distinct binding block ;`",
             );
         }
-        if name == "values" && args.len() != 2 {
+        if name == "values" && !(2..=3).contains(&args.len()) {
             return self.err(
                 start,
-                "`%values` takes a rule and the rule its texts are drawn from: `%values property property_names ;`",
+                "`%values` takes a rule, the rule its texts are drawn from, and optionally a key rule inside the first: `%values property property_names ;`, `%values call call_texts function_name ;`",
             );
         }
         if name == "separate" && literals.len() != 2 {

@@ -197,6 +197,22 @@ pub enum Change {
         /// Its texts to draw from, most used first.
         words: Vec<Vec<u8>>,
     },
+    /// Generation draws the text of a `sym` node whose `key` child has the text `word` from
+    /// `words`, the samples' texts of `sym` with that key (`%values sym sym_values key ;`,
+    /// keyed; a second edit of the same rule and key adds its words to the table): a CSS
+    /// function's arguments depend on its name, and `var(0, 1fr)` is rejected where any
+    /// other name takes them. For a choice that no place in the grammar makes, but the text
+    /// of a token beside it. Parsing is not changed.
+    ValuesBy {
+        /// The rule whose texts are drawn (with every copy of it).
+        sym: SymbolId,
+        /// The key rule inside it (with every copy of it).
+        key: SymbolId,
+        /// The key's text these words are for.
+        word: Vec<u8>,
+        /// The samples' texts of `sym` whose key is `word`, most used first.
+        words: Vec<Vec<u8>>,
+    },
     /// Generation keeps the texts of `name` nodes in one `scope` node distinct (`%distinct
     /// name scope ;`): a key given twice in a table. Parsing is not changed.
     Distinct {
@@ -227,6 +243,13 @@ impl Change {
             Change::Values { sym, .. } => {
                 format!("`{}` drawn from the texts the parser takes", owner_name(grammar, *sym))
             }
+            // One edit per key word, whatever the samples' texts with it.
+            Change::ValuesBy { sym, key, word, .. } => format!(
+                "`{}` drawn by `{}` \"{}\"",
+                crate::grammar::base_name(&owner_name(grammar, *sym)),
+                crate::grammar::base_name(&owner_name(grammar, *key)),
+                crate::grammar::escape_literal(word)
+            ),
             _ => self.describe(grammar),
         }
     }
@@ -234,6 +257,7 @@ impl Change {
     /// What the edit does, for people: `drop alternative 3 of `escape` ("\\" "k")`.
     pub fn describe(&self, g: &Grammar) -> String {
         let name = |s: SymbolId| owner_name(g, s);
+        let base = |s: SymbolId| crate::grammar::base_name(&owner_name(g, s)).to_string();
         match self {
             Change::DropAlternative { sym, alt, also } => format!(
                 "dropped alternative {} of `{}` ({}) everywhere{}",
@@ -403,6 +427,14 @@ impl Change {
             Change::Values { sym, words } => format!(
                 "`{}` drawn from the {} text(s) the parser takes: {}",
                 name(*sym),
+                words.len(),
+                shown_words(words)
+            ),
+            Change::ValuesBy { sym, key, word, words } => format!(
+                "`{}` with `{}` \"{}\" drawn from the samples' {} text(s) with it: {}",
+                base(*sym),
+                base(*key),
+                crate::grammar::escape_literal(word),
                 words.len(),
                 shown_words(words)
             ),
@@ -1312,6 +1344,7 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
             values.push(Values {
                 names: vec![keyed],
                 source: SymbolId(symbols.len() as u32 - 1),
+                key: Vec::new(),
             });
             rules.extend([keyed_name, source_name]);
             rules.sort();
@@ -1449,8 +1482,9 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
             // `@namespace`, or its integers in a media query (`768px`), are no words for
             // every string or integer.
             let names = crate::grammar::instances_named(symbols, &owner_name(g, *sym));
-            let old_source = values.iter().find(|v| v.names == names).map(|v| v.source);
-            let source = match old_source.or_else(|| g.values().iter().find(|v| v.names == names).map(|v| v.source)) {
+            let plain = |v: &&Values| v.names == names && v.key.is_empty();
+            let old_source = values.iter().find(plain).map(|v| v.source);
+            let source = match old_source.or_else(|| g.values().iter().find(plain).map(|v| v.source)) {
                 Some(src) => {
                     symbols[src.index()].body = Body::Choice(alts);
                     src
@@ -1465,8 +1499,60 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
                     SymbolId(symbols.len() as u32 - 1)
                 }
             };
-            values.retain(|v| v.names != names);
-            values.push(Values { names, source });
+            values.retain(|v| v.names != names || !v.key.is_empty());
+            values.push(Values {
+                names,
+                source,
+                key: Vec::new(),
+            });
+            Ok(vec![base, symbols[source.index()].name.clone()])
+        }
+        Change::ValuesBy { sym, key, words, .. } => {
+            if symbols[sym.index()].synthetic || symbols[key.index()].synthetic || words.is_empty() {
+                return impossible("not named rules, or no words");
+            }
+            let span = symbols[sym.index()].span;
+            let base = crate::grammar::base_name(&symbols[sym.index()].name).to_string();
+            let key_base = crate::grammar::base_name(&symbols[key.index()].name).to_string();
+            let names = crate::grammar::instances_named(symbols, &base);
+            let keys = crate::grammar::instances_named(symbols, &key_base);
+            let same = |v: &&Values| v.names == names && v.key == keys;
+            let old_source = values
+                .iter()
+                .find(same)
+                .or_else(|| g.values().iter().find(same))
+                .map(|v| v.source);
+            let source = match old_source {
+                // The words of other keys stay; this key's are added.
+                Some(src) => {
+                    let mut all: Vec<Vec<u8>> = match &symbols[src.index()].body {
+                        Body::Choice(alts) => alts.iter().map(|a| literal_text(terminals, &a.items)).collect(),
+                        _ => Vec::new(),
+                    };
+                    for w in words {
+                        if !all.contains(w) {
+                            all.push(w.clone());
+                        }
+                    }
+                    symbols[src.index()].body = Body::Choice(word_alternatives(terminals, &all, span));
+                    src
+                }
+                None => {
+                    symbols.push(Symbol {
+                        name: values_name(symbols, &base),
+                        body: Body::Choice(word_alternatives(terminals, words, span)),
+                        span,
+                        synthetic: false,
+                    });
+                    SymbolId(symbols.len() as u32 - 1)
+                }
+            };
+            values.retain(|v| v.names != names || v.key != keys);
+            values.push(Values {
+                names,
+                source,
+                key: keys,
+            });
             Ok(vec![base, symbols[source.index()].name.clone()])
         }
         Change::Distinct { name, scope } => {
@@ -1514,6 +1600,19 @@ fn word_alternatives(terminals: &mut Vec<Terminal>, words: &[Vec<u8>], span: cra
             span,
         })
         .collect()
+}
+
+/// The bytes of a sequence of literals (a word of a `%values` rule).
+fn literal_text(terminals: &[Terminal], items: &[Item]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for item in items {
+        if let Item::Terminal(t) = item {
+            if let Terminal::Literal(bytes) = &terminals[t.index()] {
+                out.extend_from_slice(bytes);
+            }
+        }
+    }
+    out
 }
 
 /// A free name for the rule of words of `base`: `base_values`, else with a number.

@@ -1293,6 +1293,8 @@ fn propose(
     out.extend(rule_edits(g, culprit, trees, good, facts, judge, jobs));
     out.extend(distinct_edit(g, culprit, texts, judge));
     out.extend(values_edit(g, culprit, trees, texts, judge));
+    // Last: drawing a rule whole from the samples says the least of the language.
+    out.extend(keyed_values(g, culprit, trees, texts, judge));
     out
 }
 
@@ -1385,6 +1387,114 @@ fn values_edit(g: &Grammar, culprit: &Culprit, trees: &[Tree], texts: &Texts<'_>
         // under a rule around it, may not be.
         if let Some(copy) = word_out_of_place(g, tree, node, trees, judge) {
             return Some(copy);
+        }
+    }
+    None
+}
+
+/// Named rules around a culprit that [`keyed_values`] looks at for a key beside it.
+const KEYED_LEVELS: usize = 4;
+
+/// Longest text of a rule that [`keyed_values`] draws whole (a call, a media feature).
+const MAX_KEYED_LEN: usize = 256;
+
+/// A keyed `%values` edit ([`Change::ValuesBy`]): the nearest named rule around the culprit
+/// (up to [`KEYED_LEVELS`] of them) with a named child, its key, whose text is a word the
+/// samples have there, where the rule's text here is none of the samples' texts with that
+/// key, and those, put in its place, are accepted. CSS's `var(0, 1fr)`: isolation finds the
+/// culprit in the name (`vaX(0, 1fr)` is a call of an unknown function, which takes any
+/// arguments), no rule can say what only the name's text decides, and the samples' calls of
+/// `var` are accepted in its place. The rule's texts are the samples' only, from the
+/// nearest rule up, so the first rule with such a key is the smallest to draw whole; where
+/// the samples' forms with the key are rejected too, the walk stops (a wrong call of
+/// `var` beside a call of `calc` is no reason to draw the whole declaration).
+fn keyed_values(
+    g: &Grammar,
+    culprit: &Culprit,
+    trees: &[Tree],
+    texts: &Texts<'_>,
+    judge: &Judge<'_>,
+) -> Option<Change> {
+    let tree = &culprit.tree;
+    let base = |s: SymbolId| crate::grammar::base_name(&g.symbol(s).name);
+    let (layout, _) = g.layout_parts();
+    let on_path: HashSet<NodeId> = std::iter::once(culprit.node)
+        .chain(ancestors(tree, culprit.node))
+        .collect();
+    for node in named_path(g, culprit).into_iter().take(KEYED_LEVELS) {
+        let sym = tree.kind(node).symbol()?;
+        let text = tree.unparse_node(node);
+        if text.len() > MAX_KEYED_LEN {
+            break;
+        }
+        let rule = base(sym);
+        let names = crate::grammar::instances_named(g.symbols(), &rule);
+        // The rule's nodes in the samples, found once for every key in it.
+        let mut spots: Option<Vec<(&Tree, NodeId)>> = None;
+        let mut children: Vec<NodeId> = tree.children(node).collect();
+        children.reverse();
+        while let Some(child) = children.pop() {
+            let Some(key) = tree.kind(child).symbol() else { continue };
+            if g.symbol(key).synthetic {
+                let inner: Vec<NodeId> = tree.children(child).collect();
+                children.extend(inner.into_iter().rev());
+                continue;
+            }
+            // A key is a word (a name), before the culprit or holding it: what is drawn
+            // after it depends on it, not what comes before.
+            let last = on_path.contains(&child);
+            let word = tree.unparse_node(child).trim_ascii().to_vec();
+            if word.is_empty() || layout[key.index()] || texts.words(key).is_none() {
+                if last {
+                    break;
+                }
+                continue;
+            }
+            let keys = crate::grammar::instances_named(g.symbols(), &base(key));
+            let spots = spots.get_or_insert_with(|| {
+                sample_spots(
+                    trees,
+                    |t, n| t.kind(n).symbol().is_some_and(|s| names.contains(&s)),
+                    usize::MAX,
+                )
+            });
+            // The samples' texts of the rule with this key's text, most used first.
+            let mut with: Vec<(Vec<u8>, usize, &Tree, NodeId)> = Vec::new();
+            for &(t, n) in spots.iter() {
+                let Some(k) = crate::generate::key_child(g, t, n, &keys) else {
+                    continue;
+                };
+                let here = t.unparse_node(n);
+                if t.unparse_node(k).trim_ascii() != word || here.len() > MAX_KEYED_LEN {
+                    continue;
+                }
+                match with.iter_mut().find(|w| w.0 == here) {
+                    Some(w) => w.1 += 1,
+                    None => with.push((here, 1, t, n)),
+                }
+            }
+            if with.is_empty() || with.iter().any(|w| w.0 == text) {
+                if last {
+                    break;
+                }
+                continue;
+            }
+            with.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            let fits = with.iter().take(WORD_PROBES).all(|w| {
+                replaced(g, tree, node, &Replacement::Subtree(w.2, w.3))
+                    .is_some_and(|b| judge.verdict(&b) == Verdict::Accepted)
+            });
+            if !fits {
+                // The samples' forms with this key are rejected here too: the fault is not
+                // this rule's, and the rules around it would only hide it.
+                return None;
+            }
+            return Some(Change::ValuesBy {
+                sym,
+                key,
+                word,
+                words: with.into_iter().take(MAX_WORDS).map(|w| w.0).collect(),
+            });
         }
     }
     None

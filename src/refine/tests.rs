@@ -3450,3 +3450,110 @@ fn a_culprit_that_makes_no_choice_is_blamed_for_the_choice_right_inside_it() {
     assert!(!parses(&refined, b"c(t);"), "{described:?}");
     assert!(parses(&refined, b"t;c(ins);"), "{described:?}");
 }
+
+/// Declarations with calls, as CSS's: any function takes any arguments, to the grammar.
+const CALLS: &str = r#"
+%layout _ ;
+sheet = ( _ decl _ ";" )* _ ;
+decl  = prop _ ":" _ value ( " " _ value )* ;
+prop  = [a-z]+ ;
+value = call | number | ident ;
+call  = fname "(" _ value ( _ "," _ value )* _ ")" ;
+fname = "var" | "calc" | "rgb" | "max" | "min" ;
+number = [0-9]+ ;
+ident = "-"* [a-z]+ ;
+_     = [ \n]* ;
+"#;
+
+/// The language [`CALLS`] should have been: `var` takes a custom property (`--x`) first, as
+/// lightningcss says; other functions take anything.
+fn calls_accept(input: &[u8]) -> Verdict {
+    static GRAMMAR: std::sync::OnceLock<Grammar> = std::sync::OnceLock::new();
+    let g = GRAMMAR.get_or_init(|| Grammar::from_text(CALLS, "calls.grammar").unwrap());
+    let bad = input.windows(4).enumerate().any(|(i, w)| {
+        w == b"var("
+            && (i == 0 || !input[i - 1].is_ascii_lowercase())
+            && !input[i + 4..].trim_ascii_start().starts_with(b"--")
+    });
+    verdict(!bad && parses(g, input))
+}
+
+#[test]
+fn a_rule_whose_form_only_a_names_text_decides_is_drawn_from_the_samples_by_that_name() {
+    let g = Grammar::from_text(CALLS, "calls.grammar").unwrap();
+    let texts = [
+        "color: var(--ink);\nwidth: calc(1, 2);",
+        "margin: 4 var(--gap, 2) auto;",
+        "border: 1 solid rgb(10, 20, 30);\nheight: var(--tall);",
+        "gap: max(2, 3);",
+    ];
+    assert_all_accepted(&texts, &calls_accept);
+    let trees = trees_of(&g, &texts);
+    let judge = Judge::new(&calls_accept);
+    let texts_of = Texts::new(&g, &trees);
+    let input = b"color: var(0, auto);".to_vec();
+    assert_eq!(calls_accept(&input), Verdict::Rejected);
+    let tree = Parser::new(&g).parse(&input).unwrap();
+    let fname = g.symbol_by_name("fname").unwrap();
+    // Isolation's culprit: the name, since another name is accepted with those arguments.
+    let culprit = Culprit {
+        node: first_node(&tree, |n| tree.kind(n).symbol() == Some(fname)),
+        tree,
+        input,
+    };
+    let change = keyed_values(&g, &culprit, &trees, &texts_of, &judge).expect("a keyed table");
+    let call = g.symbol_by_name("call").unwrap();
+    let Change::ValuesBy { sym, key, word, words } = &change else {
+        panic!("{}", change.describe(&g));
+    };
+    assert_eq!((*sym, *key, &word[..]), (call, fname, &b"var"[..]));
+    let mut want = vec![
+        b"var(--ink)".to_vec(),
+        b"var(--gap, 2)".to_vec(),
+        b"var(--tall)".to_vec(),
+    ];
+    want.sort();
+    let mut got = words.clone();
+    got.sort();
+    assert_eq!(got, want, "{}", change.describe(&g));
+    // Beside a wrong call of `var`, a call of `calc` is not to blame, nor is the declaration
+    // around both drawn whole for it.
+    let fine = b"color: var(0) calc(0, auto);".to_vec();
+    let tree = Parser::new(&g).parse(&fine).unwrap();
+    let at_calc = Culprit {
+        node: first_node(&tree, |n| {
+            tree.kind(n).symbol() == Some(fname) && tree.unparse_node(n) == b"calc"
+        }),
+        tree,
+        input: fine,
+    };
+    let none = keyed_values(&g, &at_calc, &trees, &texts_of, &judge);
+    assert!(none.is_none(), "{}", none.map(|c| c.describe(&g)).unwrap_or_default());
+    // The language is the same; generated calls of `var` are the samples'.
+    let applied = edit::apply(&g, std::slice::from_ref(&change), "calls.grammar")
+        .unwrap()
+        .grammar;
+    for text in texts.iter().chain(&["color: var(0, auto);", "a: min(1);"]) {
+        assert!(parses(&applied, text.as_bytes()), "{text}");
+    }
+    assert!(applied.to_file_text().contains("%values call call_values fname ;"));
+    let rejected = |g: &Grammar| -> usize {
+        generated(g, &texts, 300, 7, 300)
+            .iter()
+            .flat_map(|(_, inputs)| inputs)
+            .filter(|i| calls_accept(i) == Verdict::Rejected)
+            .count()
+    };
+    assert!(
+        rejected(&g) > 0,
+        "the grammar as given makes calls of `var` no parser takes"
+    );
+    assert_eq!(rejected(&applied), 0, "{}", change.describe(&g));
+    // Found in a refinement, from the parser alone, and the samples still parse.
+    let (refined, edits) = refined_to_targets(&g, &named_samples("sample", &texts), &calls_accept, 3);
+    assert!(
+        edits.contains("with `fname` \"var\" drawn from the samples'"),
+        "{edits}"
+    );
+    assert!(texts.iter().all(|t| parses(&refined.grammar, t.as_bytes())), "{edits}");
+}
