@@ -1440,11 +1440,11 @@ fn keyed_values(
                 children.extend(inner.into_iter().rev());
                 continue;
             }
-            // A key is a word (a name), before the culprit or holding it: what is drawn
-            // after it depends on it, not what comes before.
+            // A key is a name, before the culprit or holding it: what is drawn after it
+            // depends on it, not what comes before.
             let last = on_path.contains(&child);
             let word = tree.unparse_node(child).trim_ascii().to_vec();
-            if word.is_empty() || layout[key.index()] || texts.words(key).is_none() {
+            if word.is_empty() || layout[key.index()] || !is_name(texts, key) {
                 if last {
                     break;
                 }
@@ -1498,6 +1498,14 @@ fn keyed_values(
         }
     }
     None
+}
+
+/// Whether the samples write `sym` as a name, a word with two texts or more (case and layout
+/// aside): SQL's `AND` is a keyword, and drawn by it every `AND` would be a sample's.
+fn is_name(texts: &Texts<'_>, sym: SymbolId) -> bool {
+    let Some(words) = texts.words(sym) else { return false };
+    let first = words[0].text.trim_ascii();
+    words.iter().any(|w| !w.text.trim_ascii().eq_ignore_ascii_case(first))
 }
 
 /// Distinct texts of a rule at one place that [`word_out_of_place`] collects from the samples.

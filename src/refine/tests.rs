@@ -3455,7 +3455,8 @@ fn a_culprit_that_makes_no_choice_is_blamed_for_the_choice_right_inside_it() {
 const CALLS: &str = r#"
 %layout _ ;
 sheet = ( _ decl _ ";" )* _ ;
-decl  = prop _ ":" _ value ( " " _ value )* ;
+decl  = prop _ ":" _ value ( " " _ value )* ( _ important )? ;
+important = "!" [Ii] "mportant" ;
 prop  = [a-z]+ ;
 value = call | number | ident ;
 call  = fname "(" _ value ( _ "," _ value )* _ ")" ;
@@ -3485,12 +3486,16 @@ fn a_rule_whose_form_only_a_names_text_decides_is_drawn_from_the_samples_by_that
         "color: var(--ink);\nwidth: calc(1, 2);",
         "margin: 4 var(--gap, 2) auto;",
         "border: 1 solid rgb(10, 20, 30);\nheight: var(--tall);",
-        "gap: max(2, 3);",
+        "gap: max(2, 3) !important;",
+        "top: 0 !Important;",
     ];
     assert_all_accepted(&texts, &calls_accept);
     let trees = trees_of(&g, &texts);
     let judge = Judge::new(&calls_accept);
     let texts_of = Texts::new(&g, &trees);
+    // A key is a name the samples write in more than one way, not a keyword.
+    assert!(is_name(&texts_of, g.symbol_by_name("prop").unwrap()));
+    assert!(!is_name(&texts_of, g.symbol_by_name("important").unwrap()));
     let input = b"color: var(0, auto);".to_vec();
     assert_eq!(calls_accept(&input), Verdict::Rejected);
     let tree = Parser::new(&g).parse(&input).unwrap();
