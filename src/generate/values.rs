@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use rand::Rng;
 
 use super::{Generator, Limits};
-use crate::grammar::{Body, Grammar, Item, SymbolId, Terminal, Values};
+use crate::grammar::{Body, Grammar, SymbolId, Values};
 use crate::parse::Parser;
 use crate::tree::{NodeId, Tree};
 
@@ -126,16 +126,9 @@ impl Generator<'_> {
         };
         let mut out = Vec::new();
         for alt in alts {
-            let mut word = Vec::new();
-            for item in &alt.items {
-                match item {
-                    Item::Terminal(t) => match g.terminal(*t) {
-                        Terminal::Literal(bytes) => word.extend_from_slice(bytes),
-                        Terminal::Class { .. } => break,
-                    },
-                    Item::Symbol(_) => break,
-                }
-            }
+            let Some(word) = crate::grammar::literal_text(g.terminals(), &alt.items) else {
+                continue;
+            };
             let Some(parsed) = self.word_tree(sym, word.clone()) else {
                 continue;
             };

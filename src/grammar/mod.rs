@@ -287,6 +287,22 @@ pub struct Separate {
     pub after: Vec<u8>,
 }
 
+/// The bytes of a sequence of literal terminals (a word of a `%values` rule), or `None` if an
+/// item is no literal.
+pub(crate) fn literal_text(terminals: &[Terminal], items: &[Item]) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    for item in items {
+        match item {
+            Item::Terminal(t) => match &terminals[t.index()] {
+                Terminal::Literal(bytes) => out.extend_from_slice(bytes),
+                Terminal::Class { .. } => return None,
+            },
+            Item::Symbol(_) => return None,
+        }
+    }
+    Some(out)
+}
+
 /// A `%values NAME SOURCE ;` declaration: in generated inputs, the text of every `names` node
 /// is drawn from `source` (and parsed again as the node's rule; a drawn text that is not one
 /// of its texts leaves the node as it was). For tokens whose valid spellings a grammar cannot

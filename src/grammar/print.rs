@@ -152,24 +152,20 @@ impl Grammar {
         for r in self.refer() {
             directive("refer", [names(&r.refs), names(&r.defs)].concat());
         }
+        // A table covers a rule and the copies made of it (its key too): `%values` reads the
+        // name of the rule as covering them, and a copy's name as covering its own copies.
+        let covering = |ids: &[SymbolId]| -> Vec<String> {
+            ids.iter()
+                .map(|&id| self.symbol(id).name.as_str())
+                .min_by_key(|n| n.len())
+                .map(|n| vec![quoted_name(n)])
+                .unwrap_or_default()
+        };
         for v in self.values() {
-            // The table covers a rule and the copies made of it: `%values` reads the name of
-            // the rule as covering them, and a copy's name as covering its own copies.
-            let covered = v
-                .names
-                .iter()
-                .map(|&id| self.symbol(id).name.as_str())
-                .min_by_key(|n| n.len())
-                .map(|n| vec![quoted_name(n)])
-                .unwrap_or_default();
-            let key = v
-                .key
-                .iter()
-                .map(|&id| self.symbol(id).name.as_str())
-                .min_by_key(|n| n.len())
-                .map(|n| vec![quoted_name(n)])
-                .unwrap_or_default();
-            directive("values", [covered, names(&[v.source]), key].concat());
+            directive(
+                "values",
+                [covering(&v.names), names(&[v.source]), covering(&v.key)].concat(),
+            );
         }
         for s in self.separate() {
             let quoted = |b: &[u8]| format!("\"{}\"", super::escape_literal(b));

@@ -1526,7 +1526,10 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
                 // The words of other keys stay; this key's are added.
                 Some(src) => {
                     let mut all: Vec<Vec<u8>> = match &symbols[src.index()].body {
-                        Body::Choice(alts) => alts.iter().map(|a| literal_text(terminals, &a.items)).collect(),
+                        Body::Choice(alts) => alts
+                            .iter()
+                            .filter_map(|a| crate::grammar::literal_text(terminals, &a.items))
+                            .collect(),
                         _ => Vec::new(),
                     };
                     for w in words {
@@ -1600,19 +1603,6 @@ fn word_alternatives(terminals: &mut Vec<Terminal>, words: &[Vec<u8>], span: cra
             span,
         })
         .collect()
-}
-
-/// The bytes of a sequence of literals (a word of a `%values` rule).
-fn literal_text(terminals: &[Terminal], items: &[Item]) -> Vec<u8> {
-    let mut out = Vec::new();
-    for item in items {
-        if let Item::Terminal(t) = item {
-            if let Terminal::Literal(bytes) = &terminals[t.index()] {
-                out.extend_from_slice(bytes);
-            }
-        }
-    }
-    out
 }
 
 /// A free name for the rule of words of `base`: `base_values`, else with a number.
