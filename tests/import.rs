@@ -622,6 +622,20 @@ fn symbol_table_directives_of_the_overrides_survive_the_import() {
     let ov = "%refer name decl ;\n";
     let imported = import::import(&source(json), Some(Overrides::new(ov, "x.overrides"))).unwrap();
     assert!(imported.text.contains("%refer name decl ;"), "{}", imported.text);
+    // What `refine`'s edits file declares besides rules: `%values` tables and the token pairs
+    // of `%separate` and `%never`, with their literals as written.
+    let ov = "%values name names ;\nnames = \"a\" | \"b\" ;\n%never \"let\" \"b\" ;\n%separate \";\" \"let\" ;\n";
+    let imported = import::import(&source(json), Some(Overrides::new(ov, "x.overrides"))).unwrap();
+    for line in [
+        "%values name names ;",
+        "%never \"let\" \"b\" ;",
+        "%separate \";\" \"let\" ;",
+    ] {
+        assert!(imported.text.contains(line), "{line}\n{}", imported.text);
+    }
+    let g = Grammar::from_text(&imported.text, "x.grammar").unwrap();
+    assert_eq!(g.values().len(), 1);
+    assert_eq!(g.separate().iter().filter(|s| s.never).count(), 1);
 }
 
 /// A crate laid out like tree-sitter-xml 0.7.0: no `src/grammar.json`, but `xml/src/` and

@@ -211,6 +211,12 @@ pub const REDRAW_BUDGET: usize = 3;
 /// old subtree's size (the last one is taken regardless).
 const REDRAW_TRIES: usize = 8;
 
+/// Parts drawn again per tree to take apart the tokens of `%never` pairs.
+const NEVER_REDRAWS: usize = 16;
+
+/// How deep `%never` fixes go: a part drawn again is fixed in turn, and that part's parts.
+const NEVER_DEPTH: u32 = 3;
+
 /// [`Generator::tree_of`] trims layout to make room for separators only while the tree's bytes
 /// times the bytes over stay below this (each byte trimmed copies the tree once); above it, and
 /// where trimming is not enough, the input is drawn again with a smaller budget. Inputs of up to
@@ -313,6 +319,10 @@ pub struct Generator<'a> {
     frames: Vec<depth_first::Frame<'a>>,
     /// `%values` words parsed as their rules.
     words: values::Words,
+    /// What a token is, for `%never` (empty without one).
+    token_rules: crate::tree::TokenRules,
+    /// How many `%never` fixes are open: a part drawn again is fixed in turn, to this depth.
+    never_depth: u32,
 }
 
 /// Buffers one draw leaves to the next (generation makes many small draws).
@@ -603,12 +613,19 @@ impl<'a> Generator<'a> {
             bytes_only: grammar.boundaries().layout_repeats().is_empty()
                 && grammar.distinct().is_empty()
                 && grammar.refer().is_empty()
-                && grammar.values().is_empty(),
+                && grammar.values().is_empty()
+                && !grammar.has_never(),
             plans: Vec::new(),
             options: Vec::new(),
             spare: Spare::default(),
             frames: Vec::new(),
             words: values::Words::default(),
+            token_rules: if grammar.has_never() {
+                crate::tree::TokenRules::new(grammar)
+            } else {
+                crate::tree::TokenRules::default()
+            },
+            never_depth: 0,
             #[cfg(test)]
             completions: [0; 3],
         }
@@ -1119,6 +1136,9 @@ impl<'a> Generator<'a> {
     /// drawn independently that would run into each other (`a` `in`) separated.
     fn finish(&mut self, tree: &mut Tree) {
         let g = self.grammar;
+        if g.has_never() {
+            self.keep_never_apart(tree);
+        }
         if !g.values().is_empty() {
             self.draw_values(tree);
         }
@@ -1129,6 +1149,66 @@ impl<'a> Generator<'a> {
             self.make_references(tree);
         }
         crate::tree::fix_boundaries(g, tree);
+    }
+
+    /// Draws again, within twice its size, a part of `tree` that holds one of two neighbouring
+    /// tokens a `%never` pair forbids and not the other (the later's side first, then the
+    /// earlier's, in turn; the token's own node first, then higher), until no pair is left or
+    /// [`NEVER_REDRAWS`] parts are drawn. A pair no draw separates is left as it is: the
+    /// grammar's own choices come first.
+    fn keep_never_apart(&mut self, tree: &mut Tree) {
+        if self.never_depth >= NEVER_DEPTH {
+            return;
+        }
+        self.never_depth += 1;
+        for attempt in 0..NEVER_REDRAWS {
+            let text = tree.unparse();
+            let tokens = crate::tree::tokens(&self.token_rules, tree);
+            let Some(i) = crate::tree::never_violation(self.grammar, &tokens, &text) else {
+                break;
+            };
+            let (a, b) = (tokens[i], tokens[i + 1]);
+            let (before, after) = crate::tree::apart_sides(tree, &a, &b);
+            // The later token's side first, then the earlier's, in turn; on each, the token's
+            // own node first, a level higher every other attempt: the smallest part drawn
+            // again keeps most of the input (and its places' own probabilities).
+            let sides = [(b, after), (a, before)];
+            let (token, top) = match sides[attempt % 2] {
+                (_, None) => sides[(attempt + 1) % 2],
+                side => side,
+            };
+            let Some(top) = top else {
+                break;
+            };
+            let mut chain = Vec::new();
+            let mut n = token.node;
+            loop {
+                if tree.kind(n).symbol().is_some() {
+                    chain.push(n);
+                }
+                match tree.parent(n) {
+                    Some(parent) if n != top => n = parent,
+                    _ => break,
+                }
+            }
+            let Some(&node) = chain.get((attempt / 2).min(chain.len().saturating_sub(1))) else {
+                break;
+            };
+            let Some(sym) = tree.kind(node).symbol() else {
+                break;
+            };
+            let full = self.limits;
+            // Twice its size, so that a longer alternative than the one drawn fits.
+            let len = tree.len_of(node);
+            self.limits.max_size = len.max(self.grammar.cheapest_len(sym) as usize).saturating_mul(2);
+            self.limits.min_size = 0;
+            self.limits.max_nodes = node_budget(self.limits.max_size).min(full.max_nodes);
+            let fresh: Tree = self.draw(sym);
+            self.limits = full;
+            let grafted = tree.graft(&fresh, fresh.root());
+            tree.replace(node, grafted);
+        }
+        self.never_depth -= 1;
     }
 
     /// The weights of stopping a repetition of `sym` and of one more iteration (even, where

@@ -537,3 +537,54 @@ fn separate_keeps_two_tokens_apart_in_generation_and_leaves_parsing_alone() {
         warned.warnings()
     );
 }
+
+#[test]
+fn never_keeps_a_token_from_coming_right_after_another_whatever_the_layout() {
+    // `*` then `except` (in any case, with or without spaces) is what the real parser reads
+    // another way; each is fine beside other tokens.
+    let text = r#"
+        %layout _ ;
+        query = _ select ( _ op _ select )* _ ;
+        select = "select" _ item ( _ "," _ item )* ;
+        item = "*" | "a" | "b" ;
+        op = [Uu] "nion" | [Ee] "xcept" ;
+        _ = " "* ;
+        %never "*" "except" ;
+        "#;
+    let g = load(text);
+    assert!(
+        accepts(&g, "select * except select a"),
+        "parsing does not look at %never"
+    );
+    let pair = ::regex::bytes::Regex::new(r"(?i)\*\s*except").unwrap();
+    let union = ::regex::Regex::new(r"(?i)\*\s*union").unwrap();
+    let (mut stars, mut excepts, mut star_union) = (0, 0, 0);
+    for seed in 0..300 {
+        let text = generated(&g, seed);
+        assert!(!pair.is_match(text.as_bytes()), "seed {seed}: {text}");
+        assert!(accepts(&g, &text), "seed {seed}: {text}");
+        stars += text.matches('*').count();
+        excepts += text.to_ascii_lowercase().matches("except").count();
+        star_union += union.find_iter(&text).count();
+    }
+    // Each token and the other pairs are still drawn.
+    assert!(
+        stars > 30 && excepts > 30 && star_union > 5,
+        "{stars} {excepts} {star_union}"
+    );
+    // Without it, the two meet.
+    let plain = load(&text.replace("%never \"*\" \"except\" ;", ""));
+    assert!((0..300).any(|seed| pair.is_match(generated(&plain, seed).as_bytes())));
+    // Printed with the grammar and loaded again; `%separate` is another thing.
+    let printed = g.to_file_text();
+    assert!(printed.contains("%never \"*\" \"except\" ;"), "{printed}");
+    assert_eq!(load(&printed).separate(), g.separate());
+    assert!(g.separate()[0].never && g.separate()[0].forbids(b"*", b"ExCePt"));
+    // Errors name what is wrong.
+    let e = error("a = \"x\" ; %never \"x\" ;");
+    assert!(e.contains("`%never` takes two literals"), "{e}");
+    let e = error("a = \"x\" ; %never a \"x\" ;");
+    assert!(e.contains("expected a quoted literal or `;` in `%never`"), "{e}");
+    let e = error("a = \"x\" ; %never \"\" \"x\" ;");
+    assert!(e.contains("`%never` names an empty token"), "{e}");
+}

@@ -279,12 +279,28 @@ pub struct Grammar {
 /// them comes out empty, a separator goes in. For pairs the real lexer reads as one token
 /// where the grammar has two: CSS's `and(` is a function token, `and (` a keyword and a
 /// parenthesis. `hellfuzz refine` writes them; parsing does not look at them.
+///
+/// With `never` it is a `%never "BEFORE" "AFTER" ;` declaration: a token whose text is
+/// `after` never comes right after a token whose text is `before`, whatever layout is between
+/// them (texts compared ignoring ASCII case, as SQL's keywords are written in any case);
+/// generation draws one of the two again. For pairs the real parser reads another way:
+/// sqlparser takes `* EXCEPT (` for the start of a wildcard's column list, never a set
+/// operation, where each of `*` and `EXCEPT` is valid alone.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Separate {
     /// The text of the token before.
     pub before: Vec<u8>,
     /// The text of the token after.
     pub after: Vec<u8>,
+    /// `%never` (not next to each other at all) rather than `%separate` (not touching).
+    pub never: bool,
+}
+
+impl Separate {
+    /// Whether this `%never` pair forbids a token `after` right after a token `before`.
+    pub fn forbids(&self, before: &[u8], after: &[u8]) -> bool {
+        self.never && self.before.eq_ignore_ascii_case(before) && self.after.eq_ignore_ascii_case(after)
+    }
 }
 
 /// The bytes of a sequence of literal terminals (a word of a `%values` rule), or `None` if an
@@ -601,8 +617,13 @@ impl Grammar {
             }
         }
         let mut separate = Vec::new();
-        for d in file.directives.iter().filter(|d| d.name == "separate") {
-            if layouts.is_empty() {
+        for d in file
+            .directives
+            .iter()
+            .filter(|d| d.name == "separate" || d.name == "never")
+        {
+            let never = d.name == "never";
+            if layouts.is_empty() && !never {
                 sink.warning(
                     d.span,
                     "`%separate` does nothing without a `%layout` rule: a separator goes into the layout between the tokens",
@@ -613,13 +634,17 @@ impl Grammar {
                     if text.is_empty() {
                         sink.error(
                             *span,
-                            "`%separate` names an empty token; write the token's text, as in `\"and\"`",
+                            format!(
+                                "`%{}` names an empty token; write the token's text, as in `\"and\"`",
+                                d.name
+                            ),
                         );
                     }
                 }
                 let s = Separate {
                     before: before.clone(),
                     after: after.clone(),
+                    never,
                 };
                 if !separate.contains(&s) {
                     separate.push(s);
@@ -691,9 +716,15 @@ impl Grammar {
         &self.values
     }
 
-    /// The `%separate` declarations: pairs of tokens generation never lets touch.
+    /// The `%separate` and `%never` declarations: pairs of tokens generation never lets
+    /// touch, or never puts next to each other (see [`Separate::never`]).
     pub fn separate(&self) -> &[Separate] {
         &self.separate
+    }
+
+    /// Whether the grammar has a `%never` pair.
+    pub fn has_never(&self) -> bool {
+        self.separate.iter().any(|s| s.never)
     }
 
     /// The same grammar with `start` as its start symbol (same symbol ids), to parse a text

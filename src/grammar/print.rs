@@ -169,7 +169,8 @@ impl Grammar {
         }
         for s in self.separate() {
             let quoted = |b: &[u8]| format!("\"{}\"", super::escape_literal(b));
-            directive("separate", vec![quoted(&s.before), quoted(&s.after)]);
+            let name = if s.never { "never" } else { "separate" };
+            directive(name, vec![quoted(&s.before), quoted(&s.after)]);
         }
         out
     }

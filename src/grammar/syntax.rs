@@ -72,6 +72,10 @@ pub(crate) const DIRECTIVES: &[(&str, &str)] = &[
         "separate",
         "two literals: generation never lets the first token touch the second (a separator goes between them)",
     ),
+    (
+        "never",
+        "two literals: generation never puts the second token right after the first, layout or not (texts compared ignoring ASCII case)",
+    ),
 ];
 
 /// A whole grammar file as written.
@@ -450,7 +454,7 @@ impl<'a> Parser<'a> {
                 self.pos += 1;
                 break;
             }
-            if name == "separate" {
+            if name == "separate" || name == "never" {
                 let at = self.pos;
                 match self.peek() {
                     Some(q @ (b'"' | b'\'')) => {
@@ -458,7 +462,7 @@ impl<'a> Parser<'a> {
                             literals.push((bytes, self.span(at)));
                         }
                     }
-                    _ => return self.unexpected("a quoted literal or `;` in `%separate`"),
+                    _ => return self.unexpected(&format!("a quoted literal or `;` in `%{name}`")),
                 }
                 continue;
             }
@@ -495,6 +499,12 @@ impl<'a> Parser<'a> {
             return self.err(
                 start,
                 "`%separate` takes two literals, the token before and the token after: `%separate \"and\" \"(\" ;`",
+            );
+        }
+        if name == "never" && literals.len() != 2 {
+            return self.err(
+                start,
+                "`%never` takes two literals, the token before and the token after: `%never \"*\" \"except\" ;`",
             );
         }
         if name == "layout" && args.is_empty() {

@@ -239,9 +239,19 @@ impl<'s> Prepared<'s> {
                 let names = || d.args.iter().map(|(n, _)| n.clone());
                 match d.name.as_str() {
                     "lexeme" => override_lexemes.extend(names()),
-                    "distinct" | "hoist" | "refer" => {
+                    "distinct" | "hoist" | "refer" | "values" => {
                         override_tables.push((d.name.clone(), names().collect(), d.span.offset))
                     }
+                    // Generation's token pairs (what `refine`'s edits file declares): quoted
+                    // literals, kept as written.
+                    "separate" | "never" => override_tables.push((
+                        d.name.clone(),
+                        d.literals
+                            .iter()
+                            .map(|(bytes, _)| format!("\"{}\"", crate::grammar::escape_literal(bytes)))
+                            .collect(),
+                        d.span.offset,
+                    )),
                     // The import writes these itself: a second one would be a duplicate or be
                     // ignored, so say what to write instead.
                     other => {
@@ -597,11 +607,12 @@ fn render(
         text.push('\n');
         let _ = writeln!(text, "# Symbol tables of {}.", overrides.map_or("", |o| o.name));
         for (directive, names, from) in &p.override_tables {
+            let literals = directive == "separate" || directive == "never";
             let kept: Vec<String> = names
                 .iter()
-                .filter(|n| !skip.contains(*n))
+                .filter(|n| literals || !skip.contains(*n))
                 .map(|n| {
-                    if n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                    if literals || n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
                         n.clone()
                     } else {
                         format!("`{n}`")
@@ -609,7 +620,7 @@ fn render(
                 })
                 .collect();
             // Without its first rule (the name or reference) the line means nothing.
-            if names.first().is_some_and(|n| skip.contains(n)) || kept.len() < 2 {
+            if !literals && names.first().is_some_and(|n| skip.contains(n)) || kept.len() < 2 {
                 continue;
             }
             spans.push((text.len(), "the overrides file".into()));

@@ -226,11 +226,19 @@ pub enum Change {
     /// grammar's layout between a media query's `and` and its `(` may be empty. For where a
     /// bound on that layout is refused (the layout's place is shared with places where the
     /// samples have none). Parsing is not changed.
+    ///
+    /// With `never`, generation never puts the two next to each other at all, layout or not
+    /// (`%never "*" "except" ;`, texts compared ignoring ASCII case): sqlparser reads `* EXCEPT
+    /// (` as a wildcard's column list where the grammar has a set operation, and `x EXCEPT
+    /// (SELECT …)` or `* UNION (SELECT …)` are valid. For a culprit that is valid with another
+    /// token before it (or after it), where the samples never have the two together.
     Separate {
         /// The token before.
         before: Vec<u8>,
         /// The token after.
         after: Vec<u8>,
+        /// Not next to each other at all, rather than not touching.
+        never: bool,
     },
 }
 
@@ -441,10 +449,23 @@ impl Change {
             Change::Distinct { name: n, scope } => {
                 format!("`{}` kept distinct within one `{}`", name(*n), name(*scope))
             }
-            Change::Separate { before, after } => format!(
+            Change::Separate {
+                before,
+                after,
+                never: false,
+            } => format!(
                 "\"{}\" never touches \"{}\" (a separator between them)",
                 crate::grammar::escape_literal(before),
                 crate::grammar::escape_literal(after)
+            ),
+            Change::Separate {
+                before,
+                after,
+                never: true,
+            } => format!(
+                "\"{}\" never right after \"{}\", layout or not",
+                crate::grammar::escape_literal(after),
+                crate::grammar::escape_literal(before)
             ),
         }
     }
@@ -1571,13 +1592,14 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
             }
             Ok(vec![owner_name(g, *name)])
         }
-        Change::Separate { before, after } => {
+        Change::Separate { before, after, never } => {
             if before.is_empty() || after.is_empty() {
                 return impossible("an empty token");
             }
             let s = Separate {
                 before: before.clone(),
                 after: after.clone(),
+                never: *never,
             };
             if g.separate().contains(&s) || separate.contains(&s) {
                 return impossible("already kept apart");

@@ -257,14 +257,17 @@ impl Refined {
                 out.push('\n');
             }
         }
-        // Edits of no rule: tokens generation keeps apart (`%separate`).
+        // Edits of no rule: tokens generation keeps apart (`%separate`, `%never`).
         let apart: Vec<&Edit> = self.edits.iter().filter(|e| e.rules.is_empty()).collect();
         if !apart.is_empty() {
             out.push('\n');
             for e in apart {
                 e.comment_into(&mut out);
             }
-            for line in directives.lines().filter(|l| l.starts_with("%separate ")) {
+            for line in directives
+                .lines()
+                .filter(|l| l.starts_with("%separate ") || l.starts_with("%never "))
+            {
                 out.push_str(line);
                 out.push('\n');
             }
@@ -1098,6 +1101,9 @@ struct Facts {
     /// Per choice symbol and place, the alternatives inputs the parser accepted have there
     /// (see [`Facts::with_accepted`]).
     accepted_alts: HashMap<(SymbolId, Place), HashSet<u32>>,
+    /// The texts of neighbouring tokens (layout aside, in ASCII lower case) in the samples
+    /// and accepted inputs: a pair seen valid is no `%never` pair.
+    pairs: HashSet<(Vec<u8>, Vec<u8>)>,
 }
 
 impl Facts {
@@ -1106,8 +1112,11 @@ impl Facts {
             alts: HashMap::new(),
             iterations: HashMap::new(),
             accepted_alts: HashMap::new(),
+            pairs: HashSet::new(),
         };
+        let rules = crate::tree::TokenRules::new(g);
         for tree in trees {
+            facts.add_pairs(tree, &rules);
             tree.pre_order(tree.root(), |n| match tree.kind(n) {
                 NodeKind::Rule { symbol, alt } => {
                     facts.alts.entry((symbol, None)).or_default().insert(alt);
@@ -1132,7 +1141,9 @@ impl Facts {
     /// The facts with the choices that `accepted` (inputs the parser accepted) make at their
     /// places: evidence that an alternative is valid there, though no sample makes it.
     fn with_accepted(mut self, g: &Grammar, accepted: &[Tree]) -> Facts {
+        let rules = crate::tree::TokenRules::new(g);
         for tree in accepted {
+            self.add_pairs(tree, &rules);
             tree.pre_order(tree.root(), |n| {
                 if let (NodeKind::Rule { symbol, alt }, Some(place)) = (tree.kind(n), place_of(g, tree, n)) {
                     self.accepted_alts.entry((symbol, place)).or_default().insert(alt);
@@ -1140,6 +1151,16 @@ impl Facts {
             });
         }
         self
+    }
+
+    /// Adds the pairs of neighbouring tokens of `tree` to [`Facts::pairs`].
+    fn add_pairs(&mut self, tree: &Tree, rules: &crate::tree::TokenRules) {
+        let text = tree.unparse();
+        let tokens = crate::tree::tokens(rules, tree);
+        for w in tokens.windows(2) {
+            let [a, b] = [w[0], w[1]].map(|t| text[t.start..t.end].to_ascii_lowercase());
+            self.pairs.insert((a, b));
+        }
     }
 }
 
@@ -1290,12 +1311,136 @@ fn propose(
     // A choice the samples make only after certain words (a function's name) says more than
     // any drop of it: tried first, where the samples and the parser both show it.
     let mut out: Vec<Change> = keyed_choice(g, culprit, trees, texts, judge).into_iter().collect();
+    // A culprit valid with another token beside it, where the two never stand together in
+    // what is known valid: kept apart, before any drop of what is valid alone.
+    out.extend(never_edit(g, culprit, good, facts, judge));
     out.extend(rule_edits(g, culprit, trees, good, facts, judge, jobs));
     out.extend(distinct_edit(g, culprit, texts, judge));
     out.extend(values_edit(g, culprit, trees, texts, judge));
     // Last: drawing a rule whole from the samples says the least of the language.
     out.extend(keyed_values(g, culprit, trees, texts, judge));
     out
+}
+
+/// Longest token text a `%never` pair names.
+const NEVER_TOKEN_LEN: usize = 32;
+
+/// Known-good parts tried per node on the other token's side before a `%never` edit.
+const NEVER_PROBES: usize = 3;
+
+/// Probes that change the other token judged before a `%never` edit is given up.
+const NEVER_JUDGED: usize = 2;
+
+/// A `%never` edit ([`Change::Separate`] with `never`): the culprit's first token and the
+/// token before it (or its last token and the one after it), where both are fixed words
+/// (`*`, `EXCEPT`, `..`), the samples and accepted inputs never have the two next to each
+/// other, and the input is accepted with the smallest part around the other token (and not
+/// the culprit's) replaced by a known-good part that ends (starts) with another token: the
+/// culprit is valid there with another neighbour.
+fn never_edit(g: &Grammar, culprit: &Culprit, good: &Good<'_>, facts: &Facts, judge: &Judge<'_>) -> Option<Change> {
+    let tree = &culprit.tree;
+    let rules = crate::tree::TokenRules::new(g);
+    let text = tree.unparse();
+    let tokens = crate::tree::tokens(&rules, tree);
+    let start = node_start(tree, culprit.node);
+    let end = start + tree.len_of(culprit.node);
+    let inside = |t: &crate::tree::TokenAt| t.start >= start && t.end <= end;
+    let first = tokens.iter().position(inside)?;
+    let last = tokens.iter().rposition(inside)?;
+    // (the earlier token's index, whether the earlier side is the one replaced)
+    let pairs = [
+        first.checked_sub(1).map(|i| (i, true)),
+        (last + 1 < tokens.len()).then_some((last, false)),
+    ];
+    for (i, replace_earlier) in pairs.into_iter().flatten() {
+        let (a, b) = (tokens[i], tokens[i + 1]);
+        let (ta, tb) = (&text[a.start..a.end], &text[b.start..b.end]);
+        if !fixed_token(g, tree, a.node)
+            || !fixed_token(g, tree, b.node)
+            || facts
+                .pairs
+                .contains(&(ta.to_ascii_lowercase(), tb.to_ascii_lowercase()))
+            || g.separate().iter().any(|s| s.forbids(ta, tb))
+        {
+            continue;
+        }
+        let (earlier, later) = crate::tree::apart_sides(tree, &a, &b);
+        let (token, Some(side)) = (if replace_earlier { (a, earlier) } else { (b, later) }) else {
+            continue;
+        };
+        // The other token's side from the token up: the smallest part whose known-good
+        // replacement changes the token says whether the culprit is valid with another
+        // neighbour. A larger part would also change what else is there (an earlier
+        // statement, a clause the culprit may not follow), which is not this pair's doing.
+        let mut judged = 0;
+        let mut node = token.node;
+        'up: loop {
+            for k in 0..NEVER_PROBES {
+                let Some(probe) = isolate::with_good_part(g, tree, node, good, k) else {
+                    continue;
+                };
+                let probe_text = probe.unparse();
+                let probe_tokens = crate::tree::tokens(&rules, &probe);
+                let still = probe_tokens.windows(2).any(|w| {
+                    probe_text[w[0].start..w[0].end].eq_ignore_ascii_case(ta)
+                        && probe_text[w[1].start..w[1].end].eq_ignore_ascii_case(tb)
+                });
+                if still {
+                    continue;
+                }
+                if judge.verdict(&probe_text) == Verdict::Accepted {
+                    return Some(Change::Separate {
+                        before: ta.to_ascii_lowercase(),
+                        after: tb.to_ascii_lowercase(),
+                        never: true,
+                    });
+                }
+                judged += 1;
+                if judged >= NEVER_JUDGED {
+                    break 'up;
+                }
+            }
+            match tree.parent(node) {
+                Some(parent) if node != side => node = parent,
+                _ => break,
+            }
+        }
+    }
+    None
+}
+
+/// Where `node` starts in its tree's text.
+fn node_start(tree: &Tree, node: NodeId) -> usize {
+    let mut start = 0;
+    let mut n = node;
+    while let Some(parent) = tree.parent(n) {
+        start += tree
+            .children(parent)
+            .take_while(|&c| c != n)
+            .map(|c| tree.len_of(c))
+            .sum::<usize>();
+        n = parent;
+    }
+    start
+}
+
+/// Whether the token `node` is a fixed word: its text at most [`NEVER_TOKEN_LEN`] bytes of
+/// literals and classes of one letter in either case (SQL's `[Ee] [Xx] …`), no repetition.
+fn fixed_token(g: &Grammar, tree: &Tree, node: NodeId) -> bool {
+    if tree.len_of(node) > NEVER_TOKEN_LEN {
+        return false;
+    }
+    let mut fixed = true;
+    tree.pre_order(node, |n| match tree.kind(n) {
+        NodeKind::Repeat { .. } => fixed = false,
+        NodeKind::Leaf { terminal } => {
+            if let Terminal::Class { class, .. } = g.terminal(terminal) {
+                fixed &= class.len() <= 2;
+            }
+        }
+        _ => {}
+    });
+    fixed
 }
 
 /// Levels above a culprit that [`values_edit`] and [`distinct_edit`] look at.
@@ -2371,7 +2516,11 @@ fn touching(g: &Grammar, culprit: &Culprit, judge: &Judge<'_>) -> Vec<Change> {
         return Vec::new();
     };
     let mut out = vec![bound];
-    out.extend(literals_around(g, tree, gap).map(|(before, after)| Change::Separate { before, after }));
+    out.extend(literals_around(g, tree, gap).map(|(before, after)| Change::Separate {
+        before,
+        after,
+        never: false,
+    }));
     out
 }
 

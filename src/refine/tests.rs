@@ -2200,7 +2200,8 @@ fn two_tokens_the_parser_reads_as_one_get_layout_between_them() {
         edits.get(1),
         Some(&Change::Separate {
             before: b"to".to_vec(),
-            after: b"(".to_vec()
+            after: b"(".to_vec(),
+            never: false,
         }),
         "{described:?}"
     );
@@ -3561,4 +3562,112 @@ fn a_rule_whose_form_only_a_names_text_decides_is_drawn_from_the_samples_by_that
         "{edits}"
     );
     assert!(texts.iter().all(|t| parses(&refined.grammar, t.as_bytes())), "{edits}");
+}
+
+/// Set operations of selects, as SQL's: to the grammar, any select list may come before any
+/// operator.
+const SETS: &str = r#"
+%layout _ ;
+query  = _ select ( _ op _ select )* _ ;
+select = [Ss] [Ee] [Ll] [Ee] [Cc] [Tt] _ item ( _ "," _ item )* ;
+item   = "*" | [a-z] ;
+op     = [Uu] [Nn] [Ii] [Oo] [Nn] | [Ee] [Xx] [Cc] [Ee] [Pp] [Tt] | [Ii] [Nn] [Tt] [Ee] [Rr] [Ss] [Ee] [Cc] [Tt] ;
+_      = [ \n]* ;
+"#;
+
+/// The language [`SETS`] should have been: as sqlparser, a parser that reads `* EXCEPT` as
+/// the start of a wildcard's column list, so that a set operation `EXCEPT` may not follow a
+/// select list that ends in `*`.
+fn sets_accept(input: &[u8]) -> Verdict {
+    static GRAMMAR: std::sync::OnceLock<Grammar> = std::sync::OnceLock::new();
+    static PAIR: std::sync::OnceLock<::regex::bytes::Regex> = std::sync::OnceLock::new();
+    let g = GRAMMAR.get_or_init(|| Grammar::from_text(SETS, "sets.grammar").unwrap());
+    let pair = PAIR.get_or_init(|| ::regex::bytes::Regex::new(r"(?i)\*\s*except").unwrap());
+    verdict(!pair.is_match(input) && parses(g, input))
+}
+
+#[test]
+fn a_culprit_valid_beside_another_token_keeps_apart_from_the_one_it_follows() {
+    let g = Grammar::from_text(SETS, "sets.grammar").unwrap();
+    let texts = [
+        "select a union select *",
+        "SELECT * UNION select b, c",
+        "select a except select b",
+        "select x, * union select y except select z",
+        "select a intersect select *",
+    ];
+    assert_all_accepted(&texts, &sets_accept);
+    let trees = trees_of(&g, &texts);
+    let good = Good::new(&g, &trees);
+    let facts = Facts::new(&g, &trees);
+    let judge = Judge::new(&sets_accept);
+    // Isolation's culprit: the operator, since `union` is accepted there.
+    let input = b"select a, * Except select b".to_vec();
+    assert_eq!(sets_accept(&input), Verdict::Rejected);
+    let tree = Parser::new(&g).parse(&input).unwrap();
+    let op = g.symbol_by_name("op").unwrap();
+    let culprit = Culprit {
+        node: first_node(&tree, |n| tree.kind(n).symbol() == Some(op)),
+        tree,
+        input,
+    };
+    let change = never_edit(&g, &culprit, &good, &facts, &judge).expect("a %never pair");
+    assert_eq!(
+        change,
+        Change::Separate {
+            before: b"*".to_vec(),
+            after: b"except".to_vec(),
+            never: true,
+        },
+        "{}",
+        change.describe(&g)
+    );
+    // `* union` is in the samples: no pair there, whatever the parser says of the input.
+    let seen = b"select * union select a".to_vec();
+    let tree = Parser::new(&g).parse(&seen).unwrap();
+    let at_union = Culprit {
+        node: first_node(&tree, |n| tree.kind(n).symbol() == Some(op)),
+        tree,
+        input: seen,
+    };
+    let reject_all = |_: &[u8]| Verdict::Rejected;
+    assert_eq!(never_edit(&g, &at_union, &good, &facts, &Judge::new(&reject_all)), None);
+    // A culprit that is wrong whatever comes before it is no pair: the parser rejects every
+    // `intersect` (a parser that knows no INTERSECT).
+    let no_intersect = |i: &[u8]| {
+        verdict(sets_accept(i) == Verdict::Accepted && !i.to_ascii_lowercase().windows(9).any(|w| w == b"intersect"))
+    };
+    let input = b"select * intersect select b".to_vec();
+    let tree = Parser::new(&g).parse(&input).unwrap();
+    let at_intersect = Culprit {
+        node: first_node(&tree, |n| tree.kind(n).symbol() == Some(op)),
+        tree,
+        input,
+    };
+    let judge_no = Judge::new(&no_intersect);
+    assert_eq!(never_edit(&g, &at_intersect, &good, &facts, &judge_no), None);
+    // The language is the same; generated inputs no longer have the pair.
+    let applied = edit::apply(&g, std::slice::from_ref(&change), "sets.grammar").unwrap();
+    assert!(applied.text.contains("%never \"*\" \"except\" ;"), "{}", applied.text);
+    let applied = applied.grammar;
+    assert!(parses(&applied, b"select * except select a"));
+    let rejected = |g: &Grammar| -> usize {
+        generated(g, &texts, 200, 3, 300)
+            .iter()
+            .flat_map(|(_, inputs)| inputs)
+            .filter(|i| sets_accept(i) == Verdict::Rejected)
+            .count()
+    };
+    assert!(rejected(&g) > 0, "the grammar as given puts `except` after `*`");
+    assert_eq!(rejected(&applied), 0, "{}", change.describe(&g));
+    // Found in a refinement, from the parser alone; neither `*` nor `except` is dropped.
+    let (refined, edits) = refined_to_targets(&g, &named_samples("sample", &texts), &sets_accept, 5);
+    assert!(edits.contains("\"except\" never right after \"*\""), "{edits}");
+    assert!(edits.contains("\n%never \"*\" \"except\" ;\n"), "{edits}");
+    for text in texts
+        .iter()
+        .chain(&["select * except select a", "select a except select *"])
+    {
+        assert!(parses(&refined.grammar, text.as_bytes()), "{text}\n{edits}");
+    }
 }

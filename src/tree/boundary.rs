@@ -295,7 +295,7 @@ fn kept_apart(grammar: &Grammar, last: &[u8], tail: &[u8]) -> bool {
     grammar
         .separate()
         .iter()
-        .any(|s| s.before == last && tail.starts_with(&s.after))
+        .any(|s| !s.never && s.before == last && tail.starts_with(&s.after))
 }
 
 /// The minimum count of the layout repetition node `rep`.

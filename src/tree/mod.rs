@@ -2,12 +2,15 @@
 //!
 //! [`Tree`] owns its nodes and the bytes of its leaves; [`NodeId`] indexes a node. Edits unlink
 //! nodes (the arena keeps them until [`Tree::compact`]); sizes are kept up to date on every edit.
-//! `display` prints trees, `cheapest` builds the cheapest derivation of a symbol.
+//! `display` prints trees, `cheapest` builds the cheapest derivation of a symbol, `adjacent`
+//! lists the tokens next to each other (for `%never`).
 
+mod adjacent;
 mod boundary;
 mod cheapest;
 mod display;
 
+pub use adjacent::{apart_sides, never_violation, tokens, tokens_of, TokenAt, TokenRules};
 pub use boundary::{fix_boundaries, has_run_on, token_spans, trim_layout};
 pub use cheapest::node_kind;
 
