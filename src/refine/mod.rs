@@ -3286,9 +3286,15 @@ fn unseen_choice(
                 return Vec::new();
             }
             if accepted_in(g, &other, &made, judge) {
-                if let Some(copy) = context_copy(g, tree, node).filter(|c| !copies_a_copy(g, c)) {
-                    return vec![copy];
-                }
+                // Valid in another of the samples' contexts at this place: wrong in this
+                // context only. Where no copy can say so (the holder is a copy already), no
+                // edit is made: a drop, here or everywhere, would take it from the samples'
+                // contexts too (Rust's `extern const fn` in a block was rejected, and `const`
+                // went from every function, `pub const fn` of held-out files with it).
+                return context_copy(g, tree, node)
+                    .filter(|c| !copies_a_copy(g, c))
+                    .into_iter()
+                    .collect();
             }
             // Is the alternative, as it is here, as its cheapest or filled with the samples'
             // smallest parts, accepted at another place where the samples use the rule? Then

@@ -3671,3 +3671,53 @@ fn a_culprit_valid_beside_another_token_keeps_apart_from_the_one_it_follows() {
         assert!(parses(&refined.grammar, text.as_bytes()), "{text}\n{edits}");
     }
 }
+
+/// Items at the top and in blocks, the rule that holds them a copy already (as refine names
+/// them): a copy of it for one context is no edit refine makes.
+const NESTED: &str = r#"
+%layout _ ;
+file = ( _ `item[in file]` )* _ ;
+`item[in file]` = func | "{" ( _ `item[in file]` )* _ "}" ;
+func = kw _ "fn" ;
+kw = "pub" | "const" ;
+_ = " "* ;
+"#;
+
+/// [`NESTED`] as a parser that takes `const` at the top only.
+fn nested_accept(input: &[u8]) -> Verdict {
+    static GRAMMAR: std::sync::OnceLock<Grammar> = std::sync::OnceLock::new();
+    let g = GRAMMAR.get_or_init(|| Grammar::from_text(NESTED, "nested.grammar").unwrap());
+    let text = String::from_utf8_lossy(input);
+    let in_block = text
+        .split('{')
+        .skip(1)
+        .any(|s| s.split('}').next().unwrap_or("").contains("const"));
+    verdict(!in_block && parses(g, input))
+}
+
+#[test]
+fn an_alternative_valid_in_the_samples_context_is_not_dropped_where_no_copy_can_keep_it() {
+    let g = Grammar::from_text(NESTED, "nested.grammar").unwrap();
+    let texts = ["pub fn", "{ pub fn } pub fn"];
+    assert_all_accepted(&texts, &nested_accept);
+    let trees = trees_of(&g, &texts);
+    let judge = Judge::new(&nested_accept);
+    let good = Good::new(&g, &trees);
+    let facts = Facts::new(&g, &trees);
+    assert_eq!(nested_accept(b"const fn"), Verdict::Accepted);
+    let rejected = Parser::new(&g).parse(b"{ const fn }").unwrap();
+    assert_eq!(nested_accept(b"{ const fn }"), Verdict::Rejected);
+    let kw = g.symbol_by_name("kw").unwrap();
+    let node = first_node(&rejected, |n| rejected.kind(n).symbol() == Some(kw));
+    let place = place_of(&g, &rejected, node).unwrap();
+    let edits = unseen_choice(&g, &rejected, node, place, &trees, &good, &facts, &judge);
+    let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
+    // `const` is valid where the samples have functions at the top: neither dropped
+    // everywhere nor at its place (which is every function's).
+    assert!(
+        !edits
+            .iter()
+            .any(|e| matches!(e, Change::DropAlternative { .. } | Change::DropAlternativeAt { .. })),
+        "{described:?}"
+    );
+}
