@@ -587,4 +587,9 @@ fn never_keeps_a_token_from_coming_right_after_another_whatever_the_layout() {
     assert!(e.contains("expected a quoted literal or `;` in `%never`"), "{e}");
     let e = error("a = \"x\" ; %never \"\" \"x\" ;");
     assert!(e.contains("`%never` names an empty token"), "{e}");
+    // Without a layout rule, each terminal is a token.
+    let bare = load("s = ( \"a\" | \"b\" | \"c\" )* ; %never \"a\" \"b\" ;");
+    let texts: Vec<String> = (0..300).map(|seed| generated(&bare, seed)).collect();
+    assert!(texts.iter().all(|t| !t.contains("ab")), "{texts:?}");
+    assert!(texts.iter().any(|t| t.contains("ba")) && texts.iter().any(|t| t.contains('a')));
 }

@@ -7,8 +7,8 @@
 use super::{NodeId, NodeKind, Tree};
 use crate::grammar::{Body, Grammar, Item};
 
-/// A token of a tree: its node (the outermost node that is a token item, or a leaf outside
-/// any) and its byte span in the tree's text. Never empty.
+/// A token of a tree: its node (the outermost node of a rule that holds no layout, or a leaf
+/// outside any) and its byte span in the tree's text. Never empty.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TokenAt {
     /// The token's node.
@@ -29,10 +29,15 @@ pub struct TokenRules {
 }
 
 impl TokenRules {
-    /// The token rules of `grammar` (empty flags without a `%layout` rule: every leaf is a
-    /// token of its own).
+    /// The token rules of `grammar` (without a `%layout` rule, every leaf is a token of its
+    /// own).
     pub fn new(grammar: &Grammar) -> TokenRules {
         let layout = grammar.layout_parts().0;
+        if !layout.contains(&true) {
+            // No layout, no rule to tell where a token ends: each leaf is one.
+            let holds_layout = vec![true; layout.len()];
+            return TokenRules { layout, holds_layout };
+        }
         let mut holds_layout = layout.clone();
         // A fixed point: a rule holds layout if an item of its body does.
         let mut changed = true;
