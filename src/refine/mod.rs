@@ -1104,6 +1104,8 @@ struct Facts {
     /// The texts of neighbouring tokens (layout aside, in ASCII lower case) in the samples
     /// and accepted inputs: a pair seen valid is no `%never` pair.
     pairs: HashSet<(Vec<u8>, Vec<u8>)>,
+    /// What a token is in the grammar, made once a round for the pairs and `%never` edits.
+    token_rules: crate::tree::TokenRules,
 }
 
 impl Facts {
@@ -1113,10 +1115,10 @@ impl Facts {
             iterations: HashMap::new(),
             accepted_alts: HashMap::new(),
             pairs: HashSet::new(),
+            token_rules: crate::tree::TokenRules::new(g),
         };
-        let rules = crate::tree::TokenRules::new(g);
         for tree in trees {
-            facts.add_pairs(tree, &rules);
+            facts.add_pairs(tree);
             tree.pre_order(tree.root(), |n| match tree.kind(n) {
                 NodeKind::Rule { symbol, alt } => {
                     facts.alts.entry((symbol, None)).or_default().insert(alt);
@@ -1141,9 +1143,8 @@ impl Facts {
     /// The facts with the choices that `accepted` (inputs the parser accepted) make at their
     /// places: evidence that an alternative is valid there, though no sample makes it.
     fn with_accepted(mut self, g: &Grammar, accepted: &[Tree]) -> Facts {
-        let rules = crate::tree::TokenRules::new(g);
         for tree in accepted {
-            self.add_pairs(tree, &rules);
+            self.add_pairs(tree);
             tree.pre_order(tree.root(), |n| {
                 if let (NodeKind::Rule { symbol, alt }, Some(place)) = (tree.kind(n), place_of(g, tree, n)) {
                     self.accepted_alts.entry((symbol, place)).or_default().insert(alt);
@@ -1154,9 +1155,9 @@ impl Facts {
     }
 
     /// Adds the pairs of neighbouring tokens of `tree` to [`Facts::pairs`].
-    fn add_pairs(&mut self, tree: &Tree, rules: &crate::tree::TokenRules) {
+    fn add_pairs(&mut self, tree: &Tree) {
         let text = tree.unparse();
-        let tokens = crate::tree::tokens(rules, tree);
+        let tokens = crate::tree::tokens(&self.token_rules, tree);
         for w in tokens.windows(2) {
             let [a, b] = [w[0], w[1]].map(|t| text[t.start..t.end].to_ascii_lowercase());
             self.pairs.insert((a, b));
@@ -1339,9 +1340,9 @@ const NEVER_JUDGED: usize = 2;
 /// culprit is valid there with another neighbour.
 fn never_edit(g: &Grammar, culprit: &Culprit, good: &Good<'_>, facts: &Facts, judge: &Judge<'_>) -> Option<Change> {
     let tree = &culprit.tree;
-    let rules = crate::tree::TokenRules::new(g);
+    let rules = &facts.token_rules;
     let text = tree.unparse();
-    let tokens = crate::tree::tokens(&rules, tree);
+    let tokens = crate::tree::tokens(rules, tree);
     let start = node_start(tree, culprit.node);
     let end = start + tree.len_of(culprit.node);
     let inside = |t: &crate::tree::TokenAt| t.start >= start && t.end <= end;
@@ -1380,7 +1381,7 @@ fn never_edit(g: &Grammar, culprit: &Culprit, good: &Good<'_>, facts: &Facts, ju
                     continue;
                 };
                 let probe_text = probe.unparse();
-                let probe_tokens = crate::tree::tokens(&rules, &probe);
+                let probe_tokens = crate::tree::tokens(rules, &probe);
                 let still = probe_tokens.windows(2).any(|w| {
                     probe_text[w[0].start..w[0].end].eq_ignore_ascii_case(ta)
                         && probe_text[w[1].start..w[1].end].eq_ignore_ascii_case(tb)
