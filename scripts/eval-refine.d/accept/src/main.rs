@@ -73,7 +73,11 @@ fn check_regex(text: &str) -> Result<(), String> {
 }
 
 fn check_rust(text: &str) -> Result<(), String> {
-    syn::parse_file(text).map(drop).map_err(|e| e.to_string())
+    syn::parse_file(text).map(drop).map_err(|e| {
+        // Columns counted from 1, as sqlparser's are.
+        let at = e.span().start();
+        format!("{e} at :{}:{}", at.line, at.column + 1)
+    })
 }
 
 /// As in the validator: toml_edit built with `unbounded`.
