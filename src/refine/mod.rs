@@ -1382,11 +1382,10 @@ fn never_edit(g: &Grammar, culprit: &Culprit, good: &Good<'_>, facts: &Facts, ju
                 };
                 let probe_text = probe.unparse();
                 let probe_tokens = crate::tree::tokens(rules, &probe);
-                let still = probe_tokens.windows(2).any(|w| {
-                    probe_text[w[0].start..w[0].end].eq_ignore_ascii_case(ta)
-                        && probe_text[w[1].start..w[1].end].eq_ignore_ascii_case(tb)
+                let still = crate::tree::pair_position(&probe_tokens, &probe_text, |x, y| {
+                    x.eq_ignore_ascii_case(ta) && y.eq_ignore_ascii_case(tb)
                 });
-                if still {
+                if still.is_some() {
                     continue;
                 }
                 if judge.verdict(&probe_text) == Verdict::Accepted {
@@ -2305,6 +2304,9 @@ fn rule_edits(
             }
         }
     }
+    // An optional part (a repetition) inside the culprit, left out, that the parser wants
+    // there: the samples never leave it out at its place.
+    out.extend(empty_part(g, tree, start, facts, judge));
     // Weaker edits follow, for when those are refused (the samples never have a shebang, but
     // accepted inputs do): a choice made before the culprit, then the nearest count at a place
     // no sample reaches, where the parser alone decides (layout before Rust's shebang). The
@@ -2881,6 +2883,64 @@ fn apart(g: &Grammar, tree: &Tree, node: NodeId, sibling: NodeId, toward: Option
         other: place_of(g, tree, sibling)?.item,
         present: tree.child_count(sibling) == 0,
     })
+}
+
+/// Empty optional parts (repetitions) tried per culprit by [`empty_part`].
+const EMPTY_PARTS: usize = 4;
+
+/// A count edit for an optional part (a repetition) inside the culprit `node` (a child, or
+/// one inside its unnamed groups and parts) that it leaves out: at least one there, where the
+/// samples never leave it out at its place and the input is accepted with one (its
+/// cheapest). Isolation blames the rule that holds the part, since an empty part has nothing
+/// to replace: SQL's `WITH ORDINALITY AS a()`, whose column list may not be empty.
+fn empty_part(g: &Grammar, tree: &Tree, node: NodeId, facts: &Facts, judge: &Judge<'_>) -> Option<Change> {
+    let mut stack: Vec<NodeId> = tree.children(node).collect();
+    stack.reverse();
+    let mut tried = 0;
+    while let Some(n) = stack.pop() {
+        match tree.kind(n) {
+            // A named rule (layout among them) is a context of its own.
+            NodeKind::Rule { symbol, .. } | NodeKind::Repeat { symbol } | NodeKind::Optional { symbol }
+                if !g.symbol(symbol).synthetic || g.layout_parts().0[symbol.index()] => {}
+            NodeKind::Rule { .. } | NodeKind::Repeat { .. } | NodeKind::Optional { .. } if tree.child_count(n) > 0 => {
+                let mut children: Vec<NodeId> = tree.children(n).collect();
+                children.reverse();
+                stack.extend(children);
+            }
+            NodeKind::Repeat { symbol } | NodeKind::Optional { symbol } => {
+                if tried >= EMPTY_PARTS {
+                    return None;
+                }
+                let Some(place) = place_of(g, tree, n) else {
+                    continue;
+                };
+                if facts
+                    .iterations
+                    .get(&(symbol, Some(place)))
+                    .is_some_and(|&(fewest, _)| fewest == 0)
+                {
+                    continue;
+                }
+                let (min, max) = match g.symbol(symbol).body {
+                    Body::Repeat { min, max, .. } => (min, max),
+                    _ => (0, Some(1)),
+                };
+                tried += 1;
+                let accepted =
+                    with_count(g, tree, n, 1).is_some_and(|t| judge.verdict(&t.unparse()) == Verdict::Accepted);
+                if accepted {
+                    return Some(Change::Bound {
+                        sym: symbol,
+                        place: Some(place),
+                        min: min.max(1),
+                        max,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The other count of a repetition or optional part: one where it has none, none where it

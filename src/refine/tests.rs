@@ -3721,3 +3721,79 @@ fn an_alternative_valid_in_the_samples_context_is_not_dropped_where_no_copy_can_
         "{described:?}"
     );
 }
+
+/// A table in a `FROM`, as SQL's, with an alias and a column list that the grammar (as
+/// tree-sitter-sql's) lets be empty.
+const COLUMNS: &str = r#"
+%layout _ ;
+query = _ from ( _ "," _ from )* _ ;
+from  = [Ff] [Rr] [Oo] [Mm] _ name ( _ [Aa] [Ss] _ name _ "(" ( _ name ( _ "," _ name )* )? _ ")" )? ;
+name  = [a-z] [a-z0-9]* ;
+_     = " "* ;
+"#;
+
+/// The language [`COLUMNS`] should have been: sqlparser's, whose column list after an alias
+/// holds at least one column.
+fn columns_accept(input: &[u8]) -> Verdict {
+    static GRAMMAR: std::sync::OnceLock<Grammar> = std::sync::OnceLock::new();
+    static EMPTY: std::sync::OnceLock<::regex::bytes::Regex> = std::sync::OnceLock::new();
+    let g = GRAMMAR.get_or_init(|| Grammar::from_text(COLUMNS, "columns.grammar").unwrap());
+    let empty = EMPTY.get_or_init(|| ::regex::bytes::Regex::new(r"\( *\)").unwrap());
+    verdict(!empty.is_match(input) && parses(g, input))
+}
+
+#[test]
+fn an_optional_part_the_parser_wants_is_made_required_where_the_samples_always_have_it() {
+    let g = Grammar::from_text(COLUMNS, "columns.grammar").unwrap();
+    let texts = [
+        "from t",
+        "FROM t AS a(x)",
+        "from u as b(x, y), from v",
+        "from w as c(z1)",
+    ];
+    assert_all_accepted(&texts, &columns_accept);
+    let trees = trees_of(&g, &texts);
+    let facts = Facts::new(&g, &trees);
+    let judge = Judge::new(&columns_accept);
+    // Isolation blames the rule that holds the empty list: there is nothing in it to replace.
+    let input = b"from t as a()".to_vec();
+    assert_eq!(columns_accept(&input), Verdict::Rejected);
+    let tree = Parser::new(&g).parse(&input).unwrap();
+    let from = g.symbol_by_name("from").unwrap();
+    let node = first_node(&tree, |n| tree.kind(n).symbol() == Some(from));
+    let change = empty_part(&g, &tree, node, &facts, &judge).expect("a count edit");
+    assert!(
+        matches!(
+            change,
+            Change::Bound {
+                min: 1,
+                max: Some(1),
+                place: Some(_),
+                ..
+            }
+        ),
+        "{}",
+        change.describe(&g)
+    );
+    // Where the samples leave the part out (no alias at all), no bound: `from t` stays.
+    let bare = b"from t".to_vec();
+    let tree = Parser::new(&g).parse(&bare).unwrap();
+    let node = first_node(&tree, |n| tree.kind(n).symbol() == Some(from));
+    let reject_all = |_: &[u8]| Verdict::Rejected;
+    assert_eq!(empty_part(&g, &tree, node, &facts, &Judge::new(&reject_all)), None);
+    // A part the parser does not want either way is no count edit.
+    let tree = Parser::new(&g).parse(&input).unwrap();
+    let node = first_node(&tree, |n| tree.kind(n).symbol() == Some(from));
+    assert_eq!(empty_part(&g, &tree, node, &facts, &Judge::new(&reject_all)), None);
+    // Applied: the empty list is gone, every sample parses.
+    let applied = edit::apply(&g, std::slice::from_ref(&change), "columns.grammar")
+        .unwrap()
+        .grammar;
+    assert!(!parses(&applied, b"from t as a()"));
+    assert!(texts.iter().all(|t| parses(&applied, t.as_bytes())));
+    // Found in a refinement, from the parser alone.
+    let (refined, edits) = refined_to_targets(&g, &named_samples("sample", &texts), &columns_accept, 7);
+    assert!(!parses(&refined.grammar, b"from t as a()"), "{edits}");
+    assert!(parses(&refined.grammar, b"from t as a(x, y)"), "{edits}");
+    assert!(texts.iter().all(|t| parses(&refined.grammar, t.as_bytes())), "{edits}");
+}

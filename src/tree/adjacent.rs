@@ -110,10 +110,15 @@ pub fn never_violation(grammar: &Grammar, tokens: &[TokenAt], text: &[u8]) -> Op
     if never.is_empty() {
         return None;
     }
-    tokens.windows(2).position(|w| {
-        let (a, b) = (&text[w[0].start..w[0].end], &text[w[1].start..w[1].end]);
-        never.iter().any(|s| s.forbids(a, b))
-    })
+    pair_position(tokens, text, |a, b| never.iter().any(|s| s.forbids(a, b)))
+}
+
+/// The first pair of neighbouring tokens (indexes `i` and `i + 1` of `tokens`) whose texts in
+/// `text` satisfy `pair`.
+pub fn pair_position(tokens: &[TokenAt], text: &[u8], mut pair: impl FnMut(&[u8], &[u8]) -> bool) -> Option<usize> {
+    tokens
+        .windows(2)
+        .position(|w| pair(&text[w[0].start..w[0].end], &text[w[1].start..w[1].end]))
 }
 
 /// For neighbouring tokens `a` and `b` of `tree`: the highest node that holds `a` and ends

@@ -10,7 +10,7 @@ mod boundary;
 mod cheapest;
 mod display;
 
-pub use adjacent::{apart_sides, never_violation, tokens, tokens_of, TokenAt, TokenRules};
+pub use adjacent::{apart_sides, never_violation, pair_position, tokens, tokens_of, TokenAt, TokenRules};
 pub use boundary::{fix_boundaries, has_run_on, token_spans, trim_layout};
 pub use cheapest::node_kind;
 
