@@ -2921,10 +2921,7 @@ fn empty_part(g: &Grammar, tree: &Tree, node: NodeId, facts: &Facts, judge: &Jud
                 {
                     continue;
                 }
-                let (min, max) = match g.symbol(symbol).body {
-                    Body::Repeat { min, max, .. } => (min, max),
-                    _ => (0, Some(1)),
-                };
+                let (min, max) = count_bounds(g, symbol);
                 tried += 1;
                 let accepted =
                     with_count(g, tree, n, 1).is_some_and(|t| judge.verdict(&t.unparse()) == Verdict::Accepted);
@@ -2941,6 +2938,15 @@ fn empty_part(g: &Grammar, tree: &Tree, node: NodeId, facts: &Facts, judge: &Jud
         }
     }
     None
+}
+
+/// The fewest and most iterations the grammar allows a repetition or optional part
+/// `symbol` (an optional part: none or one).
+fn count_bounds(g: &Grammar, symbol: SymbolId) -> (u32, Option<u32>) {
+    match g.symbol(symbol).body {
+        Body::Repeat { min, max, .. } => (min, max),
+        _ => (0, Some(1)),
+    }
 }
 
 /// The other count of a repetition or optional part: one where it has none, none where it
@@ -2960,10 +2966,7 @@ fn unreached_bound(g: &Grammar, tree: &Tree, node: NodeId, place: Place, facts: 
     if facts.iterations.contains_key(&(symbol, Some(place))) {
         return None;
     }
-    let (min, max) = match g.symbol(symbol).body {
-        Body::Repeat { min, max, .. } => (min, max),
-        _ => (0, Some(1)),
-    };
+    let (min, max) = count_bounds(g, symbol);
     let (lo, hi) = match tree.child_count(node) {
         0 => (min.max(1), max),
         _ if min == 0 => (0, Some(0)),
@@ -3424,10 +3427,7 @@ fn unseen_choice(
                 return Vec::new();
             };
             let k = tree.child_count(node);
-            let (min, max) = match &g.symbol(symbol).body {
-                Body::Repeat { min, max, .. } => (*min, *max),
-                _ => (0, Some(1)),
-            };
+            let (min, max) = count_bounds(g, symbol);
             let bound = |lo: u32, hi: Option<u32>| Change::Bound {
                 sym: symbol,
                 place: Some(place),

@@ -3579,11 +3579,23 @@ _      = [ \n]* ;
 /// the start of a wildcard's column list, so that a set operation `EXCEPT` may not follow a
 /// select list that ends in `*`.
 fn sets_accept(input: &[u8]) -> Verdict {
-    static GRAMMAR: std::sync::OnceLock<Grammar> = std::sync::OnceLock::new();
-    static PAIR: std::sync::OnceLock<::regex::bytes::Regex> = std::sync::OnceLock::new();
-    let g = GRAMMAR.get_or_init(|| Grammar::from_text(SETS, "sets.grammar").unwrap());
-    let pair = PAIR.get_or_init(|| ::regex::bytes::Regex::new(r"(?i)\*\s*except").unwrap());
-    verdict(!pair.is_match(input) && parses(g, input))
+    static STRICT: Strict = std::sync::OnceLock::new();
+    parses_without(&STRICT, (SETS, "sets.grammar"), r"(?i)\*\s*except", input)
+}
+
+/// A test's stricter language, made once: a grammar and a pattern its inputs must not match.
+type Strict = std::sync::OnceLock<(Grammar, ::regex::bytes::Regex)>;
+
+/// Accepted if `input` parses with the grammar `text` (named `file`) and `forbidden` does not
+/// match it: a real parser that draws the line the grammar does not, made once in `strict`.
+fn parses_without(strict: &Strict, (text, file): (&str, &str), forbidden: &str, input: &[u8]) -> Verdict {
+    let (g, forbidden) = strict.get_or_init(|| {
+        (
+            Grammar::from_text(text, file).unwrap(),
+            ::regex::bytes::Regex::new(forbidden).unwrap(),
+        )
+    });
+    verdict(!forbidden.is_match(input) && parses(g, input))
 }
 
 #[test]
@@ -3735,11 +3747,8 @@ _     = " "* ;
 /// The language [`COLUMNS`] should have been: sqlparser's, whose column list after an alias
 /// holds at least one column.
 fn columns_accept(input: &[u8]) -> Verdict {
-    static GRAMMAR: std::sync::OnceLock<Grammar> = std::sync::OnceLock::new();
-    static EMPTY: std::sync::OnceLock<::regex::bytes::Regex> = std::sync::OnceLock::new();
-    let g = GRAMMAR.get_or_init(|| Grammar::from_text(COLUMNS, "columns.grammar").unwrap());
-    let empty = EMPTY.get_or_init(|| ::regex::bytes::Regex::new(r"\( *\)").unwrap());
-    verdict(!empty.is_match(input) && parses(g, input))
+    static STRICT: Strict = std::sync::OnceLock::new();
+    parses_without(&STRICT, (COLUMNS, "columns.grammar"), r"\( *\)", input)
 }
 
 #[test]
@@ -3783,8 +3792,8 @@ fn an_optional_part_the_parser_wants_is_made_required_where_the_samples_always_h
     let node = first_node(&tree, |n| tree.kind(n).symbol() == Some(from));
     let accept_all = |_: &[u8]| Verdict::Accepted;
     assert_eq!(empty_part(&g, &tree, node, &facts, &Judge::new(&accept_all)), None);
-    let reject_all = |_: &[u8]| Verdict::Rejected;
     // A part the parser does not want either way is no count edit.
+    let reject_all = |_: &[u8]| Verdict::Rejected;
     let tree = Parser::new(&g).parse(&input).unwrap();
     let node = first_node(&tree, |n| tree.kind(n).symbol() == Some(from));
     assert_eq!(empty_part(&g, &tree, node, &facts, &Judge::new(&reject_all)), None);
