@@ -2249,7 +2249,7 @@ fn rule_edits(
     // before it, two tokens that may not touch.
     let start = node;
     let mut out: Vec<Change> = end_edits(g, tree, culprit.node, trees, judge, jobs);
-    out.extend(touching(g, culprit, judge));
+    out.extend(touching(g, culprit, facts, judge));
     out.extend(later_choice(g, culprit, good, judge));
     // A choice made before the culprit, which only what follows shows wrong: where it is an
     // optional part that no sample has there (see `earlier_choice`), kept apart from the
@@ -2485,9 +2485,10 @@ const TOUCHES: usize = 8;
 /// layout repetition in the culprit's parent (at most [`TOUCHES`] tried) that, holding one
 /// cheapest layout lexeme, makes the input accepted, is bounded to at least one there; where
 /// that is refused (the layout's place is shared with places whose samples have none there)
-/// and the tokens on either side are literals, generation keeps the two apart
+/// and the two tokens are fixed words, or the first a word and the second starts with one
+/// (SQL's `INTO$7`, which sqlparser reads as one name), generation keeps the two apart
 /// ([`Change::Separate`]).
-fn touching(g: &Grammar, culprit: &Culprit, judge: &Judge<'_>) -> Vec<Change> {
+fn touching(g: &Grammar, culprit: &Culprit, facts: &Facts, judge: &Judge<'_>) -> Vec<Change> {
     let tree = &culprit.tree;
     let (layout, _) = g.layout_parts();
     let scope = tree.parent(culprit.node).unwrap_or(culprit.node);
@@ -2519,39 +2520,48 @@ fn touching(g: &Grammar, culprit: &Culprit, judge: &Judge<'_>) -> Vec<Change> {
         return Vec::new();
     };
     let mut out = vec![bound];
-    out.extend(literals_around(g, tree, gap).map(|(before, after)| Change::Separate {
-        before,
-        after,
-        never: false,
-    }));
+    out.extend(
+        words_around(g, tree, gap, facts).map(|(before, after)| Change::Separate {
+            before,
+            after,
+            never: false,
+        }),
+    );
     out
 }
 
-/// The texts of the tokens on either side of the empty node `gap`, where both are literal
-/// terminals that are tokens (they follow a layout somewhere in the grammar).
-fn literals_around(g: &Grammar, tree: &Tree, gap: NodeId) -> Option<(Vec<u8>, Vec<u8>)> {
-    let (mut before, mut after, mut past) = (None, None, false);
-    tree.pre_order(tree.root(), |n| {
-        if n == gap {
-            past = true;
-        }
-        if let NodeKind::Leaf { terminal } = tree.kind(n) {
-            if tree.len_of(n) > 0 {
-                if !past {
-                    before = Some(terminal);
-                } else if after.is_none() {
-                    after = Some(terminal);
+/// The texts of the tokens that touch at the empty node `gap`, in lower case: the one before
+/// where it is a fixed word ([`fixed_token`]), the one after where it is one or else the
+/// literal it starts with (`$` of `$7`).
+fn words_around(g: &Grammar, tree: &Tree, gap: NodeId, facts: &Facts) -> Option<(Vec<u8>, Vec<u8>)> {
+    let at = node_start(tree, gap);
+    let text = tree.unparse();
+    let tokens = crate::tree::tokens(&facts.token_rules, tree);
+    let after = tokens.iter().position(|t| t.start >= at)?;
+    let (a, b) = (tokens[after.checked_sub(1)?], tokens[after]);
+    if a.end != at || b.start != at || !fixed_token(g, tree, a.node) {
+        return None;
+    }
+    let after_text = if fixed_token(g, tree, b.node) {
+        text[b.start..b.end].to_vec()
+    } else {
+        let mut first = None;
+        tree.pre_order(b.node, |n| {
+            if let (None, NodeKind::Leaf { terminal }) = (&first, tree.kind(n)) {
+                if tree.len_of(n) > 0 {
+                    first = Some(terminal);
                 }
             }
+        });
+        match g.terminal(first?) {
+            Terminal::Literal(bytes) => bytes.clone(),
+            Terminal::Class { .. } => return None,
         }
-    });
-    let literal = |t: Option<TerminalId>| match t.map(|t| (t, g.terminal(t))) {
-        Some((t, Terminal::Literal(bytes))) if g.boundaries().is_token(Item::Terminal(t)) && !bytes.is_empty() => {
-            Some(bytes.clone())
-        }
-        _ => None,
     };
-    Some((literal(before)?, literal(after)?))
+    Some((
+        text[a.start..a.end].to_ascii_lowercase(),
+        after_text.to_ascii_lowercase(),
+    ))
 }
 
 /// A copy of the named rule that holds `node` for the place where that rule is used here

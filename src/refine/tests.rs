@@ -2189,7 +2189,7 @@ fn two_tokens_the_parser_reads_as_one_get_layout_between_them() {
     });
     let culprit = Culprit { tree, node, input };
     let judge = Judge::new(&to_accepts);
-    let edits = touching(&g, &culprit, &judge);
+    let edits = touching(&g, &culprit, &Facts::new(&g, &[]), &judge);
     let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
     assert!(
         matches!(edits.first(), Some(Change::Bound { min: 1, .. })),
@@ -2211,6 +2211,68 @@ fn two_tokens_the_parser_reads_as_one_get_layout_between_them() {
         assert!(parses(text.as_bytes()), "{text}\n{}", applied.text);
     }
     assert!(!parses(b"@s(a) to(b);"), "{}", applied.text);
+}
+
+/// Statements of a keyword in any case and an expression, spaces anywhere.
+const DOLLAR: &str = r#"
+%layout _ ;
+stmts   = stmt* ;
+stmt    = _ kw_into _ expr _ ";" ;
+kw_into = [Ii] [Nn] [Tt] [Oo] ;
+expr    = _ "(" _ expr _ ")" | _ param | _ name ;
+param   = "$" [0-9]+ ;
+name    = [a-z]+ ;
+_       = " "* ;
+"#;
+
+/// As sqlparser's lexer: `$` goes on a word (`INTO$7` is one name).
+fn dollar_accepts(input: &[u8]) -> Verdict {
+    let glued = input
+        .windows(2)
+        .any(|w| (w[0].is_ascii_alphanumeric() || w[0] == b'_') && w[1] == b'$');
+    let parsed = Grammar::from_text(DOLLAR, "into.grammar")
+        .ok()
+        .is_some_and(|g| Parser::new(&g).parse(input).is_ok());
+    verdict(parsed && !glued)
+}
+
+#[test]
+fn a_word_and_a_token_starting_with_a_literal_the_lexer_reads_as_one_are_kept_apart() {
+    let g = Grammar::from_text(DOLLAR, "into.grammar").unwrap();
+    let input = b"inTO$7;".to_vec();
+    let tree = Parser::new(&g).parse(&input).unwrap();
+    let node = first_node(&tree, |n| tree.kind(n).symbol() == g.symbol_by_name("param"));
+    let culprit = Culprit { tree, node, input };
+    let judge = Judge::new(&dollar_accepts);
+    let edits = touching(&g, &culprit, &Facts::new(&g, &[]), &judge);
+    let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
+    assert!(
+        matches!(edits.first(), Some(Change::Bound { min: 1, .. })),
+        "{described:?}"
+    );
+    // The keyword in lower case; of `$7`, the literal it starts with.
+    let separate = Change::Separate {
+        before: b"into".to_vec(),
+        after: b"$".to_vec(),
+        never: false,
+    };
+    assert_eq!(edits.get(1), Some(&separate), "{described:?}");
+    // Generation keeps them apart in any case; the samples have no layout there.
+    let glued = |outputs: &[Vec<u8>]| {
+        outputs
+            .iter()
+            .filter(|o| dollar_accepts(o) == Verdict::Rejected)
+            .count()
+    };
+    let texts = ["into(a);", "INTO(b);into(c);"];
+    let before: usize = generated(&g, &texts, 64, 1, 300).iter().map(|(_, o)| glued(o)).sum();
+    assert!(before > 0, "the grammar as given never glues: the test shows nothing");
+    let applied = edit::apply(&g, &[separate], "into.grammar").unwrap();
+    for (mode, outputs) in generated(&applied.grammar, &texts, 64, 1, 300) {
+        assert_eq!(glued(&outputs), 0, "{mode:?}\n{}", applied.text);
+    }
+    // Parsing is not changed.
+    assert!(parses(&applied.grammar, b"Into$7;"));
 }
 
 /// Numbers, and a copy of their rule made for a media query.

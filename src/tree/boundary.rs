@@ -290,12 +290,17 @@ fn plan(grammar: &Grammar, tree: &Tree, layouts: &[LayoutRepeat]) -> Plan {
 }
 
 /// Whether a `%separate` pair forbids the token `last` (the last token before an empty
-/// layout) to touch the text `tail` that follows it: `and` then `(…`.
+/// layout) to touch the text `tail` that follows it: `and` then `(…`. ASCII case aside, as
+/// `%never` pairs: a space between two tokens is valid in either case, and SQL's keywords
+/// come in any.
 fn kept_apart(grammar: &Grammar, last: &[u8], tail: &[u8]) -> bool {
-    grammar
-        .separate()
-        .iter()
-        .any(|s| !s.never && s.before == last && tail.starts_with(&s.after))
+    grammar.separate().iter().any(|s| {
+        !s.never
+            && s.before.eq_ignore_ascii_case(last)
+            && tail
+                .get(..s.after.len())
+                .is_some_and(|t| t.eq_ignore_ascii_case(&s.after))
+    })
 }
 
 /// The minimum count of the layout repetition node `rep`.
