@@ -4,7 +4,7 @@
 //! A context-free rule cannot always say which spellings of a token the real parser takes;
 //! `hellfuzz refine` then learns a list of texts that it does take, and generation uses it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use rand::Rng;
 
@@ -37,11 +37,15 @@ impl Generator<'_> {
         // drawn after the rule's (`%values x` covers every copy of `x`), whichever came first.
         // Keyed tables last: their key (a function's name) is read once it is drawn, and
         // nothing redraws inside a node they drew.
+        // A word is a text the parser took whole: no later table redraws inside it (the
+        // samples' names table would turn `EXTRACT` of an `EXTRACT(… FROM …)` drawn from a
+        // copy's words into any name). A later table of the same node still draws it again.
+        let mut drawn: HashSet<NodeId> = HashSet::new();
         let mut tables: Vec<&Values> = g.values().iter().collect();
         tables.sort_by_key(|v| (!v.key.is_empty(), std::cmp::Reverse(v.names.len())));
         for v in tables {
             if !v.key.is_empty() {
-                self.draw_keyed_table(tree, v);
+                self.draw_keyed_table(tree, v, &drawn);
                 continue;
             }
             let mut nodes: Vec<NodeId> = Vec::new();
@@ -49,6 +53,9 @@ impl Generator<'_> {
             while let Some(n) = stack.pop() {
                 if tree.kind(n).symbol().is_some_and(|s| v.names.contains(&s)) {
                     nodes.push(n);
+                    continue;
+                }
+                if drawn.contains(&n) {
                     continue;
                 }
                 let children: Vec<NodeId> = tree.children(n).collect();
@@ -63,20 +70,26 @@ impl Generator<'_> {
                 if let Some(parsed) = self.word_tree(sym, word) {
                     let copy = tree.graft(&parsed, parsed.root());
                     tree.replace(node, copy);
+                    drawn.remove(&node);
+                    drawn.insert(copy);
                 }
             }
         }
     }
 
     /// Redraws the nodes of keyed table `v`, the outermost first; inside a node left as it
-    /// was (a call of a function no word names), those it holds (`calc(var(…))`).
-    fn draw_keyed_table(&mut self, tree: &mut Tree, v: &Values) {
+    /// was (a call of a function no word names), those it holds (`calc(var(…))`), but not
+    /// inside a word an earlier table drew (`drawn`).
+    fn draw_keyed_table(&mut self, tree: &mut Tree, v: &Values, drawn: &HashSet<NodeId>) {
         let mut stack = vec![tree.root()];
         while let Some(n) = stack.pop() {
             if let Some(sym) = tree.kind(n).symbol().filter(|s| v.names.contains(s)) {
                 if self.draw_keyed(tree, n, sym, v) {
                     continue;
                 }
+            }
+            if drawn.contains(&n) {
+                continue;
             }
             let children: Vec<NodeId> = tree.children(n).collect();
             stack.extend(children.into_iter().rev());

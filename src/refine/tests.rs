@@ -2328,6 +2328,35 @@ fn words_found_for_a_copy_of_a_rule_are_drawn_there_only() {
     );
 }
 
+/// Calls and names, with a table of function names (a copy's words) declared before a table
+/// of all names, as refine writes them when it learns the names first.
+const FNAMES: &str = r#"
+%values fname fnames ;
+%values name names ;
+file   = ( call ";" | name ";" )* ;
+call   = fname "(" name ")" ;
+fname  = name ;
+name   = [a-z]+ ;
+fnames = "extract" ;
+names  = "a" | "b" ;
+"#;
+
+#[test]
+fn no_table_redraws_inside_a_word_another_table_drew() {
+    let g = Grammar::from_text(FNAMES, "fnames.grammar").unwrap();
+    let out: Vec<Vec<u8>> = generated(&g, &["f(x);y;f(z);"], 200, 3, 40)
+        .into_iter()
+        .flat_map(|(_, inputs)| inputs)
+        .collect();
+    let joined = String::from_utf8_lossy(&out.concat()).into_owned();
+    // Every call is of `extract` (the names table would make it `a` or `b`); the names
+    // around it are from their own table.
+    assert!(joined.contains("extract("), "{joined}");
+    for call in joined.split(';').filter(|s| s.contains('(')) {
+        assert!(call == "extract(a)" || call == "extract(b)", "{call:?} in {joined}");
+    }
+}
+
 /// Functions with one type parameter and a result type, both names.
 const SELFISH: &str = r#"
 file = item* ;
