@@ -2121,6 +2121,32 @@ struct Word<'t> {
     node: NodeId,
 }
 
+/// The word a keyword rule of letters in either case spells, in lower case (`keyword_into =
+/// [Ii] [Nn] [Tt] [Oo] ;` spells `into`): one alternative of classes that each hold the two
+/// cases of one letter, at least two of them.
+fn case_keyword(g: &Grammar, sym: SymbolId) -> Option<Vec<u8>> {
+    let Body::Choice(alts) = &g.symbol(sym).body else {
+        return None;
+    };
+    let [alt] = &alts[..] else { return None };
+    let mut word = Vec::new();
+    for item in &alt.items {
+        let Item::Terminal(t) = item else { return None };
+        let Terminal::Class { class, .. } = g.terminal(*t) else {
+            return None;
+        };
+        let &[(a, a_end), (b, b_end)] = class.ranges() else {
+            return None;
+        };
+        let (upper, lower) = (u8::try_from(a).ok()?, u8::try_from(b).ok()?);
+        if a != a_end || b != b_end || !upper.is_ascii_uppercase() || upper.to_ascii_lowercase() != lower {
+            return None;
+        }
+        word.push(lower);
+    }
+    (word.len() >= 2).then_some(word)
+}
+
 impl<'t> Texts<'t> {
     fn new(g: &Grammar, trees: impl IntoIterator<Item = &'t Tree>) -> Texts<'t> {
         let mut words: HashMap<SymbolId, Vec<Word<'t>>> = HashMap::new();
@@ -2139,12 +2165,24 @@ impl<'t> Texts<'t> {
                 Terminal::Class { .. } => None,
             })
             .collect();
+        // SQL's keywords are rules of letters in either case (`[Dd] [Ii] …`): a name spelling
+        // one (`DISTINCT` read as a column where the parse was ambiguous) is no word either.
+        let any_case: HashSet<Vec<u8>> = if g.word().is_some() {
+            (0..g.symbols().len())
+                .filter_map(|i| case_keyword(g, SymbolId(u32::try_from(i).ok()?)))
+                .collect()
+        } else {
+            HashSet::new()
+        };
         for tree in trees {
             let mut spelled: HashSet<NodeId> = HashSet::new();
-            if !keywords.is_empty() {
+            if !keywords.is_empty() || !any_case.is_empty() {
                 tree.pre_order(tree.root(), |n| {
-                    let is_keyword = tree.kind(n).symbol().is_some_and(|sym| g.is_word_name(sym))
-                        && keywords.contains(tree.unparse_node(n).trim_ascii());
+                    let text = || tree.unparse_node(n).trim_ascii().to_vec();
+                    let is_keyword = tree.kind(n).symbol().is_some_and(|sym| g.is_word_name(sym)) && {
+                        let text = text();
+                        keywords.contains(&text[..]) || any_case.contains(&text.to_ascii_lowercase())
+                    };
                     if is_keyword {
                         // Up to an ancestor already marked: each node is marked once.
                         for m in std::iter::successors(Some(n), |&m| tree.parent(m)) {

@@ -604,6 +604,32 @@ fn words_to_draw_never_spell_a_keyword() {
     assert!(stmts.contains(&"let a = b;".to_string()), "{stmts:?}");
 }
 
+/// As [`MACROS`], with SQL's keywords: rules of letters in either case.
+const ANY_CASE: &str = r#"
+%layout _ ;
+%word id ;
+s = stmt* _ ;
+stmt = _ kw_let _ id _ "=" _ id _ ";" | _ "m" _ "(" ( _ id )* _ ")" ;
+kw_let = [Ll] [Ee] [Tt] ;
+id = [a-zA-Z]+ ;
+_ = " "* ;
+"#;
+
+#[test]
+fn words_to_draw_never_spell_a_keyword_of_letters_in_either_case() {
+    let g = Grammar::from_text(ANY_CASE, "any-case.grammar").unwrap();
+    let trees = vec![Parser::new(&g).parse(b"LET a = b; m(lEt x Y) let c = a;").unwrap()];
+    let texts = Texts::new(&g, &trees);
+    let sym = g.symbol_by_name("id").unwrap();
+    let words: Vec<String> = texts
+        .words(sym)
+        .unwrap_or_default()
+        .iter()
+        .map(|w| String::from_utf8_lossy(&w.text).into_owned())
+        .collect();
+    assert_eq!(words, ["a", "Y", "b", "c", "x"]);
+}
+
 #[test]
 fn a_rule_copied_for_one_place_has_groups_of_its_own() {
     let g = Grammar::from_text(
