@@ -174,10 +174,14 @@ pub const STUCK_ROUNDS: usize = 3;
 /// ([`Stop::Targets`]).
 pub const TARGET_ROUNDS: usize = 2;
 
+/// Added to a round's number for the seed of the inputs that confirm the targets met.
+const CONFIRM_SEED: usize = 1 << 20;
+
 /// Why the refinement stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stop {
-    /// Both acceptance targets were met ([`TARGET_ROUNDS`] rounds in a row).
+    /// Both acceptance targets were met ([`TARGET_ROUNDS`] rounds in a row, and again on
+    /// twice a round's inputs of another seed).
     Targets,
     /// [`STUCK_ROUNDS`] rounds in a row found nothing more to edit.
     Stuck,
@@ -535,7 +539,31 @@ pub fn refine(
         // One round's few hundred inputs can meet the targets by luck: they must be met in
         // TARGET_ROUNDS rounds in a row (the rounds between still make their edits).
         met_in_a_row = if met { met_in_a_row + 1 } else { 0 };
-        let met = met && (met_in_a_row >= TARGET_ROUNDS || rejected.is_empty());
+        let mut met = met && (met_in_a_row >= TARGET_ROUNDS || rejected.is_empty());
+        // Two rounds of a few hundred inputs each still meet a target the grammar misses by a
+        // point or two (SQL stopped at 96.0 % where 3,000 inputs gave 93.1 %): confirmed on
+        // twice a round's inputs of another seed before the search stops.
+        if met && !rejected.is_empty() && !time_up() && !cancelled() {
+            let doubled = Options {
+                per_round: options.per_round * 2,
+                cancel: None,
+                ..options.clone()
+            };
+            let mut again = Round::default();
+            generate_and_judge(
+                &state.grammar,
+                &trees,
+                &judge,
+                &doubled,
+                number.wrapping_add(CONFIRM_SEED),
+                &mut again,
+            );
+            met = again.default_percent() >= options.target_default * 100.0
+                && again.inverted_percent() >= options.target_inverted * 100.0;
+            if !met {
+                met_in_a_row = 0;
+            }
+        }
         let out_of_time = time_up();
         if met || out_of_time || cancelled() {
             end_round(&mut state, round);
