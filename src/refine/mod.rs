@@ -2206,10 +2206,10 @@ impl<'t> Texts<'t> {
             let mut spelled: HashSet<NodeId> = HashSet::new();
             if !keywords.is_empty() || !any_case.is_empty() {
                 tree.pre_order(tree.root(), |n| {
-                    let text = || tree.unparse_node(n).trim_ascii().to_vec();
                     let is_keyword = tree.kind(n).symbol().is_some_and(|sym| g.is_word_name(sym)) && {
-                        let text = text();
-                        keywords.contains(&text[..]) || any_case.contains(&text.to_ascii_lowercase())
+                        let text = tree.unparse_node(n);
+                        let text = text.trim_ascii();
+                        keywords.contains(text) || any_case.contains(&text.to_ascii_lowercase())
                     };
                     if is_keyword {
                         // Up to an ancestor already marked: each node is marked once.
@@ -2551,8 +2551,8 @@ const TOUCHES: usize = 8;
 /// layout repetition in the culprit's parent (at most [`TOUCHES`] tried) that, holding one
 /// cheapest layout lexeme, makes the input accepted, is bounded to at least one there; where
 /// that is refused (the layout's place is shared with places whose samples have none there)
-/// and the two tokens are fixed words, or the first a word and the second starts with one
-/// (SQL's `INTO$7`, which sqlparser reads as one name), generation keeps the two apart
+/// and the two tokens are fixed words, or the first is one and the second starts with a
+/// literal (SQL's `INTO$7`, which sqlparser reads as one name), generation keeps the two apart
 /// ([`Change::Separate`]).
 fn touching(g: &Grammar, culprit: &Culprit, facts: &Facts, judge: &Judge<'_>) -> Vec<Change> {
     let tree = &culprit.tree;
