@@ -534,8 +534,7 @@ pub fn refine(
             .min(options.max_time / 10);
         reserve.store(u64::try_from(cost.as_nanos()).unwrap_or(u64::MAX), Ordering::Relaxed);
         remember(&mut known, &accepted, &state.grammar, options.jobs);
-        let met = round.default_percent() >= options.target_default * 100.0
-            && round.inverted_percent() >= options.target_inverted * 100.0;
+        let met = meets_targets(&round, options);
         // One round's few hundred inputs can meet the targets by luck: they must be met in
         // TARGET_ROUNDS rounds in a row (the rounds between still make their edits).
         met_in_a_row = if met { met_in_a_row + 1 } else { 0 };
@@ -544,22 +543,16 @@ pub fn refine(
         // point or two (SQL stopped at 96.0 % where 3,000 inputs gave 93.1 %): confirmed on
         // twice a round's inputs of another seed before the search stops.
         if met && !rejected.is_empty() && !time_up() && !cancelled() {
-            let doubled = Options {
-                per_round: options.per_round * 2,
-                cancel: None,
-                ..options.clone()
-            };
             let mut again = Round::default();
             generate_and_judge(
                 &state.grammar,
                 &trees,
                 &judge,
-                &doubled,
+                &doubled(options),
                 number.wrapping_add(CONFIRM_SEED),
                 &mut again,
             );
-            met = again.default_percent() >= options.target_default * 100.0
-                && again.inverted_percent() >= options.target_inverted * 100.0;
+            met = meets_targets(&again, options);
             if !met {
                 met_in_a_row = 0;
             }
@@ -837,6 +830,21 @@ impl Candidate {
     }
 }
 
+/// Whether `round` measured both acceptance targets met.
+fn meets_targets(round: &Round, options: &Options) -> bool {
+    round.default_percent() >= options.target_default * 100.0
+        && round.inverted_percent() >= options.target_inverted * 100.0
+}
+
+/// `options` for measuring a grammar again: twice a round's inputs, not cut short by Ctrl-C.
+fn doubled(options: &Options) -> Options {
+    Options {
+        per_round: options.per_round * 2,
+        cancel: None,
+        ..options.clone()
+    }
+}
+
 /// How far a measurement falls short of the targets (percentage points, both modes summed),
 /// then the more accepted in all: smaller is better.
 fn shortfall(default: f64, inverted: f64, options: &Options) -> (f64, f64) {
@@ -884,11 +892,7 @@ fn choose_best(
     if best.len() < 2 {
         return;
     }
-    let doubled = Options {
-        per_round: options.per_round * 2,
-        cancel: None,
-        ..options.clone()
-    };
+    let doubled = doubled(options);
     let mut measured: Vec<(Candidate, Round)> = Vec::new();
     for c in best {
         if options.cancelled() {
