@@ -37,9 +37,11 @@ impl Generator<'_> {
         // drawn after the rule's (`%values x` covers every copy of `x`), whichever came first.
         // Keyed tables last: their key (a function's name) is read once it is drawn, and
         // nothing redraws inside a node they drew.
-        // A word is a text the parser took whole: no later table redraws inside it (the
-        // samples' names table would turn `EXTRACT` of an `EXTRACT(… FROM …)` drawn from a
-        // copy's words into any name). A later table of the same node still draws it again.
+        // A word is a text the parser took whole: no later table of a rule redraws inside it
+        // (the samples' names table would turn `EXTRACT` of an `EXTRACT(… FROM …)` drawn from
+        // a copy's words into any name). A later table of the same node still draws it again,
+        // and so does a copy's own table inside it: Rust's type names (`Self` among them)
+        // drawn for a struct's name, whose copy's words leave `Self` out.
         let mut drawn: HashSet<NodeId> = HashSet::new();
         let mut tables: Vec<&Values> = g.values().iter().collect();
         tables.sort_by_key(|v| (!v.key.is_empty(), std::cmp::Reverse(v.names.len())));
@@ -48,6 +50,10 @@ impl Generator<'_> {
                 self.draw_keyed_table(tree, v, &drawn);
                 continue;
             }
+            let copies_only = v.names.iter().all(|&s| {
+                let name = &g.symbol(s).name;
+                crate::grammar::base_name(name) != *name
+            });
             let mut nodes: Vec<NodeId> = Vec::new();
             let mut stack = vec![tree.root()];
             while let Some(n) = stack.pop() {
@@ -55,7 +61,7 @@ impl Generator<'_> {
                     nodes.push(n);
                     continue;
                 }
-                if drawn.contains(&n) {
+                if drawn.contains(&n) && !copies_only {
                     continue;
                 }
                 let children: Vec<NodeId> = tree.children(n).collect();

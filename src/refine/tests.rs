@@ -2383,6 +2383,44 @@ fn no_table_redraws_inside_a_word_another_table_drew() {
     }
 }
 
+/// Declared and used type names: a table of all type names (`Self` among them, as the
+/// samples use it), and the own words of the copy of a name in a declaration.
+const DECLARED: &str = r#"
+%values tname tnames ;
+%values `name[in tname[in decl]]` declared ;
+file     = ( decl | use )* ;
+decl     = "struct " `tname[in decl]` ";" ;
+use      = "use " tname ";" ;
+tname    = name ;
+`tname[in decl]` = `name[in tname[in decl]]` ;
+name     = [A-Za-z]+ ;
+`name[in tname[in decl]]` = [A-Za-z]+ ;
+tnames   = "Self" | "Vec" ;
+declared = "Point" | "Node" ;
+"#;
+
+#[test]
+fn a_copys_own_table_draws_inside_a_word_of_its_rules_table() {
+    let g = Grammar::from_text(DECLARED, "declared.grammar").unwrap();
+    let out: Vec<Vec<u8>> = generated(&g, &["struct A;use B;struct C;use D;"], 200, 5, 40)
+        .into_iter()
+        .flat_map(|(_, inputs)| inputs)
+        .collect();
+    let joined = String::from_utf8_lossy(&out.concat()).into_owned();
+    let names = |keyword: &str| -> Vec<String> {
+        joined
+            .split(keyword)
+            .skip(1)
+            .map(|rest| rest.split(';').next().unwrap_or("").to_string())
+            .collect()
+    };
+    let (declared, used) = (names("struct "), names("use "));
+    assert!(!declared.is_empty() && !used.is_empty(), "{joined}");
+    // A declaration's name is the copy's word (never `Self`); a use's, the rule's.
+    assert!(declared.iter().all(|n| n == "Point" || n == "Node"), "{declared:?}");
+    assert!(used.iter().all(|n| n == "Self" || n == "Vec"), "{used:?}");
+}
+
 /// Functions with one type parameter and a result type, both names.
 const SELFISH: &str = r#"
 file = item* ;
