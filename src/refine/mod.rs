@@ -1441,6 +1441,64 @@ fn never_edit(g: &Grammar, culprit: &Culprit, good: &Good<'_>, facts: &Facts, ju
     None
 }
 
+/// Before `drop` (a drop of an alternative that holds a class terminal), the narrowing of
+/// that class at its leaf inside `node`, where some of its characters are accepted there
+/// ([`narrowed_class`]): the alternative stays for the characters the parser takes.
+fn class_first(
+    g: &Grammar,
+    tree: &Tree,
+    node: NodeId,
+    drop: &Change,
+    trees: &[Tree],
+    judge: &Judge<'_>,
+    jobs: usize,
+) -> Option<Change> {
+    let (Change::DropAlternative { sym, alt, .. }
+    | Change::DropAlternativeAt { sym, alt, .. }
+    | Change::DropAlternativeAtAll { sym, alt, .. }) = drop
+    else {
+        return None;
+    };
+    let items = &g.symbol(*sym).alternatives().get(*alt)?.items;
+    let classes: Vec<TerminalId> = items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Terminal(t) if matches!(g.terminal(*t), Terminal::Class { .. }) => Some(*t),
+            _ => None,
+        })
+        .collect();
+    if classes.is_empty() {
+        return None;
+    }
+    let mut leaf = None;
+    tree.pre_order(node, |n| {
+        if let (None, NodeKind::Leaf { terminal }) = (leaf, tree.kind(n)) {
+            let in_alt = tree.parent(n).is_some_and(|p| {
+                tree.kind(p)
+                    == NodeKind::Rule {
+                        symbol: *sym,
+                        alt: *alt as u32,
+                    }
+            });
+            if in_alt && classes.contains(&terminal) && tree.len_of(n) > 0 {
+                leaf = Some((n, terminal));
+            }
+        }
+    });
+    let (leaf, terminal) = leaf?;
+    let Terminal::Class { class, .. } = g.terminal(terminal) else {
+        return None;
+    };
+    let narrowed = narrowed_class(g, tree, leaf, terminal, class, None, trees, judge, jobs)?;
+    if narrowed.ranges().is_empty() {
+        return None;
+    }
+    Some(Change::NarrowClass {
+        place: place_of(g, tree, leaf)?,
+        class: narrowed,
+    })
+}
+
 /// Where `node` starts in its tree's text.
 fn node_start(tree: &Tree, node: NodeId) -> usize {
     let mut start = 0;
@@ -2346,6 +2404,14 @@ fn rule_edits(
         };
         let edits = unseen_choice(g, tree, node, place, trees, good, facts, judge);
         if !edits.is_empty() {
+            // A drop of an alternative that is a class's character is tried as a narrowing
+            // of the class first: a Rust char literal's escape `\[^ux]` is wrong for one
+            // character, and dropped it takes `'\''` and `'\t'` from every real file.
+            out.extend(
+                edits
+                    .first()
+                    .and_then(|drop| class_first(g, tree, node, drop, trees, judge, jobs)),
+            );
             out.extend(edits);
             found = true;
             break;

@@ -3964,3 +3964,61 @@ fn an_optional_part_the_parser_wants_is_made_required_where_the_samples_always_h
     assert!(parses(&refined.grammar, b"from t as a(x, y)"), "{edits}");
     assert!(texts.iter().all(|t| parses(&refined.grammar, t.as_bytes())), "{edits}");
 }
+
+/// Char literals whose escape is any character but `u` and `x`, or `x` and two digits.
+const CHARS: &str = r#"
+file = item* ;
+item = "'" ( "\\" ( [^ux] | "x" [0-9] [0-9] ) | [a-z] ) "'" ";" ;
+"#;
+
+/// As Rust: the escapes are `\n`, `\t`, `\\`, `\'` and `\x` with two digits.
+fn chars_accept(input: &[u8]) -> Verdict {
+    let parsed = Grammar::from_text(CHARS, "chars.grammar")
+        .ok()
+        .is_some_and(|g| Parser::new(&g).parse(input).is_ok());
+    let escapes_ok = input
+        .windows(2)
+        .filter(|w| w[0] == b'\\')
+        .all(|w| b"nt\\'x".contains(&w[1]));
+    verdict(parsed && escapes_ok)
+}
+
+#[test]
+fn an_alternative_of_a_class_is_narrowed_before_it_is_dropped() {
+    let g = Grammar::from_text(CHARS, "chars.grammar").unwrap();
+    let input = b"'a';'\\q';".to_vec();
+    let tree = Parser::new(&g).parse(&input).unwrap();
+    let leaf = first_node(&tree, |n| {
+        matches!(tree.kind(n), NodeKind::Leaf { .. }) && tree.leaf_bytes(n) == b"q"
+    });
+    let group = tree.parent(leaf).unwrap();
+    let NodeKind::Rule { symbol, alt } = tree.kind(group) else {
+        panic!("the escape's choice is a rule node")
+    };
+    let drop = Change::DropAlternative {
+        sym: symbol,
+        alt: alt as usize,
+        also: Vec::new(),
+    };
+    let judge = Judge::new(&chars_accept);
+    let item = first_node(&tree, |n| {
+        tree.kind(n).symbol() == g.symbol_by_name("item") && tree.unparse_node(n) == b"'\\q';"
+    });
+    let narrowed = class_first(&g, &tree, item, &drop, &[], &judge, 1);
+    let Some(Change::NarrowClass { class, .. }) = &narrowed else {
+        panic!("{narrowed:?}")
+    };
+    for c in ['n', 't', '\\', '\''] {
+        assert!(class.contains(c as u32), "{c:?} dropped: {class:?}");
+    }
+    for c in ['q', 'a', '"', '\u{e9}'] {
+        assert!(!class.contains(c as u32), "{c:?} kept: {class:?}");
+    }
+    // Applied, the escapes real files have still parse; the wrong one does not.
+    let applied = edit::apply(&g, &[narrowed.unwrap()], "chars.grammar").unwrap();
+    assert!(parses(&applied.grammar, b"'\\'';'\\t';'\\x41';"), "{}", applied.text);
+    assert!(!parses(&applied.grammar, b"'\\q';"), "{}", applied.text);
+    // Nothing to narrow where no character of the class is taken: the drop stands alone.
+    let none = |_: &[u8]| Verdict::Rejected;
+    assert_eq!(class_first(&g, &tree, item, &drop, &[], &Judge::new(&none), 1), None);
+}
