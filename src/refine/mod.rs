@@ -533,7 +533,8 @@ pub fn refine(
             .saturating_mul(2 * (best.len() as u32 + 1))
             .min(options.max_time / 10);
         reserve.store(u64::try_from(cost.as_nanos()).unwrap_or(u64::MAX), Ordering::Relaxed);
-        remember(&mut known, &accepted, &state.grammar, options.jobs);
+        let texts: Vec<Vec<u8>> = accepted.iter().map(Tree::unparse).collect();
+        remember(&mut known, texts, &state.grammar, options.jobs);
         let met = meets_targets(&round, options);
         // One round's few hundred inputs can meet the targets by luck: they must be met in
         // TARGET_ROUNDS rounds in a row (the rounds between still make their edits).
@@ -582,6 +583,15 @@ pub fn refine(
             });
         let culprits: Vec<Culprit> = found.into_iter().flatten().collect();
         round.culprits = culprits.len();
+        // Each culprit's text where the samples have its rule, if accepted there: evidence of
+        // the language, as the accepted inputs are (see [`transplanted`]).
+        let moved = crate::pool::map(&culprits, options.jobs, |_, c| {
+            if stop_search() {
+                return Vec::new();
+            }
+            transplanted(g, c, &trees, &judge)
+        });
+        remember(&mut known, moved.concat(), g, options.jobs);
         let facts = Facts::new(g, &trees).with_accepted(g, &accepted);
         let sample_profile = profile(g, &trees);
         let texts = Texts::new(g, trees.iter().chain(&accepted));
@@ -1963,13 +1973,9 @@ const MAX_KNOWN: usize = 400;
 
 /// Adds a round's accepted inputs to `known`, interleaved with the ones before, at most
 /// [`MAX_KNOWN`] (older rounds drew from a wider grammar: their inputs are the most varied).
-fn remember(known: &mut Vec<Vec<u8>>, accepted: &[Tree], grammar: &Grammar, jobs: usize) {
+fn remember(known: &mut Vec<Vec<u8>>, accepted: Vec<Vec<u8>>, grammar: &Grammar, jobs: usize) {
     let seen: HashSet<Vec<u8>> = known.iter().cloned().collect();
-    let mut new: Vec<Vec<u8>> = accepted
-        .iter()
-        .map(Tree::unparse)
-        .filter(|b| !seen.contains(b))
-        .collect();
+    let mut new: Vec<Vec<u8>> = accepted.into_iter().filter(|b| !seen.contains(b)).collect();
     new.sort();
     new.dedup();
     // Only what the grammar parses now (a drawn tree's text may read otherwise): the check is
@@ -1985,6 +1991,59 @@ fn remember(known: &mut Vec<Vec<u8>>, accepted: &[Tree], grammar: &Grammar, jobs
         }
     }
     known.truncate(MAX_KNOWN);
+}
+
+/// Named rules around a culprit (itself first) that [`transplanted`] looks at for one the
+/// samples have.
+const TRANSPLANT_LEVELS: usize = 4;
+
+/// The samples' nodes of a rule that [`transplanted`] puts a culprit's text in, spread over
+/// them all.
+const TRANSPLANT_SPOTS: usize = 6;
+
+/// Longest text of a rule around a culprit that [`transplanted`] moves.
+const MAX_TRANSPLANT: usize = 4096;
+
+/// The culprit's text in the samples' contexts, where the command accepts it (and reads it to
+/// the end): the text of the nearest named rule around the culprit, the culprit first, that
+/// the samples have, put in place of their nodes of that rule. What is wrong only where the
+/// culprit stands is right there, and an edit that forbids its choice everywhere would lose
+/// such an input: Rust's `/**…*/` doc comment between `pub(super)` and `fn` is rejected and
+/// isolated down to its text's characters, but the same comment before an item is
+/// accepted, and the edit that drops those characters from every doc comment is refused.
+fn transplanted(g: &Grammar, culprit: &Culprit, trees: &[Tree], judge: &Judge<'_>) -> Vec<Vec<u8>> {
+    let tree = &culprit.tree;
+    let levels = std::iter::once(culprit.node)
+        .chain(ancestors(tree, culprit.node))
+        .filter(|&n| n != tree.root() && tree.kind(n).symbol().is_some_and(|s| !g.symbol(s).synthetic))
+        .take(TRANSPLANT_LEVELS);
+    for node in levels {
+        let Some(sym) = tree.kind(node).symbol() else { continue };
+        if tree.unparse_node(node).len() > MAX_TRANSPLANT {
+            break;
+        }
+        let base = crate::grammar::base_name(&g.symbol(sym).name);
+        let same = |t: &Tree, n: NodeId| {
+            t.kind(n)
+                .symbol()
+                .is_some_and(|s| crate::grammar::base_name(&g.symbol(s).name) == base)
+        };
+        let spots = sample_spots(trees, same, usize::MAX);
+        if spots.is_empty() {
+            continue;
+        }
+        let step = spots.len().div_ceil(TRANSPLANT_SPOTS);
+        return spots
+            .iter()
+            .step_by(step)
+            .filter_map(|&(t, n)| replaced(g, t, n, &Replacement::Subtree(tree, node)))
+            .filter(|b| {
+                judge.verdict(b) == Verdict::Accepted
+                    && judge.verdict(&[b.as_slice(), UNREAD].concat()) != Verdict::Accepted
+            })
+            .collect();
+    }
+    Vec::new()
 }
 
 /// Most known accepted inputs an edit may lose as flukes (see [`is_fluke`]): more than that

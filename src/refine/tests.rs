@@ -2620,6 +2620,46 @@ fn a_part_wrong_only_first_where_no_sample_has_it_is_joined_after_another() {
     assert!(!parses(b"x/**q*/;"), "{}", applied.text);
 }
 
+/// Items with gaps that may be comments, `/**…*/` a doc comment as in Rust.
+const DOC_GAPS: &str = r#"
+file    = item* ;
+item    = "pub" gap "fn" gap "f;" gap ;
+gap     = " " | comment ;
+comment = "/*" "*"? text "*/" ;
+text    = [a-z]* ;
+"#;
+
+/// As Rust: a doc comment is no gap between `pub` and `fn`, but one anywhere else.
+fn doc_gaps_accept(input: &[u8]) -> Verdict {
+    parsed_without(DOC_GAPS, input, "pub/**")
+}
+
+#[test]
+fn a_culprit_is_tried_where_the_samples_have_its_rule() {
+    let g = Grammar::from_text(DOC_GAPS, "doc-gaps.grammar").unwrap();
+    // No sample has a comment; their gaps are spaces.
+    let trees = trees_of(&g, &["pub fn f; pub fn f; ", "pub fn f; "]);
+    let judge = Judge::new(&doc_gaps_accept);
+    let input = b"pub/**q*/fn f; ".to_vec();
+    let tree = Parser::new(&g).parse(&input).unwrap();
+    // Isolation blames the doc comment's text, which is wrong only where it stands.
+    let text = g.symbol_by_name("text").unwrap();
+    let node = first_node(&tree, |n| tree.kind(n).symbol() == Some(text));
+    let culprit = Culprit { tree, node, input };
+    let moved = transplanted(&g, &culprit, &trees, &judge);
+    let shown: Vec<String> = moved.iter().map(|b| String::from_utf8_lossy(b).into_owned()).collect();
+    // In the samples' other gaps the comment is accepted: each such input holds it whole.
+    assert!(!moved.is_empty(), "{shown:?}");
+    for b in &moved {
+        assert_eq!(doc_gaps_accept(b), Verdict::Accepted, "{shown:?}");
+        let text = String::from_utf8_lossy(b);
+        assert!(text.contains("/**q*/") && !text.contains("pub/**"), "{shown:?}");
+    }
+    // A text the parser rejects wherever the samples have its rule is no evidence.
+    let bad = b"pub fn fq; ".to_vec();
+    assert_eq!(doc_gaps_accept(&bad), Verdict::Rejected);
+}
+
 /// SQL's `INTO` in small: a selection may end in `@` only right after `q`, not inside
 /// brackets of any kind.
 const INTO: &str = r#"
