@@ -1618,12 +1618,11 @@ fn values_edit(g: &Grammar, culprit: &Culprit, trees: &[Tree], texts: &Texts<'_>
             // the rule: the accepted inputs' words include texts a lenient context took (CSS
             // reads a string with a line break in it as a bad string, an error in a rule but
             // not in an unknown at-rule's prelude), which would be drawn here and rejected.
+            let here: Vec<&Word<'_>> = words.iter().take(MAX_WORDS).filter(|w| taken(w)).collect();
             return Some(Change::Values {
                 sym,
-                words: words
-                    .iter()
-                    .take(MAX_WORDS)
-                    .filter(|w| taken(w))
+                words: fit_elsewhere(g, sym, here, trees, judge)
+                    .into_iter()
                     .map(|w| w.text.clone())
                     .collect(),
             });
@@ -1635,6 +1634,57 @@ fn values_edit(g: &Grammar, culprit: &Culprit, trees: &[Tree], texts: &Texts<'_>
         }
     }
     None
+}
+
+/// The samples' places of a rule at which [`fit_elsewhere`] probes its words, the most used
+/// first.
+const WORD_PLACES: usize = 4;
+
+/// `words` of `sym` that the parser takes at each of the samples' most used places of the rule
+/// (one spot of each, up to [`WORD_PLACES`] places), a word at a time in the sample's place;
+/// a place that takes fewer than half of them is left out (its words are a copy's own). Drawn
+/// for every copy of the rule, a word must fit them all: Rust's type names include `Self`,
+/// which the samples write as a return type, but it names no struct, and the table drew
+/// `pub struct Self;`.
+fn fit_elsewhere<'w, 't>(
+    g: &Grammar,
+    sym: SymbolId,
+    words: Vec<&'w Word<'t>>,
+    trees: &[Tree],
+    judge: &Judge<'_>,
+) -> Vec<&'w Word<'t>> {
+    let base = crate::grammar::base_name(&g.symbol(sym).name);
+    let same = |t: &Tree, n: NodeId| {
+        t.kind(n)
+            .symbol()
+            .is_some_and(|s| crate::grammar::base_name(&g.symbol(s).name) == base)
+    };
+    // One spot per place, the places most used first.
+    let mut places: Vec<(Place, usize, (&Tree, NodeId))> = Vec::new();
+    for (t, n) in sample_spots(trees, same, usize::MAX) {
+        let Some(place) = place_of(g, t, n) else { continue };
+        match places.iter_mut().find(|p| p.0 == place) {
+            Some(p) => p.1 += 1,
+            None => places.push((place, 1, (t, n))),
+        }
+    }
+    places.sort_by_key(|p| std::cmp::Reverse(p.1));
+    let mut kept = words;
+    for &(_, _, (t, n)) in places.iter().take(WORD_PLACES) {
+        let fits: Vec<bool> = kept
+            .iter()
+            .map(|w| {
+                replaced(g, t, n, &Replacement::Subtree(w.tree, w.node))
+                    .is_some_and(|b| judge.verdict(&b) == Verdict::Accepted)
+            })
+            .collect();
+        let taken = fits.iter().filter(|&&f| f).count();
+        if 2 * taken >= kept.len() && taken > 0 {
+            let mut fit = fits.into_iter();
+            kept.retain(|_| fit.next().unwrap_or(false));
+        }
+    }
+    kept
 }
 
 /// Named rules around a culprit that [`keyed_values`] looks at for a key beside it.

@@ -2434,6 +2434,28 @@ fn selfish_accepts(input: &[u8]) -> Verdict {
 }
 
 #[test]
+fn a_tables_words_fit_every_place_of_its_rule_in_the_samples() {
+    let g = Grammar::from_text(SELFISH, "selfish.grammar").unwrap();
+    let trees = trees_of(&g, &["fn<T>Self;", "fn<U>Vec;fn<T>T;fn<K>V;"]);
+    let texts = Texts::new(&g, &trees);
+    let judge = Judge::new(&selfish_accepts);
+    let name = g.symbol_by_name("name").unwrap();
+    let words: Vec<&Word<'_>> = texts.words(name).unwrap().iter().collect();
+    let spelled = |ws: &[&Word<'_>]| -> Vec<String> {
+        let mut out: Vec<String> = ws
+            .iter()
+            .map(|w| String::from_utf8_lossy(&w.text).into_owned())
+            .collect();
+        out.sort();
+        out
+    };
+    assert!(spelled(&words).contains(&"Self".to_string()));
+    // `Self` is a result's name in the samples, but no parameter takes it.
+    let kept = fit_elsewhere(&g, name, words, &trees, &judge);
+    assert_eq!(spelled(&kept), ["K", "T", "U", "V", "Vec"]);
+}
+
+#[test]
 fn a_word_valid_at_one_place_only_is_drawn_there_only() {
     let g = Grammar::from_text(SELFISH, "selfish.grammar").unwrap();
     let samples = ["fn<T>Self;", "fn<U>Vec;fn<T>T;"];
