@@ -462,6 +462,10 @@ pub fn refine(
     // with what the samples lack (an edit that drops `CREATE VIEW` everywhere because one
     // rejected input had a broken one must not pass because no sample has a view).
     let mut known: Vec<Vec<u8>> = Vec::new();
+    // Culprits' texts the command accepted where the samples have their rules (see
+    // [`transplanted`]), kept apart from `known` so that they never push out the generated
+    // inputs, which hold what the samples lack; checked with them.
+    let mut moved_known: Vec<Vec<u8>> = Vec::new();
     // Whether an edit's check parses again only the known inputs whose parse uses a symbol the
     // edit changes (see below); off for good once that missed an input the edits lose.
     let mut fast = true;
@@ -534,7 +538,7 @@ pub fn refine(
             .min(options.max_time / 10);
         reserve.store(u64::try_from(cost.as_nanos()).unwrap_or(u64::MAX), Ordering::Relaxed);
         let texts: Vec<Vec<u8>> = accepted.iter().map(Tree::unparse).collect();
-        remember(&mut known, texts, &state.grammar, options.jobs);
+        remember(&mut known, texts, &state.grammar, options.jobs, MAX_KNOWN);
         let met = meets_targets(&round, options);
         // One round's few hundred inputs can meet the targets by luck: they must be met in
         // TARGET_ROUNDS rounds in a row (the rounds between still make their edits).
@@ -589,9 +593,13 @@ pub fn refine(
             if stop_search() {
                 return Vec::new();
             }
-            transplanted(g, c, &trees, &judge)
+            transplanted(g, c, &trees, &good, &judge)
         });
-        remember(&mut known, moved.concat(), g, options.jobs);
+        remember(&mut moved_known, moved.concat(), g, options.jobs, MAX_MOVED);
+        // Checked together this round; `is_moved` says which is which, to part them after it.
+        let mut is_moved: Vec<bool> = vec![false; known.len()];
+        is_moved.resize(known.len() + moved_known.len(), true);
+        known.append(&mut moved_known);
         let facts = Facts::new(g, &trees).with_accepted(g, &accepted);
         let sample_profile = profile(g, &trees);
         let texts = Texts::new(g, trees.iter().chain(&accepted));
@@ -672,6 +680,8 @@ pub fn refine(
                         known.retain(|_| !lost.contains(&index.next().unwrap_or(usize::MAX)));
                         let mut index = 0..;
                         uses.retain(|_| !lost.contains(&index.next().unwrap_or(usize::MAX)));
+                        let mut index = 0..;
+                        is_moved.retain(|_| !lost.contains(&index.next().unwrap_or(usize::MAX)));
                         current = Some(applied);
                         kept.push(Kept {
                             change,
@@ -741,6 +751,8 @@ pub fn refine(
             kept.clear();
             current = None;
         }
+        let mut which = is_moved.into_iter();
+        (moved_known, known) = known.into_iter().partition(|_| which.next().unwrap_or(false));
         round.edits = kept.len();
         // A rule named at two places, copied for one of them, is the other's alone from now
         // on: the edits refused in it while both needed it are tried again (Rust's item-level
@@ -2021,9 +2033,13 @@ fn distinct_edit(g: &Grammar, culprit: &Culprit, texts: &Texts<'_>, judge: &Judg
 /// Accepted inputs an edit is checked against, at most: the newest and the oldest alike.
 const MAX_KNOWN: usize = 400;
 
-/// Adds a round's accepted inputs to `known`, interleaved with the ones before, at most
-/// [`MAX_KNOWN`] (older rounds drew from a wider grammar: their inputs are the most varied).
-fn remember(known: &mut Vec<Vec<u8>>, accepted: Vec<Vec<u8>>, grammar: &Grammar, jobs: usize) {
+/// Culprits' texts accepted where the samples have their rules (see [`transplanted`]) kept
+/// to check edits against, at most.
+const MAX_MOVED: usize = 200;
+
+/// Adds a round's accepted inputs to `known`, interleaved with the ones before, at most `cap`
+/// (older rounds drew from a wider grammar: their inputs are the most varied).
+fn remember(known: &mut Vec<Vec<u8>>, accepted: Vec<Vec<u8>>, grammar: &Grammar, jobs: usize, cap: usize) {
     let seen: HashSet<Vec<u8>> = known.iter().cloned().collect();
     let mut new: Vec<Vec<u8>> = accepted.into_iter().filter(|b| !seen.contains(b)).collect();
     new.sort();
@@ -2034,13 +2050,13 @@ fn remember(known: &mut Vec<Vec<u8>>, accepted: Vec<Vec<u8>>, grammar: &Grammar,
     new.retain(|_| parsed.next().unwrap_or(false));
     let old = std::mem::take(known);
     let (mut a, mut b) = (old.into_iter(), new.into_iter());
-    while known.len() < MAX_KNOWN {
+    while known.len() < cap {
         match (a.next(), b.next()) {
             (None, None) => break,
             (x, y) => known.extend(x.into_iter().chain(y)),
         }
     }
-    known.truncate(MAX_KNOWN);
+    known.truncate(cap);
 }
 
 /// Named rules around a culprit (itself first) that [`transplanted`] looks at for one the
@@ -2054,15 +2070,28 @@ const TRANSPLANT_SPOTS: usize = 6;
 /// Longest text of a rule around a culprit that [`transplanted`] moves.
 const MAX_TRANSPLANT: usize = 4096;
 
-/// The culprit's text in the samples' contexts, where the command accepts it (and reads it to
-/// the end): the text of the nearest named rule around the culprit, the culprit first, that
-/// the samples have, put in place of their nodes of that rule. What is wrong only where the
-/// culprit stands is right there, and an edit that forbids its choice everywhere would lose
-/// such an input: Rust's `/**…*/` doc comment between `pub(super)` and `fn` is rejected and
-/// isolated down to its text's characters, but the same comment before an item is
-/// accepted, and the edit that drops those characters from every doc comment is refused.
-fn transplanted(g: &Grammar, culprit: &Culprit, trees: &[Tree], judge: &Judge<'_>) -> Vec<Vec<u8>> {
+/// Inputs around a culprit that the command accepts (and reads to the end), to check edits
+/// against: the culprit's input with the culprit replaced by a known-good part (what
+/// isolation found accepted: SQL's `… LANGUAGE c LANGUAGE sql` is wrong for the second
+/// `LANGUAGE` alone, and the first one, kept, shows the clause valid where an edit would drop
+/// it); and the culprit's text in the samples' contexts, that of the nearest named rule
+/// around the culprit (the culprit first) that the samples have, put in place of their nodes
+/// of that rule. What is wrong only where the culprit stands is right there, and an edit that
+/// forbids its choice everywhere would lose such an input: Rust's `/**…*/` doc comment
+/// between `pub(super)` and `fn` is rejected and isolated down to its text's characters, but
+/// the same comment before an item is accepted, and the edit that drops those characters
+/// from every doc comment is refused.
+fn transplanted(g: &Grammar, culprit: &Culprit, trees: &[Tree], good: &Good<'_>, judge: &Judge<'_>) -> Vec<Vec<u8>> {
     let tree = &culprit.tree;
+    let read_whole = |b: &Vec<u8>| {
+        judge.verdict(b) == Verdict::Accepted && judge.verdict(&[b.as_slice(), UNREAD].concat()) != Verdict::Accepted
+    };
+    let mut out: Vec<Vec<u8>> = (0..isolate::PARTS)
+        .filter_map(|k| isolate::with_good_part(g, tree, culprit.node, good, k))
+        .map(|t| t.unparse())
+        .find(|b| read_whole(b))
+        .into_iter()
+        .collect();
     let levels = std::iter::once(culprit.node)
         .chain(ancestors(tree, culprit.node))
         .filter(|&n| n != tree.root() && tree.kind(n).symbol().is_some_and(|s| !g.symbol(s).synthetic))
@@ -2083,17 +2112,16 @@ fn transplanted(g: &Grammar, culprit: &Culprit, trees: &[Tree], judge: &Judge<'_
             continue;
         }
         let step = spots.len().div_ceil(TRANSPLANT_SPOTS);
-        return spots
-            .iter()
-            .step_by(step)
-            .filter_map(|&(t, n)| replaced(g, t, n, &Replacement::Subtree(tree, node)))
-            .filter(|b| {
-                judge.verdict(b) == Verdict::Accepted
-                    && judge.verdict(&[b.as_slice(), UNREAD].concat()) != Verdict::Accepted
-            })
-            .collect();
+        out.extend(
+            spots
+                .iter()
+                .step_by(step)
+                .filter_map(|&(t, n)| replaced(g, t, n, &Replacement::Subtree(tree, node)))
+                .filter(|b| read_whole(b)),
+        );
+        break;
     }
-    Vec::new()
+    out
 }
 
 /// Most known accepted inputs an edit may lose as flukes (see [`is_fluke`]): more than that

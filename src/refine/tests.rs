@@ -2668,7 +2668,7 @@ fn a_culprit_is_tried_where_the_samples_have_its_rule() {
     let text = g.symbol_by_name("text").unwrap();
     let node = first_node(&tree, |n| tree.kind(n).symbol() == Some(text));
     let culprit = Culprit { tree, node, input };
-    let moved = transplanted(&g, &culprit, &trees, &judge);
+    let moved = transplanted(&g, &culprit, &trees, &Good::new(&g, &trees), &judge);
     let shown: Vec<String> = moved.iter().map(|b| String::from_utf8_lossy(b).into_owned()).collect();
     // In the samples' other gaps the comment is accepted: each such input holds it whole.
     assert!(!moved.is_empty(), "{shown:?}");
@@ -2680,6 +2680,62 @@ fn a_culprit_is_tried_where_the_samples_have_its_rule() {
     // A text the parser rejects wherever the samples have its rule is no evidence.
     let bad = b"pub fn fq; ".to_vec();
     assert_eq!(doc_gaps_accept(&bad), Verdict::Rejected);
+}
+
+/// Options of a statement, as SQL's `CREATE FUNCTION … LANGUAGE c`.
+const OPTIONS: &str = r#"
+file = ( "f" opt* ";" )* ;
+opt  = " l" name | " s" ;
+name = [a-z]+ ;
+"#;
+
+/// As sqlparser: each option at most once in a statement.
+fn options_accept(input: &[u8]) -> Verdict {
+    let text = String::from_utf8_lossy(input);
+    let once = text
+        .split(';')
+        .all(|stmt| stmt.matches(" l").count() <= 1 && stmt.matches(" s").count() <= 1);
+    let g = Grammar::from_text(OPTIONS, "options.grammar").unwrap();
+    verdict(once && Parser::new(&g).parse(input).is_ok())
+}
+
+#[test]
+fn a_culprits_input_accepted_without_it_is_evidence() {
+    let g = Grammar::from_text(OPTIONS, "options.grammar").unwrap();
+    // No sample has the `l` option.
+    let trees = trees_of(&g, &["f s;", "f;"]);
+    let judge = Judge::new(&options_accept);
+    let good = Good::new(&g, &trees);
+    let input = b"f la lb;".to_vec();
+    let tree = Parser::new(&g).parse(&input).unwrap();
+    // The second `l` is to blame.
+    let opt = g.symbol_by_name("opt").unwrap();
+    let mut opts = Vec::new();
+    tree.pre_order(tree.root(), |n| {
+        if tree.kind(n).symbol() == Some(opt) {
+            opts.push(n);
+        }
+    });
+    let culprit = Culprit {
+        tree,
+        node: opts[1],
+        input,
+    };
+    let moved: Vec<String> = transplanted(&g, &culprit, &trees, &good, &judge)
+        .iter()
+        .map(|b| String::from_utf8_lossy(b).into_owned())
+        .collect();
+    // The input with the culprit replaced keeps the first `l`: the option is valid.
+    assert!(
+        moved.iter().any(|m| m.starts_with("f la") && !m.contains(" lb")),
+        "{moved:?}"
+    );
+    // And the culprit alone in the samples' place of an option is accepted.
+    assert!(moved.iter().any(|m| m.contains("f lb;")), "{moved:?}");
+    assert!(
+        moved.iter().all(|m| options_accept(m.as_bytes()) == Verdict::Accepted),
+        "{moved:?}"
+    );
 }
 
 /// SQL's `INTO` in small: a selection may end in `@` only right after `q`, not inside
