@@ -1256,6 +1256,17 @@ fn sample_spots(trees: &[Tree], mut matches: impl FnMut(&Tree, NodeId) -> bool, 
     out
 }
 
+/// The samples' nodes of `sym`'s rule (itself or any copy of it), in their order.
+fn rule_spots<'t>(g: &Grammar, trees: &'t [Tree], sym: SymbolId) -> Vec<(&'t Tree, NodeId)> {
+    let base = crate::grammar::base_name(&g.symbol(sym).name);
+    let same = |t: &Tree, n: NodeId| {
+        t.kind(n)
+            .symbol()
+            .is_some_and(|s| crate::grammar::base_name(&g.symbol(s).name) == base)
+    };
+    sample_spots(trees, same, usize::MAX)
+}
+
 /// Sample contexts tried per probe.
 const SAMPLE_CONTEXTS: usize = 2;
 
@@ -1665,15 +1676,9 @@ fn fit_elsewhere<'w, 't>(
     trees: &[Tree],
     judge: &Judge<'_>,
 ) -> Vec<&'w Word<'t>> {
-    let base = crate::grammar::base_name(&g.symbol(sym).name);
-    let same = |t: &Tree, n: NodeId| {
-        t.kind(n)
-            .symbol()
-            .is_some_and(|s| crate::grammar::base_name(&g.symbol(s).name) == base)
-    };
     // One spot per place, the places most used first.
     let mut places: Vec<(Place, usize, (&Tree, NodeId))> = Vec::new();
-    for (t, n) in sample_spots(trees, same, usize::MAX) {
+    for (t, n) in rule_spots(g, trees, sym) {
         let Some(place) = place_of(g, t, n) else { continue };
         match places.iter_mut().find(|p| p.0 == place) {
             Some(p) => p.1 += 1,
@@ -2101,13 +2106,7 @@ fn transplanted(g: &Grammar, culprit: &Culprit, trees: &[Tree], good: &Good<'_>,
         if tree.unparse_node(node).len() > MAX_TRANSPLANT {
             break;
         }
-        let base = crate::grammar::base_name(&g.symbol(sym).name);
-        let same = |t: &Tree, n: NodeId| {
-            t.kind(n)
-                .symbol()
-                .is_some_and(|s| crate::grammar::base_name(&g.symbol(s).name) == base)
-        };
-        let spots = sample_spots(trees, same, usize::MAX);
+        let spots = rule_spots(g, trees, sym);
         if spots.is_empty() {
             continue;
         }
