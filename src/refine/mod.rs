@@ -670,6 +670,12 @@ pub fn refine(
                 all.push(change.clone());
                 // Known inputs the edit would lose, if it keeps the samples as they are.
                 match check(&all, &uses, &known) {
+                    // An edit that changes nothing (a keyed table given the words it has) would
+                    // be made again each round for the same culprit, whose next edit is never
+                    // tried: SQL's `REPLACE` in a CTE's body kept 20 rounds on one.
+                    Some((applied, _)) if applied.text == current.as_ref().map_or(state.text.as_str(), |a| &a.text) => {
+                        refused.insert(change.key(g));
+                    }
                     Some((applied, lost))
                         if lost.is_empty()
                             || (lost.len() <= MAX_FLUKES
