@@ -483,22 +483,53 @@ fn replacement_of(grammar: &Grammar, tree: &Tree, node: NodeId, good: &Good<'_>,
 /// `tree` with every subtree off the path from the root to `node` replaced by its cheapest
 /// derivation: the culprit in as little else as the grammar allows.
 fn minimized(grammar: &Grammar, tree: &Tree, node: NodeId) -> Option<Vec<u8>> {
+    around(grammar, tree.clone(), node, false)
+}
+
+/// `tree` with `node` replaced (as [`replaced`]), then with everything off the path from the
+/// root to the new node made as small as the grammar allows, a repetition's other iterations
+/// too (down to its minimum): a sample's whole text around a moved part would cost a parse of
+/// the sample for every edit checked against it.
+pub(crate) fn replaced_small(grammar: &Grammar, tree: &Tree, node: NodeId, with: &Replacement<'_>) -> Option<Vec<u8>> {
+    let mut t = tree.clone();
+    let new = graft(grammar, &mut t, node, with)?;
+    t.replace(node, new);
+    around(grammar, t, new, true)
+}
+
+/// `t` with each subtree off the path from the root to `node` replaced by its cheapest
+/// derivation, and, with `drop_iterations`, a repetition's iterations off the path dropped
+/// down to its minimum (else they stay as they are), as bytes.
+fn around(grammar: &Grammar, mut t: Tree, node: NodeId, drop_iterations: bool) -> Option<Vec<u8>> {
     let mut path = vec![node];
-    while let Some(p) = tree.parent(*path.last().expect("not empty")) {
+    while let Some(p) = t.parent(*path.last().expect("not empty")) {
         path.push(p);
     }
-    let mut t = tree.clone();
     for &on_path in path.iter().skip(1) {
         let siblings: Vec<NodeId> = t.children(on_path).filter(|c| !path.contains(c)).collect();
+        if let NodeKind::Repeat { symbol } = t.kind(on_path) {
+            // A repetition's extra iterations can go; everything else keeps its place.
+            if drop_iterations {
+                let min = match grammar.symbol(symbol).body {
+                    Body::Repeat { min, .. } => min as usize,
+                    _ => usize::MAX,
+                };
+                let mut count = t.child_count(on_path);
+                for s in siblings {
+                    if count <= min.max(1) {
+                        break;
+                    }
+                    t.remove(s);
+                    count -= 1;
+                }
+            }
+            continue;
+        }
         for s in siblings {
             let item = match t.kind(s) {
                 NodeKind::Leaf { terminal } => Item::Terminal(terminal),
                 kind => Item::Symbol(kind.symbol().expect("inner nodes have symbols")),
             };
-            // A repetition's extra iterations can go; everything else keeps its place.
-            if let NodeKind::Repeat { .. } = t.kind(on_path) {
-                continue;
-            }
             let new = t.add_cheapest(grammar, item)?;
             t.replace(s, new);
         }

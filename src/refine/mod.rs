@@ -2117,13 +2117,12 @@ fn transplanted(g: &Grammar, culprit: &Culprit, trees: &[Tree], good: &Good<'_>,
             continue;
         }
         let step = spots.len().div_ceil(TRANSPLANT_SPOTS);
-        out.extend(
-            spots
-                .iter()
-                .step_by(step)
-                .filter_map(|&(t, n)| replaced(g, t, n, &Replacement::Subtree(tree, node)))
-                .filter(|b| read_whole(b)),
-        );
+        // Each in as little of its sample as the grammar allows, if that is accepted too.
+        for &(t, n) in spots.iter().step_by(step) {
+            let with = Replacement::Subtree(tree, node);
+            let small = isolate::replaced_small(g, t, n, &with).filter(|b| read_whole(b));
+            out.extend(small.or_else(|| replaced(g, t, n, &with).filter(|b| read_whole(b))));
+        }
         break;
     }
     out
