@@ -383,11 +383,15 @@ impl Compiled {
             for k in 1..rhs.len() {
                 let Some(this) = item(rhs[k]) else { continue };
                 // After the token: the production's end (`None`), or an element; a nonterminal
-                // there is not the layout, so the token is not whole.
+                // there is not the layout, so the token is not whole. With a `%word` rule it is:
+                // tree-sitter's lexer reads the longest name first and takes it as a keyword only
+                // if it spells one, so no keyword starts a longer name, whatever rule follows
+                // (SQL's `NOT is_admin` is no `IS` with a column `_admin` after it).
                 let after = match rhs.get(k + 1) {
                     None => None,
                     Some(&e) => match item(e) {
                         Some(a) => Some(a),
+                        None if g.word().is_some() => None,
                         None => continue,
                     },
                 };

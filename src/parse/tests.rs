@@ -587,6 +587,27 @@ fn keyword_extraction_prefers_the_keyword_and_keeps_the_language() {
     assert_eq!((a.start, a.end), (0, 11), "{a:?}");
 }
 
+/// With `%word`, a keyword never starts a longer name, whatever rule follows it: tree-sitter's
+/// lexer reads the longest name first (SQL's `AND NOT is_admin` had been read as `… IS` and a
+/// column `_admin`, and mining counted a column after `IS`).
+#[test]
+fn with_keyword_extraction_a_keyword_never_starts_a_longer_name() {
+    let text = "%layout _ ;
+         s = expr _ \";\" ;
+         expr = name | expr _ kw_is expr ;
+         kw_is = [Ii] [Ss] ;
+         name = _ id ;
+         id = [a-z_]+ ;
+         _ = \" \"* ;";
+    let with_word = parser(&format!("%word id ;\n{text}"));
+    assert!(with_word.parse(b"a is_b;").is_err(), "`is_b` is one name");
+    assert_eq!(words_of(&with_word, &ok(&with_word, "is_b;"), "id"), ["is_b"]);
+    assert_eq!(nodes_of(&with_word, &ok(&with_word, "a IS b;"), "kw_is").len(), 1);
+    // Without `%word` the grammar alone decides: `is`, then the name `_b`.
+    let without = parser(text);
+    assert_eq!(words_of(&without, &ok(&without, "a is_b;"), "id"), ["a", "_b"]);
+}
+
 #[test]
 fn parse_ambiguity_names_the_first_place_with_two_parses() {
     let p = parser("e = e \"+\" e | \"1\" ;");
