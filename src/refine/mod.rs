@@ -395,6 +395,13 @@ impl<'a> Judge<'a> {
         v
     }
 
+    /// Whether `input`, accepted (`verdict`, its verdict), was read to the end: with an unclosed
+    /// group appended ([`UNREAD`]) it is rejected. Only such an input is evidence of the
+    /// language: sqlparser stops after `BEGIN END` and accepts whatever follows.
+    pub(crate) fn read_to_end(&self, input: &[u8], verdict: &Verdict) -> bool {
+        *verdict == Verdict::Accepted && self.verdict(&[input, UNREAD].concat()) != Verdict::Accepted
+    }
+
     fn failure(&self) -> Option<String> {
         self.not_run.lock().expect("not poisoned").clone()
     }
@@ -1111,8 +1118,7 @@ fn generate_and_judge(
     // appended counts as accepted, but is not kept.
     let verdicts = crate::pool::map(&bytes, options.jobs, |_, b| {
         let v = judge.verdict(b);
-        let read_to_end =
-            v == Verdict::Accepted && judge.verdict(&[b.as_slice(), UNREAD].concat()) != Verdict::Accepted;
+        let read_to_end = judge.read_to_end(b, &v);
         (v, read_to_end)
     });
     let mut rejected: [Vec<Tree>; 2] = [Vec::new(), Vec::new()];
@@ -2094,9 +2100,7 @@ const MAX_TRANSPLANT: usize = 4096;
 /// from every doc comment is refused.
 fn transplanted(g: &Grammar, culprit: &Culprit, trees: &[Tree], good: &Good<'_>, judge: &Judge<'_>) -> Vec<Vec<u8>> {
     let tree = &culprit.tree;
-    let read_whole = |b: &Vec<u8>| {
-        judge.verdict(b) == Verdict::Accepted && judge.verdict(&[b.as_slice(), UNREAD].concat()) != Verdict::Accepted
-    };
+    let read_whole = |b: &Vec<u8>| judge.read_to_end(b, &judge.verdict(b));
     let mut out: Vec<Vec<u8>> = (0..isolate::PARTS)
         .filter_map(|k| isolate::with_good_part(g, tree, culprit.node, good, k))
         .map(|t| t.unparse())
