@@ -233,11 +233,17 @@ pub(crate) fn with_children_replaced(
 
 /// `tree` with `node` replaced, token boundaries fixed, as bytes.
 pub(crate) fn replaced(grammar: &Grammar, tree: &Tree, node: NodeId, with: &Replacement<'_>) -> Option<Vec<u8>> {
+    let (mut t, _) = grafted(grammar, tree, node, with)?;
+    fix_boundaries(grammar, &mut t);
+    Some(t.unparse())
+}
+
+/// A copy of `tree` with `node` replaced by `with`, and the new node in it.
+fn grafted(grammar: &Grammar, tree: &Tree, node: NodeId, with: &Replacement<'_>) -> Option<(Tree, NodeId)> {
     let mut t = tree.clone();
     let new = graft(grammar, &mut t, node, with)?;
     t.replace(node, new);
-    fix_boundaries(grammar, &mut t);
-    Some(t.unparse())
+    Some((t, new))
 }
 
 /// A rejected input's culprit: a node whose own choice (its alternative, its iterations, its
@@ -491,9 +497,7 @@ fn minimized(grammar: &Grammar, tree: &Tree, node: NodeId) -> Option<Vec<u8>> {
 /// too (down to its minimum): a sample's whole text around a moved part would cost a parse of
 /// the sample for every edit checked against it.
 pub(crate) fn replaced_small(grammar: &Grammar, tree: &Tree, node: NodeId, with: &Replacement<'_>) -> Option<Vec<u8>> {
-    let mut t = tree.clone();
-    let new = graft(grammar, &mut t, node, with)?;
-    t.replace(node, new);
+    let (t, new) = grafted(grammar, tree, node, with)?;
     around(grammar, t, new, true)
 }
 
