@@ -555,6 +555,11 @@ fn acceptance_fell_only_beyond_a_rounds_noise() {
     assert!(!fell(&round(87, 3), &round(80, 3)));
     assert!(!fell(&round(100, 100), &round(100, 100)));
     assert!(!fell(&round(0, 0), &round(0, 0)));
+    // Under a tenth accepted, what the parser takes is mostly flukes (sql's inverted inputs
+    // after `BEGIN END`, which it takes with anything after): 6.5 % to none is no fall.
+    assert!(!fell(&round(200, 13), &round(199, 0)));
+    // From a tenth up it is.
+    assert!(fell(&round(200, 30), &round(199, 5)));
 }
 
 proptest! {
@@ -928,25 +933,32 @@ fn a_count_where_no_sample_goes_is_bounded_as_the_parser_says() {
 }
 
 proptest! {
-    /// Taken back alone or a second time, an edit is refused; with others the first time, it
-    /// is on probation. No key is in both sets.
+    /// Taken back alone (the only edit, or a solo round's), an edit is refused; with others,
+    /// it is on probation, shared the first time and alone after that. No key is in both.
     #[test]
-    fn an_edit_is_refused_only_when_taken_back_alone_or_twice(
-        rounds in proptest::collection::vec(proptest::collection::btree_set(0u8..6, 1..4), 1..8),
+    fn an_edit_is_refused_only_when_taken_back_alone(
+        rounds in proptest::collection::vec((proptest::collection::btree_set(0u8..6, 1..4), any::<bool>()), 1..8),
     ) {
-        let (mut refused, mut probation) = (HashSet::new(), HashSet::new());
-        for keys in rounds {
+        let (mut refused, mut probation) = (HashSet::new(), HashMap::new());
+        for (keys, solo) in rounds {
             // A refused edit is never made again, so never taken back again.
             let keys: Vec<String> = keys.iter().map(|k| k.to_string()).filter(|k| !refused.contains(k)).collect();
             if keys.is_empty() {
                 continue;
             }
-            let on_probation = probation.clone();
-            take_back(keys.clone(), &mut refused, &mut probation);
+            let before = probation.clone();
+            take_back(keys.clone(), solo, &mut refused, &mut probation);
             for k in &keys {
-                let to_blame = keys.len() == 1 || on_probation.contains(k);
+                let to_blame = solo || keys.len() == 1;
                 prop_assert_eq!(refused.contains(k), to_blame);
-                prop_assert_eq!(probation.contains(k), !to_blame);
+                let stage = if to_blame {
+                    None
+                } else if before.contains_key(k) {
+                    Some(Probation::Alone)
+                } else {
+                    Some(Probation::Shared)
+                };
+                prop_assert_eq!(probation.get(k).copied(), stage);
             }
         }
     }
