@@ -634,13 +634,14 @@ pub fn refine(
             }
             proposals.push((changes, c.input.clone(), c.tree.unparse_node(c.node)));
         }
-        // An edit to be made alone goes first, while the round has made none.
+        // An edit to be made alone goes first, while the round has made none. (Each key is a
+        // description written out: made once per proposal, not once per comparison.)
         let solo_first = |(changes, ..): &(Vec<Change>, Vec<u8>, Vec<u8>)| {
             !changes
                 .iter()
                 .any(|c| probation.get(&c.key(g)) == Some(&Probation::Alone))
         };
-        proposals.sort_by_key(solo_first);
+        proposals.sort_by_cached_key(solo_first);
         // Made one at a time, each kept only if every sample still parses (else the culprit's
         // next, weaker edit is tried).
         // Per known input, the symbols its parse uses: an edit that changes none of them keeps
