@@ -739,3 +739,43 @@ mod bytes_and_trees {
         }
     }
 }
+
+/// Generators drawing in parallel share one cache of `%values` words parsed as their rules
+/// (`Generator::with_words`): what a generator draws is the same whether another generator
+/// filled the cache first, shares it at the same time, or it has a cache of its own.
+#[test]
+fn generators_sharing_words_draw_what_each_draws_alone() {
+    let text = "%values name names ;\ns = name ( \",\" name )* ;\nname = [a-z]+ ;\nnames = \"ab\" | \"cd\" | \"ef\" | \"x1\" ;\n";
+    let g = Grammar::from_text(text, "t.grammar").unwrap();
+    let probs = Probabilities::new(&g, None, ProbabilityMode::Uniform);
+    let draw = |seed: u64, words: Option<&hellfuzz::generate::Words>| -> Vec<Vec<u8>> {
+        let mut generator = Generator::new(&g, &probs, Limits::up_to(200), seed);
+        if let Some(w) = words {
+            generator = generator.with_words(w);
+        }
+        (0..40).map(|_| generator.input()).collect()
+    };
+    let alone: Vec<Vec<Vec<u8>>> = (0..4).map(|seed| draw(seed, None)).collect();
+    let words = hellfuzz::generate::Words::default();
+    let shared: Vec<Vec<Vec<u8>>> = std::thread::scope(|scope| {
+        let (draw, words) = (&draw, &words);
+        let handles: Vec<_> = (0..4)
+            .map(|seed| scope.spawn(move || draw(seed, Some(words))))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(shared, alone);
+    // Filled by the others before: the same again.
+    assert_eq!(draw(2, Some(&words)), alone[2]);
+    // The words are drawn (a drawn word the rule does not take, `x1`, leaves the name as it was).
+    let names: Vec<Vec<u8>> = alone
+        .concat()
+        .iter()
+        .flat_map(|input| input.split(|&b| b == b',').map(<[u8]>::to_vec).collect::<Vec<_>>())
+        .collect();
+    let words = names
+        .iter()
+        .filter(|n| [&b"ab"[..], b"cd", b"ef"].contains(&n.as_slice()))
+        .count();
+    assert!(words * 2 > names.len(), "{words} of {} names are words", names.len());
+}

@@ -49,6 +49,7 @@ use rand_xoshiro::{SplitMix64, Xoshiro256PlusPlus};
 
 pub use corpus::{Corpus, Written};
 pub(crate) use values::key_child;
+pub use values::Words;
 
 use crate::grammar::{Body, CharClass, Grammar, Item, SymbolId, Terminal, TerminalId, NO_PLACE};
 use crate::mine::{CharDist, Model, Probabilities, ProbabilityMode};
@@ -317,8 +318,8 @@ pub struct Generator<'a> {
     spare: Spare,
     /// The depth-first completion's stack, kept for its allocation.
     frames: Vec<depth_first::Frame<'a>>,
-    /// `%values` words parsed as their rules.
-    words: values::Words,
+    /// `%values` words parsed as their rules (maybe shared with other generators).
+    words: Words,
     /// What a token is, for `%never` (empty without one).
     token_rules: crate::tree::TokenRules,
     /// How many `%never` fixes are open: a part drawn again is fixed in turn, to this depth.
@@ -619,7 +620,7 @@ impl<'a> Generator<'a> {
             options: Vec::new(),
             spare: Spare::default(),
             frames: Vec::new(),
-            words: values::Words::default(),
+            words: Words::default(),
             token_rules: if grammar.has_never() {
                 crate::tree::TokenRules::new(grammar)
             } else {
@@ -654,6 +655,14 @@ impl<'a> Generator<'a> {
     pub fn with_targets(mut self, targets: &'a [Target]) -> Generator<'a> {
         self.targets = targets;
         self.plans = std::iter::repeat_with(|| None).take(targets.len()).collect();
+        self
+    }
+
+    /// Shares `words` (the `%values` words parsed as their rules) with the other generators
+    /// given it, which must draw from the same grammar: generators drawing in parallel then
+    /// compile each rule's parser once. The inputs drawn are the same as without it.
+    pub fn with_words(mut self, words: &Words) -> Generator<'a> {
+        self.words = words.clone();
         self
     }
 

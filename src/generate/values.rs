@@ -4,7 +4,8 @@
 //! A context-free rule cannot always say which spellings of a token the real parser takes;
 //! `hellfuzz refine` then learns a list of texts that it does take, and generation uses it.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use rand::Rng;
 
@@ -18,12 +19,27 @@ const MAX_WORD: usize = 256;
 
 /// Per `%values` rule instance: its parser (the grammar started at it), and the trees of the
 /// words parsed so far (`None`: not a text of the rule); per keyed table (its source), its
-/// words with their keys' texts.
+/// words with their keys' texts. Shared by generators that draw in parallel from the same
+/// grammar (see [`Generator::with_words`]): a rule's parser is compiled once, not per generator.
 #[derive(Default)]
-pub(super) struct Words {
-    parsers: HashMap<SymbolId, Parser>,
+struct Cache {
+    parsers: HashMap<SymbolId, Arc<Parser>>,
     trees: HashMap<(SymbolId, Vec<u8>), Option<Tree>>,
-    keyed: HashMap<SymbolId, Vec<KeyedWord>>,
+    keyed: HashMap<SymbolId, Arc<Vec<KeyedWord>>>,
+}
+
+/// The `%values` words of one grammar parsed as their rules, for generators of that grammar
+/// to share (a clone shares the same cache). Parsing a word is the same whichever generator
+/// does it first, so sharing changes no generated input.
+#[derive(Default, Clone)]
+pub struct Words(Arc<Mutex<Cache>>);
+
+impl Words {
+    /// The cache, also after a generator panicked while holding it (what it holds is whole:
+    /// every entry is inserted complete).
+    fn lock(&self) -> std::sync::MutexGuard<'_, Cache> {
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
 }
 
 /// A word of a keyed table: its key's text, and the word.
@@ -42,12 +58,20 @@ impl Generator<'_> {
         // a copy's words into any name). A later table of the same node still draws it again,
         // and so does a copy's own table inside it: Rust's type names (`Self` among them)
         // drawn for a struct's name, whose copy's words leave `Self` out.
-        let mut drawn: HashSet<NodeId> = HashSet::new();
+        let mut drawn = NodeMarks::default();
+        // Most tables name copies of a rule that few trees hold: a table none of whose rules
+        // is in the tree is passed over without a walk.
+        let mut present = vec![false; g.symbols().len()];
+        mark_symbols(tree, tree.root(), &mut present);
         let mut tables: Vec<&Values> = g.values().iter().collect();
         tables.sort_by_key(|v| (!v.key.is_empty(), std::cmp::Reverse(v.names.len())));
+        let mut stack = Vec::new();
         for v in tables {
+            if !v.names.iter().any(|s| present[s.0 as usize]) {
+                continue;
+            }
             if !v.key.is_empty() {
-                self.draw_keyed_table(tree, v, &drawn);
+                self.draw_keyed_table(tree, v, &drawn, &mut present);
                 continue;
             }
             let copies_only = v.names.iter().all(|&s| {
@@ -55,17 +79,16 @@ impl Generator<'_> {
                 crate::grammar::base_name(name) != *name
             });
             let mut nodes: Vec<NodeId> = Vec::new();
-            let mut stack = vec![tree.root()];
+            stack.push(tree.root());
             while let Some(n) = stack.pop() {
                 if tree.kind(n).symbol().is_some_and(|s| v.names.contains(&s)) {
                     nodes.push(n);
                     continue;
                 }
-                if drawn.contains(&n) && !copies_only {
+                if drawn.get(n) && !copies_only {
                     continue;
                 }
-                let children: Vec<NodeId> = tree.children(n).collect();
-                stack.extend(children.into_iter().rev());
+                push_children_reversed(tree, n, &mut stack);
             }
             for node in nodes {
                 let Some(sym) = tree.kind(node).symbol() else { continue };
@@ -74,10 +97,11 @@ impl Generator<'_> {
                 let word = self.draw::<Tree>(v.source).unparse();
                 (self.limits, self.clipped) = (limits, clipped);
                 if let Some(parsed) = self.word_tree(sym, word) {
+                    mark_symbols(&parsed, parsed.root(), &mut present);
                     let copy = tree.graft(&parsed, parsed.root());
                     tree.replace(node, copy);
-                    drawn.remove(&node);
-                    drawn.insert(copy);
+                    drawn.set(node, false);
+                    drawn.set(copy, true);
                 }
             }
         }
@@ -86,35 +110,38 @@ impl Generator<'_> {
     /// Redraws the nodes of keyed table `v`, the outermost first; inside a node left as it
     /// was (a call of a function no word names), those it holds (`calc(var(…))`), but not
     /// inside a word an earlier table drew (`drawn`).
-    fn draw_keyed_table(&mut self, tree: &mut Tree, v: &Values, drawn: &HashSet<NodeId>) {
+    fn draw_keyed_table(&mut self, tree: &mut Tree, v: &Values, drawn: &NodeMarks, present: &mut [bool]) {
         let mut stack = vec![tree.root()];
         while let Some(n) = stack.pop() {
             if let Some(sym) = tree.kind(n).symbol().filter(|s| v.names.contains(s)) {
-                if self.draw_keyed(tree, n, sym, v) {
+                if self.draw_keyed(tree, n, sym, v, present) {
                     continue;
                 }
             }
-            if drawn.contains(&n) {
+            if drawn.get(n) {
                 continue;
             }
-            let children: Vec<NodeId> = tree.children(n).collect();
-            stack.extend(children.into_iter().rev());
+            push_children_reversed(tree, n, &mut stack);
         }
     }
 
     /// Redraws `node` (of `sym`) from the words of the keyed table `v` whose key has the text
     /// of `node`'s key, and says whether it did; a node without a key child, or whose key no
     /// word has, stays.
-    fn draw_keyed(&mut self, tree: &mut Tree, node: NodeId, sym: SymbolId, v: &Values) -> bool {
+    fn draw_keyed(&mut self, tree: &mut Tree, node: NodeId, sym: SymbolId, v: &Values, present: &mut [bool]) -> bool {
         let Some(key) = key_child(self.grammar, tree, node, &v.key) else {
             return false;
         };
         let key = tree.unparse_node(key).trim_ascii().to_vec();
-        if !self.words.keyed.contains_key(&v.source) {
-            let words = self.keyed_words(sym, v);
-            self.words.keyed.insert(v.source, words);
-        }
-        let words = &self.words.keyed[&v.source];
+        let known = self.words.lock().keyed.get(&v.source).cloned();
+        let words = match known {
+            Some(words) => words,
+            None => {
+                // Outside the lock: listing the words parses them (`word_tree` locks).
+                let words = Arc::new(self.keyed_words(sym, v));
+                Arc::clone(self.words.lock().keyed.entry(v.source).or_insert(words))
+            }
+        };
         let count = words.iter().filter(|(k, _)| *k == key).count();
         if count == 0 {
             return false;
@@ -131,6 +158,7 @@ impl Generator<'_> {
         let Some(parsed) = self.word_tree(sym, word) else {
             return false;
         };
+        mark_symbols(&parsed, parsed.root(), present);
         let copy = tree.graft(&parsed, parsed.root());
         tree.replace(node, copy);
         true
@@ -161,18 +189,59 @@ impl Generator<'_> {
     /// `word` parsed as `sym` (cached), if it is one of its texts.
     fn word_tree(&mut self, sym: SymbolId, word: Vec<u8>) -> Option<Tree> {
         let g = self.grammar;
-        let words = &mut self.words;
-        if let Some(t) = words.trees.get(&(sym, word.clone())) {
-            return t.clone();
-        }
-        let parser = words
-            .parsers
-            .entry(sym)
-            .or_insert_with(|| Parser::new(&g.with_start(sym)));
+        let parser = {
+            let mut cache = self.words.lock();
+            if let Some(t) = cache.trees.get(&(sym, word.clone())) {
+                return t.clone();
+            }
+            // Compiled under the lock: another generator waits for it rather than compiling
+            // the same parser again.
+            Arc::clone(
+                cache
+                    .parsers
+                    .entry(sym)
+                    .or_insert_with(|| Arc::new(Parser::new(&g.with_start(sym)))),
+            )
+        };
         let tree = parser.tree(&word);
-        words.trees.insert((sym, word), tree.clone());
+        self.words.lock().trees.insert((sym, word), tree.clone());
         tree
     }
+}
+
+/// Nodes of a tree being redrawn that are marked (the words drawn so far); nodes grafted
+/// after it was made are unmarked until set.
+#[derive(Default)]
+struct NodeMarks(Vec<bool>);
+
+impl NodeMarks {
+    fn get(&self, n: NodeId) -> bool {
+        self.0.get(n.0 as usize).copied().unwrap_or(false)
+    }
+
+    fn set(&mut self, n: NodeId, marked: bool) {
+        let i = n.0 as usize;
+        if i >= self.0.len() {
+            self.0.resize(i + 1, false);
+        }
+        self.0[i] = marked;
+    }
+}
+
+/// Marks in `present` (indexed by symbol) every rule with a node in the subtree of `node`.
+fn mark_symbols(tree: &Tree, node: NodeId, present: &mut [bool]) {
+    tree.pre_order(node, |n| {
+        if let Some(s) = tree.kind(n).symbol() {
+            present[s.0 as usize] = true;
+        }
+    });
+}
+
+/// Pushes `node`'s children on `stack` last first, so that they pop in order.
+fn push_children_reversed(tree: &Tree, node: NodeId, stack: &mut Vec<NodeId>) {
+    let from = stack.len();
+    stack.extend(tree.children(node));
+    stack[from..].reverse();
 }
 
 /// The first node of one of the `key` symbols among `node`'s children, looking through the
