@@ -299,3 +299,47 @@ fn a_catch_all_token_runs_on_only_where_the_grammar_lets_it_come() {
     assert_eq!(crate::tree::fix_boundaries(&g, &mut t), 2);
     assert_eq!(t.unparse(), b"x |y{a :b;}");
 }
+
+proptest::proptest! {
+    /// Trimming layout brings a tree within the limit wherever taking out all of its layout
+    /// would, keeps its tokens (the result parses, and has the same bytes but whitespace), and
+    /// takes out no more than it must: taking the lexemes longest first, the last one taken
+    /// was needed, so the bytes saved fall short of the overshoot plus the longest lexeme.
+    #[test]
+    fn trimming_layout_takes_out_what_the_limit_needs_and_no_more(
+        gaps in proptest::collection::vec(0usize..7, 14),
+        cut in 0usize..1000,
+    ) {
+        let g = Grammar::load("css").unwrap();
+        let tokens = ["a", "b", "{", "color", ":", "red", ";", "margin", ":", "0", "1px", ";", "}", "p{}"];
+        let mut text = String::new();
+        for (token, &gap) in tokens.iter().zip(&gaps) {
+            text.push_str(token);
+            // `a b` and `0 1px` need their space; the other gaps are layout alone.
+            let gap = if matches!(*token, "a" | "0") { gap.max(1) } else { gap };
+            text.push_str(&" ".repeat(gap));
+        }
+        let parser = Parser::new(&g);
+        let tree = parser.tree(text.as_bytes()).expect("the stylesheet parses");
+        let mut floor = tree.clone();
+        trim_layout(&g, &mut floor, 0);
+        let max_len = floor.len() + cut % (text.len() - floor.len() + 1);
+        let mut t = tree.clone();
+        let saved = trim_layout(&g, &mut t, max_len);
+        proptest::prop_assert_eq!(saved, text.len() - t.len());
+        proptest::prop_assert!(t.len() <= max_len, "{} bytes over a limit of {max_len}", t.len());
+        let out = t.unparse();
+        proptest::prop_assert!(parser.tree(&out).is_some(), "{}", String::from_utf8_lossy(&out));
+        let squeeze = |b: &[u8]| b.iter().copied().filter(|c| !c.is_ascii_whitespace()).collect::<Vec<u8>>();
+        proptest::prop_assert_eq!(squeeze(&out), squeeze(text.as_bytes()));
+        // The spaces the tokens need are kept: `a b` is not `ab`, `0 1px` not `01px`.
+        let px = out.windows(3).position(|w| w == b"1px").expect("1px is there");
+        proptest::prop_assert!(out[1].is_ascii_whitespace() && out[px - 1].is_ascii_whitespace());
+        let longest = gaps.iter().max().copied().unwrap_or(0).max(1);
+        if text.len() <= max_len {
+            proptest::prop_assert_eq!(saved, 0);
+        } else {
+            proptest::prop_assert!(saved < text.len() - max_len + longest, "saved {saved} for an overshoot of {}", text.len() - max_len);
+        }
+    }
+}
