@@ -164,6 +164,29 @@ fn refine_learns_json_numbers_and_strings_from_serde_json() {
     assert_eq!(refined.stop, Some(Stop::Targets));
 }
 
+/// Inputs are drawn in seeded chunks and culprits' edits proposed on the workers: the
+/// refinement is the same for every `-j`.
+#[test]
+fn refinement_is_the_same_for_every_number_of_jobs() {
+    let g = Grammar::from_text(LOOSE_JSON, "loose.grammar").unwrap();
+    let run = |jobs: usize| {
+        let mut o = options(3);
+        o.jobs = jobs;
+        o.max_rounds = 3;
+        let refined = refine(&g, &samples(), &json_accepts, &o, &mut |_| {}).unwrap();
+        let rounds: Vec<(usize, usize, usize)> = refined
+            .rounds
+            .iter()
+            .map(|r| (r.default_accepted, r.inverted_accepted, r.edits))
+            .collect();
+        (refined.edits_text("loose.grammar"), refined.text, rounds)
+    };
+    let one = run(1);
+    assert!(one.2.iter().any(|&(.., edits)| edits > 0), "{:?}", one.2);
+    assert_eq!(run(2), one);
+    assert_eq!(run(3), one);
+}
+
 #[test]
 fn a_command_that_accepts_nothing_and_samples_that_do_not_parse_are_refused() {
     let g = Grammar::from_text(LOOSE_JSON, "loose.grammar").unwrap();
