@@ -178,7 +178,7 @@ fn write(r: &Refined, origin: &str, out: &Path, edits: &Path) -> Result<(), Stri
         r.edits.len(),
         edits.display()
     );
-    hellfuzz::files::write_atomically(out, format!("{header}{}", r.text).as_bytes())
+    hellfuzz::files::write_atomically(out, format!("{header}{}", r.file_text()).as_bytes())
         .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     hellfuzz::files::write_atomically(edits, r.edits_text(origin).as_bytes())
         .map_err(|e| format!("cannot write {}: {e}", edits.display()))

@@ -55,9 +55,17 @@ impl Grammar {
     /// The grammar as text in the grammar format, one rule per line, with `notes` applied.
     /// Loading the result gives a grammar with the same symbols (and the same fingerprint).
     pub fn to_text_with(&self, notes: &dyn Annotations) -> String {
+        self.rules_text(notes, &|_| true)
+    }
+
+    /// The named rules `keep` keeps, as [`Grammar::to_text_with`] writes them.
+    fn rules_text(&self, notes: &dyn Annotations, keep: &dyn Fn(SymbolId) -> bool) -> String {
         let mut out = String::new();
         for (i, s) in self.symbols().iter().enumerate().filter(|(_, s)| !s.synthetic) {
             let sym = SymbolId(i as u32);
+            if !keep(sym) {
+                continue;
+            }
             let mut comments = Vec::new();
             let body = match &s.body {
                 Body::Choice(_) => self.alternatives_text(sym, notes, &mut comments),
@@ -98,6 +106,26 @@ impl Grammar {
         }
         out.push_str(&self.to_text());
         out
+    }
+
+    /// [`Grammar::to_file_text`] without the named rules nothing uses ([`Grammar::unused_rules`]),
+    /// where the text loads again without them (a directive may name one): what is left of a
+    /// grammar whose edits cut rules off (`refine`), without a warning per dead rule.
+    pub fn to_file_text_used(&self) -> String {
+        let unused: std::collections::HashSet<SymbolId> = self.unused_rules().into_iter().collect();
+        if unused.is_empty() {
+            return self.to_file_text();
+        }
+        let mut out = self.directives_text();
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&self.rules_text(&Plain, &|s| !unused.contains(&s)));
+        if Grammar::from_text(&out, self.origin()).is_ok() {
+            out
+        } else {
+            self.to_file_text()
+        }
     }
 
     /// The grammar's directives as a file writes them, one per line: `%layout`, `%lexeme`,

@@ -155,6 +155,29 @@ fn warning_unreachable_rule() {
 }
 
 #[test]
+fn file_text_used_leaves_out_the_rules_nothing_reaches() {
+    let g = load("s = a | \"x\" ;\na = \"(\" s \")\" ;\nlonely = b ;\nb = \"y\" ;\n");
+    assert_eq!(g.unused_rules().len(), 2, "{:?}", g.warnings());
+    let text = g.to_file_text_used();
+    let again = Grammar::from_text(&text, "t.grammar").expect("the text loads");
+    assert!(again.warnings().is_empty(), "{text}");
+    assert!(!text.contains("lonely") && !text.contains("\"y\""), "{text}");
+    assert_eq!(again.to_file_text(), text);
+    assert_eq!(again.symbols().len(), g.symbols().len() - 2);
+    // Nothing to leave out: the whole text.
+    assert_eq!(again.to_file_text_used(), text);
+}
+
+#[test]
+fn file_text_used_keeps_an_unused_rule_a_directive_names() {
+    let g = load("%distinct lonely s ;\ns = \"x\" ;\nlonely = \"y\" ;\n");
+    assert_eq!(g.unused_rules().len(), 1);
+    let text = g.to_file_text_used();
+    assert!(Grammar::from_text(&text, "t.grammar").is_ok(), "{text}");
+    assert_eq!(text, g.to_file_text());
+}
+
+#[test]
 fn error_bad_escapes() {
     assert_eq!(
         error(r#"s = "a\qb" ;"#),
