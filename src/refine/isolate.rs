@@ -204,7 +204,37 @@ pub(crate) fn with_good_part(
     good: &Good<'_>,
     candidate: usize,
 ) -> Option<Tree> {
-    let with = good_part(grammar, tree, node, good, candidate)?;
+    with_part(grammar, tree, node, good_part(grammar, tree, node, good, candidate)?)
+}
+
+/// [`with_good_part`] with a part the samples have (never the cheapest derivation, which may
+/// be the very text whose validity is in question: SQL's `FILTER (WHERE a)`).
+pub(crate) fn with_sample_part(
+    grammar: &Grammar,
+    tree: &Tree,
+    node: NodeId,
+    good: &Good<'_>,
+    candidate: usize,
+) -> Option<Tree> {
+    match good_part(grammar, tree, node, good, candidate)? {
+        Replacement::Cheapest(_) => None,
+        with => with_part(grammar, tree, node, with),
+    }
+}
+
+/// [`with_children_replaced`] with the parts the samples have (see [`with_sample_part`]).
+pub(crate) fn with_children_from_samples(
+    grammar: &Grammar,
+    tree: &Tree,
+    node: NodeId,
+    good: &Good<'_>,
+    candidate: usize,
+) -> Option<Tree> {
+    children_replaced(tree, node, |t, c| with_sample_part(grammar, t, c, good, candidate))
+}
+
+/// `tree` with `node` replaced by `with`, token boundaries fixed.
+fn with_part(grammar: &Grammar, tree: &Tree, node: NodeId, with: Replacement<'_>) -> Option<Tree> {
     let mut t = tree.clone();
     let new = graft(grammar, &mut t, node, &with)?;
     t.replace(node, new);
@@ -222,9 +252,14 @@ pub(crate) fn with_children_replaced(
     good: &Good<'_>,
     candidate: usize,
 ) -> Option<Tree> {
+    children_replaced(tree, node, |t, c| with_good_part(grammar, t, c, good, candidate))
+}
+
+/// `tree` with each child of `node` replaced by `part` in turn; `None` where none was.
+fn children_replaced(tree: &Tree, node: NodeId, part: impl Fn(&Tree, NodeId) -> Option<Tree>) -> Option<Tree> {
     let mut out: Option<Tree> = None;
     for c in tree.children(node).collect::<Vec<_>>() {
-        if let Some(t) = with_good_part(grammar, out.as_ref().unwrap_or(tree), c, good, candidate) {
+        if let Some(t) = part(out.as_ref().unwrap_or(tree), c) {
             out = Some(t);
         }
     }

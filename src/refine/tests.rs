@@ -4223,3 +4223,194 @@ fn an_alternative_of_a_class_is_narrowed_before_it_is_dropped() {
     let none = |_: &[u8]| Verdict::Rejected;
     assert_eq!(class_first(&g, &tree, item, &drop, &[], &Judge::new(&none), 1), None);
 }
+
+/// Calls with a `FILTER` clause, in a select list and (as sqlparser has no such thing) after a
+/// table function.
+const FILTERS: &str = r#"
+query  = "select " call ( " from " table )? ;
+call   = name "()" filter? ;
+table  = name "()" filter? ;
+filter = " filter(where " cond ")" ;
+cond   = name | name "=" num | "(" cond ")" | "not " cond | name " in (" num ")" | "exists(" num ")" ;
+name   = [a-z]+ ;
+num    = [0-9]+ ;
+"#;
+
+/// [`FILTERS`] as a refinement makes it in its first round: the table function's clause a
+/// rule of its own.
+const FILTERS_APART: &str = r#"
+query   = "select " call ( " from " table )? ;
+call    = name "()" filter? ;
+table   = name "()" tfilter? ;
+filter  = " filter(where " cond ")" ;
+tfilter = " filter(where " tcond ")" ;
+cond    = name | name "=" num | "(" cond ")" | "not " cond | name " in (" num ")" | "exists(" num ")" ;
+tcond   = name | name "=" num | "(" cond ")" | "not " cond | name " in (" num ")" | "exists(" num ")" ;
+name    = [a-z]+ ;
+num     = [0-9]+ ;
+"#;
+
+/// The language [`FILTERS`] should have been, with sqlparser's fluke: after a table function,
+/// `filter(where x)` is an alias `filter` with a column `where` of type `x`, so a bare name
+/// there is accepted and nothing else is.
+fn filters_accept(input: &[u8]) -> Verdict {
+    static GRAMMAR: std::sync::OnceLock<Grammar> = std::sync::OnceLock::new();
+    let g = GRAMMAR.get_or_init(|| Grammar::from_text(FILTERS, "filters.grammar").unwrap());
+    let Ok(text) = std::str::from_utf8(input) else {
+        return Verdict::Rejected;
+    };
+    if !parses(g, input) {
+        return Verdict::Rejected;
+    }
+    let table_ok = text
+        .split_once(" from ")
+        .is_none_or(|(_, table)| match table.split_once(" filter(where ") {
+            None => true,
+            Some((_, rest)) => rest
+                .strip_suffix(')')
+                .is_some_and(|c| !c.is_empty() && c.bytes().all(|b| b.is_ascii_lowercase())),
+        });
+    if table_ok {
+        Verdict::Accepted
+    } else {
+        Verdict::Rejected
+    }
+}
+
+const FILTER_SAMPLES: [&str; 5] = [
+    "select count() filter(where a=1) from t()",
+    "select f()",
+    "select g() filter(where not b) from u()",
+    "select h() filter(where (c)) from v()",
+    "select k() filter(where d in (2))",
+];
+
+#[test]
+fn a_rule_dropped_from_again_and_again_is_blamed_on_the_optional_part_around_it() {
+    let g = Grammar::from_text(FILTERS_APART, "filters.grammar").unwrap();
+    assert_all_accepted(&FILTER_SAMPLES, &filters_accept);
+    let trees = trees_of(&g, &FILTER_SAMPLES);
+    let judge = Judge::new(&filters_accept);
+    let good = Good::new(&g, &trees);
+    let input = b"select f() from t() filter(where x=1)".to_vec();
+    assert_eq!(filters_accept(&input), Verdict::Rejected);
+    assert_eq!(
+        filters_accept(b"select f() from t() filter(where x)"),
+        Verdict::Accepted
+    );
+    let tree = Parser::new(&g).parse(&input).unwrap();
+    let tcond = g.symbol_by_name("tcond").unwrap();
+    let node = first_node(&tree, |n| tree.kind(n).symbol() == Some(tcond));
+    let edits = |facts: &Facts| -> Vec<Change> {
+        let culprit = Culprit {
+            tree: tree.clone(),
+            node,
+            input: input.clone(),
+        };
+        rule_edits(&g, &culprit, &trees, &good, facts, &judge, 1)
+    };
+    let is_drop = |c: &Change| matches!(c, Change::DropAlternative { .. } | Change::DropAlternativeAt { .. });
+    // Before any drop in `tcond`, its alternative is what is blamed.
+    let facts = Facts::new(&g, &trees);
+    let first = edits(&facts);
+    assert!(
+        first.first().is_some_and(is_drop),
+        "{:?}",
+        first.iter().map(|c| c.describe(&g)).collect::<Vec<_>>()
+    );
+    // After two, the optional part around it that no sample has there, first: no `FILTER`
+    // after a table function.
+    let mut drops = HashMap::new();
+    drops.insert("tcond".to_string(), DROPS_BEFORE_BOUND);
+    let facts = Facts::new(&g, &trees).with_dropped(&g, &drops);
+    let change = bound_around(&g, &tree, node, &facts, &judge).expect("a bound");
+    let table = g.symbol_by_name("table").unwrap();
+    assert!(
+        matches!(change, Change::Bound { min: 0, max: Some(0), place: Some(p), .. } if p.parent == table),
+        "{}",
+        change.describe(&g)
+    );
+    assert_eq!(edits(&facts).first(), Some(&change));
+    let applied = edit::apply(&g, std::slice::from_ref(&change), "filters.grammar")
+        .unwrap()
+        .grammar;
+    assert!(!parses(&applied, b"select f() from t() filter(where x)"));
+    assert!(parses(&applied, b"select f() filter(where x=1) from t()"));
+    assert!(FILTER_SAMPLES.iter().all(|t| parses(&applied, t.as_bytes())));
+    // In a select list, where the samples have the part, no bound.
+    let input = b"select f() filter(where exists(1))".to_vec();
+    let tree = Parser::new(&g).parse(&input).unwrap();
+    let cond = g.symbol_by_name("cond").unwrap();
+    let node = first_node(&tree, |n| tree.kind(n).symbol() == Some(cond));
+    let mut drops = HashMap::new();
+    drops.insert("cond".to_string(), DROPS_BEFORE_BOUND);
+    let facts = Facts::new(&g, &trees).with_dropped(&g, &drops);
+    assert_eq!(bound_around(&g, &tree, node, &facts, &judge), None);
+}
+
+#[test]
+fn a_refinement_blames_a_fluke_place_on_the_part_the_samples_never_have_there() {
+    let g = Grammar::from_text(FILTERS, "filters.grammar").unwrap();
+    let (refined, edits) = refined_to_targets(&g, &named_samples("sample", &FILTER_SAMPLES), &filters_accept, 3);
+    assert!(
+        !parses(&refined.grammar, b"select f() from t() filter(where x)"),
+        "{edits}"
+    );
+    assert!(
+        parses(&refined.grammar, b"select f() filter(where exists(1)) from t()"),
+        "{edits}"
+    );
+    assert!(
+        FILTER_SAMPLES.iter().all(|t| parses(&refined.grammar, t.as_bytes())),
+        "{edits}"
+    );
+}
+
+#[test]
+fn a_fluke_is_told_by_the_samples_parts_never_by_the_cheapest_derivation() {
+    // The table function's clause has a rule of its own that no sample uses: its cheapest
+    // derivation, ` filter(where a)`, is the fluke itself; the samples' `where a=1` is not.
+    let g = Grammar::from_text(
+        r#"
+query   = "select " call ( " from " table )? ;
+call    = name "()" filter? ;
+table   = name "()" tfilter? ;
+filter  = " filter(" where ")" ;
+tfilter = " filter(" where ")" ;
+where   = "where " cond ;
+cond    = name | name "=" num | "not " cond ;
+name    = [a-z]+ ;
+num     = [0-9]+ ;
+"#,
+        "fluke.grammar",
+    )
+    .unwrap();
+    let samples = ["select count() filter(where a=1) from t()", "select f()"];
+    assert_all_accepted(&samples, &filters_accept);
+    let trees = trees_of(&g, &samples);
+    let good = Good::new(&g, &trees);
+    let judge = Judge::new(&filters_accept);
+    // The edit that makes an optional part absent, at the place of the first one in `input`
+    // whose parent is `parent`.
+    let bound_in = |input: &[u8], parent: &str| {
+        let tree = Parser::new(&g).parse(input).unwrap();
+        let parent = g.symbol_by_name(parent).unwrap();
+        let node = first_node(&tree, |n| {
+            matches!(tree.kind(n), NodeKind::Optional { .. })
+                && place_of(&g, &tree, n).is_some_and(|p| p.parent == parent)
+                && tree.child_count(n) > 0
+        });
+        Change::Bound {
+            sym: tree.kind(node).symbol().unwrap(),
+            place: place_of(&g, &tree, node),
+            min: 0,
+            max: Some(0),
+        }
+    };
+    let fluke = b"select f() from t() filter(where x)";
+    assert_eq!(filters_accept(fluke), Verdict::Accepted);
+    assert!(is_fluke(&g, &bound_in(fluke, "table"), fluke, &good, &judge));
+    // Valid in a select list: a sample's clause there is accepted too.
+    let valid = b"select f() filter(where x) from t()";
+    assert!(!is_fluke(&g, &bound_in(valid, "call"), valid, &good, &judge));
+}
