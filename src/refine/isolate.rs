@@ -204,7 +204,7 @@ pub(crate) fn with_good_part(
     good: &Good<'_>,
     candidate: usize,
 ) -> Option<Tree> {
-    with_part(grammar, tree, node, good_part(grammar, tree, node, good, candidate)?)
+    with_part(grammar, tree, node, &good_part(grammar, tree, node, good, candidate)?)
 }
 
 /// [`with_good_part`] with a part the samples have (never the cheapest derivation, which may
@@ -218,7 +218,7 @@ pub(crate) fn with_sample_part(
 ) -> Option<Tree> {
     match good_part(grammar, tree, node, good, candidate)? {
         Replacement::Cheapest(_) => None,
-        with => with_part(grammar, tree, node, with),
+        with => with_part(grammar, tree, node, &with),
     }
 }
 
@@ -234,10 +234,8 @@ pub(crate) fn with_children_from_samples(
 }
 
 /// `tree` with `node` replaced by `with`, token boundaries fixed.
-fn with_part(grammar: &Grammar, tree: &Tree, node: NodeId, with: Replacement<'_>) -> Option<Tree> {
-    let mut t = tree.clone();
-    let new = graft(grammar, &mut t, node, &with)?;
-    t.replace(node, new);
+fn with_part(grammar: &Grammar, tree: &Tree, node: NodeId, with: &Replacement<'_>) -> Option<Tree> {
+    let (mut t, _) = grafted(grammar, tree, node, with)?;
     fix_boundaries(grammar, &mut t);
     Some(t)
 }
@@ -268,9 +266,7 @@ fn children_replaced(tree: &Tree, node: NodeId, part: impl Fn(&Tree, NodeId) -> 
 
 /// `tree` with `node` replaced, token boundaries fixed, as bytes.
 pub(crate) fn replaced(grammar: &Grammar, tree: &Tree, node: NodeId, with: &Replacement<'_>) -> Option<Vec<u8>> {
-    let (mut t, _) = grafted(grammar, tree, node, with)?;
-    fix_boundaries(grammar, &mut t);
-    Some(t.unparse())
+    with_part(grammar, tree, node, with).map(|t| t.unparse())
 }
 
 /// A copy of `tree` with `node` replaced by `with`, and the new node in it.
