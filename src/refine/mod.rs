@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::generate::{targets_with_trees, Generator, Limits};
-use crate::grammar::{Body, CharClass, Grammar, Item, Symbol, SymbolId, Terminal, TerminalId};
+use crate::grammar::{Body, CharClass, Grammar, Item, SymbolId, Terminal, TerminalId};
 use crate::mine::{samples, Probabilities, ProbabilityMode};
 use crate::parse::{ParseError, Parser};
 use crate::tree::{NodeId, NodeKind, Tree};
@@ -484,9 +484,8 @@ pub fn refine(
     // [`transplanted`]), kept apart from `known` so that they never push out the generated
     // inputs, which hold what the samples lack; checked with them.
     let mut moved_known: Vec<Vec<u8>> = Vec::new();
-    // Whether an edit's check parses again only the known inputs whose parse uses a symbol the
-    // edit changes (see below); off for good once that missed an input the edits lose.
-    let mut fast = true;
+    // The productions each known input's parse takes, carried from round to round.
+    let mut cache = UsesCache::default();
     // The grammar before the last round's edits, with that round's figures.
     let mut undo: Option<Undo> = None;
     let cancelled = || options.cancelled();
@@ -556,7 +555,7 @@ pub fn refine(
             .min(options.max_time / 10);
         reserve.store(u64::try_from(cost.as_nanos()).unwrap_or(u64::MAX), Ordering::Relaxed);
         let texts: Vec<Vec<u8>> = accepted.iter().map(Tree::unparse).collect();
-        remember(&mut known, texts, &state.grammar, options.jobs, MAX_KNOWN);
+        remember(&mut known, texts, &state.grammar, &mut cache, options.jobs, MAX_KNOWN);
         let met = meets_targets(&round, options);
         // One round's few hundred inputs can meet the targets by luck: they must be met in
         // TARGET_ROUNDS rounds in a row (the rounds between still make their edits).
@@ -617,7 +616,7 @@ pub fn refine(
             }
             transplanted(g, c, &trees, &good, &judge)
         });
-        remember(&mut moved_known, moved.concat(), g, options.jobs, MAX_MOVED);
+        remember(&mut moved_known, moved.concat(), g, &mut cache, options.jobs, MAX_MOVED);
         // Checked together this round; `is_moved` says which is which, to part them after it.
         let mut is_moved: Vec<bool> = vec![false; known.len()];
         is_moved.resize(known.len() + moved_known.len(), true);
@@ -666,22 +665,29 @@ pub fn refine(
         proposals.sort_by_cached_key(solo_first);
         // Made one at a time, each kept only if every sample still parses (else the culprit's
         // next, weaker edit is tried).
-        // Per known input, the symbols its parse uses: an edit that changes none of them keeps
+        // Per known input, the productions its parse uses: an edit that changes none of them keeps
         // that parse, so only the others are parsed again (parsing every known input once per
-        // edit tried took half of a round). What shrinks the language another way (a
-        // `%distinct`, a keyword) is caught by one full check at the end of the round.
-        let mut uses = if fast {
-            symbols_used(g, &known, options.jobs)
-        } else {
-            vec![None; known.len()]
-        };
+        // edit tried took half of a round; see [`check_edits`]).
+        let mut uses = cache.uses(g, &known, options.jobs);
         let mut kept: Vec<Kept> = Vec::new();
         let mut current: Option<edit::Applied> = None;
         let mut on_probation = false;
         // Whether the round's one edit is one to be made alone.
         let mut solo = false;
-        let check = |all: &[Change], uses: &[Option<Vec<SymbolId>>], known: &[Vec<u8>]| {
-            check_edits(g, all, &origin, &samples, &sample_profile, known, uses, options.jobs)
+        // Each check compares with the grammar of the edits kept so far (`uses` are its).
+        let check = |all: &[Change], current: &Option<edit::Applied>, uses: &[Option<Vec<u32>>], known: &[Vec<u8>]| {
+            let base = current.as_ref().map_or(g, |a| &a.grammar);
+            check_edits(
+                g,
+                base,
+                all,
+                &origin,
+                &samples,
+                &sample_profile,
+                known,
+                uses,
+                options.jobs,
+            )
         };
         for (changes, input, culprit) in proposals {
             if solo {
@@ -712,14 +718,16 @@ pub fn refine(
                 let mut all: Vec<Change> = kept.iter().map(|k| k.change.clone()).collect();
                 all.push(change.clone());
                 // Known inputs the edit would lose, if it keeps the samples as they are.
-                match check(&all, &uses, &known) {
+                match check(&all, &current, &uses, &known) {
                     // An edit that changes nothing (a keyed table given the words it has) would
                     // be made again each round for the same culprit, whose next edit is never
                     // tried: SQL's `REPLACE` in a CTE's body kept 20 rounds on one.
-                    Some((applied, _)) if applied.text == current.as_ref().map_or(state.text.as_str(), |a| &a.text) => {
+                    Some((applied, ..))
+                        if applied.text == current.as_ref().map_or(state.text.as_str(), |a| &a.text) =>
+                    {
                         refused.insert(change.key(g));
                     }
-                    Some((applied, lost))
+                    Some((applied, lost, now))
                         if lost.is_empty()
                             || lost
                                 .iter()
@@ -729,6 +737,7 @@ pub fn refine(
                         // Accepted for another reason than the grammar's reading: no evidence.
                         let mut index = 0..;
                         known.retain(|_| !lost.contains(&index.next().unwrap_or(usize::MAX)));
+                        uses = now;
                         let mut index = 0..;
                         uses.retain(|_| !lost.contains(&index.next().unwrap_or(usize::MAX)));
                         let mut index = 0..;
@@ -773,8 +782,9 @@ pub fn refine(
                     .map(|k| k.change.clone())
                     .chain(batch.iter().cloned())
                     .collect();
-                match check(&all, &uses, &known) {
-                    Some((applied, lost)) if lost.is_empty() => {
+                match check(&all, &current, &uses, &known) {
+                    Some((applied, lost, now)) if lost.is_empty() => {
+                        uses = now;
                         current = Some(applied);
                         kept.extend(batch.into_iter().map(|change| Kept {
                             change,
@@ -793,15 +803,8 @@ pub fn refine(
                 }
             }
         }
-        if fast
-            && current
-                .as_ref()
-                .is_some_and(|applied| parses_each(&applied.grammar, &known, options.jobs).contains(&false))
-        {
-            // The next round finds the edits again, checking them in full.
-            fast = false;
-            kept.clear();
-            current = None;
+        if let Some(applied) = &current {
+            cache.keep(&applied.grammar, &known, &uses);
         }
         let mut which = is_moved.into_iter();
         (moved_known, known) = known.into_iter().partition(|_| which.next().unwrap_or(false));
@@ -1069,34 +1072,121 @@ struct Kept {
 /// Most checks of echoes (see [`edit::echoes`]) a round makes: each parses the samples again.
 const MAX_ECHO_TRIES: usize = 16;
 
-/// `all` made to `g`, if every sample still parses as before: the edited grammar, and the
-/// known accepted inputs it no longer parses. Only the known inputs whose parse (`uses`)
-/// touches a symbol the edits change are parsed again.
+/// `all` made to `g`, if every sample still parses as before: the edited grammar, the known
+/// accepted inputs it no longer parses, and the productions (see [`Productions`]) each known
+/// input's parse takes in it (`None` for those lost). `uses` are the inputs' productions in
+/// `base` (`g` with the edits kept so far, which `all` begins with): only an input whose
+/// parse takes a production the edited grammar lacks is parsed again, or every input where
+/// the two read tokens otherwise (see [`lexes_alike`]); the others keep their parse.
 #[allow(clippy::too_many_arguments)]
 fn check_edits(
     g: &Grammar,
+    base: &Grammar,
     all: &[Change],
     origin: &str,
     samples: &[Sample],
     sample_profile: &HashMap<String, usize>,
     known: &[Vec<u8>],
-    uses: &[Option<Vec<SymbolId>>],
+    uses: &[Option<Vec<u32>>],
     jobs: usize,
-) -> Option<(edit::Applied, Vec<usize>)> {
+) -> Option<(edit::Applied, Vec<usize>, Uses)> {
     let applied = edit::apply(g, all, origin).ok()?;
     let samples_kept =
         parse_all(&applied.grammar, samples).is_ok_and(|t| profile(&applied.grammar, &t) == *sample_profile);
     if !samples_kept {
         return None;
     }
-    let changed = changed_symbols(g, &applied.grammar);
-    let again: Vec<usize> = (0..known.len())
-        .filter(|&i| uses[i].as_ref().is_none_or(|u| u.iter().any(|s| changed[s.index()])))
+    let map = lexes_alike(base, &applied.grammar).then(|| production_map(base, &applied.grammar));
+    let mut now: Uses = (0..known.len())
+        .map(|i| {
+            let (map, used) = (map.as_ref()?, uses[i].as_ref()?);
+            let mut mapped: Vec<u32> = used.iter().map(|&p| map[p as usize]).collect::<Option<_>>()?;
+            mapped.sort_unstable();
+            Some(mapped)
+        })
         .collect();
+    let again: Vec<usize> = (0..known.len()).filter(|&i| now[i].is_none()).collect();
     let inputs: Vec<Vec<u8>> = again.iter().map(|&i| known[i].clone()).collect();
-    let parsed = parses_each(&applied.grammar, &inputs, jobs);
-    let lost = again.iter().zip(parsed).filter(|(_, p)| !p).map(|(&i, _)| i).collect();
-    Some((applied, lost))
+    let mut lost = Vec::new();
+    for (&i, used) in again.iter().zip(productions_used(&applied.grammar, &inputs, jobs)) {
+        if used.is_none() {
+            lost.push(i);
+        }
+        now[i] = used;
+    }
+    Some((applied, lost, now))
+}
+
+/// Per input, the productions (see [`Productions`]) its parse takes, sorted (`None`: not
+/// parsed).
+type Uses = Vec<Option<Vec<u32>>>;
+
+/// The productions each known input's parse takes in the grammar they were last found in,
+/// by the input's text: carried over to the next grammar (see [`production_map`]), only the
+/// inputs whose productions it lacks, and new ones, are parsed.
+#[derive(Default)]
+struct UsesCache {
+    grammar: Option<Grammar>,
+    uses: HashMap<Vec<u8>, Vec<u32>>,
+}
+
+impl UsesCache {
+    /// Makes the entries `g`'s: those whose productions `g` has (and reads tokens alike) are
+    /// carried over, the others dropped.
+    fn rebase(&mut self, g: &Grammar) {
+        let old = self.grammar.replace(g.clone());
+        let map = old.filter(|old| lexes_alike(old, g)).map(|old| production_map(&old, g));
+        let Some(map) = map else {
+            self.uses.clear();
+            return;
+        };
+        self.uses.retain(|_, used| {
+            let Some(mut mapped) = used.iter().map(|&p| map[p as usize]).collect::<Option<Vec<u32>>>() else {
+                return false;
+            };
+            mapped.sort_unstable();
+            *used = mapped;
+            true
+        });
+    }
+
+    /// Parses the inputs not yet known in `g` (after [`UsesCache::rebase`]).
+    fn fill(&mut self, g: &Grammar, inputs: &[Vec<u8>], jobs: usize) {
+        let mut missing: Vec<Vec<u8>> = inputs.iter().filter(|t| !self.uses.contains_key(*t)).cloned().collect();
+        missing.sort();
+        missing.dedup();
+        let found = productions_used(g, &missing, jobs);
+        self.uses.extend(
+            missing
+                .into_iter()
+                .zip(found)
+                .filter_map(|(text, used)| Some((text, used?))),
+        );
+    }
+
+    /// Per input, whether `g` parses it.
+    fn parses(&mut self, g: &Grammar, inputs: &[Vec<u8>], jobs: usize) -> Vec<bool> {
+        self.rebase(g);
+        self.fill(g, inputs, jobs);
+        inputs.iter().map(|t| self.uses.contains_key(t)).collect()
+    }
+
+    /// Per input, the productions its parse takes in `g` (`None` if `g` does not parse it).
+    fn uses(&mut self, g: &Grammar, inputs: &[Vec<u8>], jobs: usize) -> Uses {
+        self.rebase(g);
+        self.fill(g, inputs, jobs);
+        inputs.iter().map(|t| self.uses.get(t).cloned()).collect()
+    }
+
+    /// Remembers `uses`, the productions of `inputs`' parses in `g`, and nothing else.
+    fn keep(&mut self, g: &Grammar, inputs: &[Vec<u8>], uses: &[Option<Vec<u32>>]) {
+        self.grammar = Some(g.clone());
+        self.uses = inputs
+            .iter()
+            .zip(uses)
+            .filter_map(|(text, used)| Some((text.clone(), used.clone()?)))
+            .collect();
+    }
 }
 
 /// The grammar as it was before a round's edits.
@@ -2197,14 +2287,21 @@ const MAX_MOVED: usize = 200;
 
 /// Adds a round's accepted inputs to `known`, interleaved with the ones before, at most `cap`
 /// (older rounds drew from a wider grammar: their inputs are the most varied).
-fn remember(known: &mut Vec<Vec<u8>>, accepted: Vec<Vec<u8>>, grammar: &Grammar, jobs: usize, cap: usize) {
+fn remember(
+    known: &mut Vec<Vec<u8>>,
+    accepted: Vec<Vec<u8>>,
+    grammar: &Grammar,
+    cache: &mut UsesCache,
+    jobs: usize,
+    cap: usize,
+) {
     let seen: HashSet<Vec<u8>> = known.iter().cloned().collect();
     let mut new: Vec<Vec<u8>> = accepted.into_iter().filter(|b| !seen.contains(b)).collect();
     new.sort();
     new.dedup();
     // Only what the grammar parses now (a drawn tree's text may read otherwise): the check is
     // that an edit keeps them, not that they were ever in.
-    let mut parsed = parses_each(grammar, &new, jobs).into_iter();
+    let mut parsed = cache.parses(grammar, &new, jobs).into_iter();
     new.retain(|_| parsed.next().unwrap_or(false));
     let old = std::mem::take(known);
     let (mut a, mut b) = (old.into_iter(), new.into_iter());
@@ -2409,64 +2506,152 @@ fn forbids(g: &Grammar, change: &Change, tree: &Tree, node: NodeId) -> bool {
     }
 }
 
-/// Per input, the symbols of `grammar` its parse uses, sorted (`None` if it does not parse).
-fn symbols_used(grammar: &Grammar, inputs: &[Vec<u8>], jobs: usize) -> Vec<Option<Vec<SymbolId>>> {
+/// The productions of a grammar, numbered: each alternative of a choice symbol, and the body
+/// of a repetition or of an optional, symbol by symbol in order. An edit's check parses again
+/// only the inputs whose parse uses a production the edit changed: dropping one alternative
+/// of Rust's `_type` re-parsed every input with a type in it, and parsing the known inputs
+/// again took two thirds of a round.
+struct Productions {
+    /// Per symbol, the number of its first production.
+    first: Vec<u32>,
+}
+
+impl Productions {
+    fn new(g: &Grammar) -> Productions {
+        let mut next = 0u32;
+        let first = g
+            .symbols()
+            .iter()
+            .map(|s| {
+                let first = next;
+                next += match &s.body {
+                    Body::Choice(alts) => alts.len() as u32,
+                    _ => 1,
+                };
+                first
+            })
+            .collect();
+        Productions { first }
+    }
+
+    /// The production a parse tree's node derives with (`None` for a leaf).
+    fn of(&self, kind: NodeKind) -> Option<u32> {
+        match kind {
+            NodeKind::Rule { symbol, alt } => Some(self.first[symbol.index()] + alt),
+            NodeKind::Repeat { symbol } | NodeKind::Optional { symbol } => Some(self.first[symbol.index()]),
+            NodeKind::Leaf { .. } => None,
+        }
+    }
+}
+
+/// Per input, the productions (see [`Productions`]) of `grammar` its parse uses, sorted
+/// (`None` if it does not parse).
+fn productions_used(grammar: &Grammar, inputs: &[Vec<u8>], jobs: usize) -> Uses {
     let parser = Parser::new(grammar);
+    let numbers = Productions::new(grammar);
     crate::pool::map(inputs, jobs, |_, b| {
         let tree = parser.parse(b).ok()?;
         let mut used = HashSet::new();
         tree.pre_order(tree.root(), |n| {
-            used.extend(tree.kind(n).symbol());
+            used.extend(numbers.of(tree.kind(n)));
         });
-        let mut used: Vec<SymbolId> = used.into_iter().collect();
+        let mut used: Vec<u32> = used.into_iter().collect();
         used.sort_unstable();
         Some(used)
     })
 }
 
-/// Per symbol of `old`, whether `new` lacks a symbol of its name deriving the same (the same
-/// items, symbols matched by name): a parse in `old` that uses none of these is one in `new`.
-fn changed_symbols(old: &Grammar, new: &Grammar) -> Vec<bool> {
-    let by_name: HashMap<&str, &Symbol> = new.symbols().iter().map(|s| (s.name.as_str(), s)).collect();
+/// Per production of `old` (see [`Productions`]), the same production of `new`: of a symbol
+/// of the same name, with the same items (symbols matched by name; an alternative anywhere
+/// among the symbol's), or `None` if `new` lacks it. A parse in `old` whose productions all
+/// map is one in `new`, where the two read tokens alike (see [`lexes_alike`]).
+fn production_map(old: &Grammar, new: &Grammar) -> Vec<Option<u32>> {
+    let numbers = Productions::new(new);
+    let by_name: HashMap<&str, usize> = new
+        .symbols()
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.name.as_str(), i))
+        .collect();
     let same = |a: &Item, b: &Item| match (a, b) {
         (Item::Symbol(x), Item::Symbol(y)) => old.symbol(*x).name == new.symbol(*y).name,
         (Item::Terminal(x), Item::Terminal(y)) => old.terminal(*x) == new.terminal(*y),
         _ => false,
     };
     let same_items = |a: &[Item], b: &[Item]| a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y));
-    old.symbols()
-        .iter()
-        .map(|s| {
-            let Some(t) = by_name.get(s.name.as_str()) else {
-                return true;
-            };
-            !match (&s.body, &t.body) {
-                (Body::Choice(a), Body::Choice(b)) => {
-                    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same_items(&x.items, &y.items))
-                }
-                (
-                    Body::Repeat {
-                        item: a,
-                        min: m,
-                        max: x,
-                    },
+    let mut map = Vec::new();
+    for s in old.symbols() {
+        let found = by_name
+            .get(s.name.as_str())
+            .map(|&i| (numbers.first[i], &new.symbols()[i].body));
+        match (&s.body, found) {
+            (Body::Choice(a), Some((first, Body::Choice(b)))) => map.extend(a.iter().enumerate().map(|(i, x)| {
+                // Where it was (nothing dropped before it), else anywhere.
+                let at = if b.get(i).is_some_and(|y| same_items(&x.items, &y.items)) {
+                    Some(i)
+                } else {
+                    b.iter().position(|y| same_items(&x.items, &y.items))
+                };
+                at.map(|j| first + j as u32)
+            })),
+            (Body::Choice(a), _) => map.extend(std::iter::repeat_n(None, a.len())),
+            (
+                Body::Repeat {
+                    item: a,
+                    min: m,
+                    max: x,
+                },
+                Some((
+                    first,
                     Body::Repeat {
                         item: b,
                         min: n,
                         max: y,
                     },
-                ) => m == n && x == y && same(a, b),
-                (Body::Optional(a), Body::Optional(b)) => same(a, b),
-                _ => false,
-            }
-        })
-        .collect()
+                )),
+            ) => map.push((m == n && x == y && same(a, b)).then_some(first)),
+            (Body::Optional(a), Some((first, Body::Optional(b)))) => map.push(same(a, b).then_some(first)),
+            _ => map.push(None),
+        }
+    }
+    map
 }
 
-/// Per input, whether `grammar` parses it (`jobs` at once).
-fn parses_each(grammar: &Grammar, inputs: &[Vec<u8>], jobs: usize) -> Vec<bool> {
-    let parser = Parser::new(grammar);
-    crate::pool::map(inputs, jobs, |_, b| parser.recognize(b).is_ok())
+/// Whether `new`, made from `old` by edits, reads tokens as `old` does beside their
+/// productions: the same main layout rule, rules of the same name are layout, lexeme,
+/// keyword, external or matched longest-first in both or in neither (a copy of one, under a
+/// new name, is reached only by new productions), and the exclusions are the same. (`%distinct`,
+/// `%values` and `%separate` shape what is generated, not what is parsed.)
+fn lexes_alike(old: &Grammar, new: &Grammar) -> bool {
+    let in_old: HashMap<&str, usize> = old
+        .symbols()
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.name.as_str(), i))
+        .collect();
+    let flags = |g: &Grammar, i: usize| {
+        let id = SymbolId(i as u32);
+        (
+            g.is_longest_match(id),
+            g.is_word_name(id),
+            g.is_external(id),
+            g.is_layout(Item::Symbol(id)),
+        )
+    };
+    let lexemes: HashSet<&str> = old.lexemes().iter().map(|&s| old.symbol(s).name.as_str()).collect();
+    old.exclusions() == new.exclusions()
+        && new.layout().map(|s| &new.symbol(s).name) == old.layout().map(|s| &old.symbol(s).name)
+        && new.symbols().iter().enumerate().all(|(i, s)| {
+            in_old
+                .get(s.name.as_str())
+                .is_none_or(|&j| flags(old, j) == flags(new, i))
+        })
+        // A rule that becomes a lexeme would cut words it did not: more rejected. (A copy
+        // derives what its rule does, or less: fewer words, fewer cut.)
+        && new.lexemes().iter().all(|&s| {
+            let name = new.symbol(s).name.as_str();
+            lexemes.contains(name) || !in_old.contains_key(name)
+        })
 }
 
 /// How many nodes of each named rule the trees have. An edit must leave the samples' profile

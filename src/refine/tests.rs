@@ -3062,25 +3062,25 @@ fn an_alternative_valid_only_before_another_item_is_not_dropped() {
     assert!(!edits.is_empty());
 }
 
-/// An edit's check parses again only the known inputs whose parse uses a symbol the edit
-/// changed; the others keep their parse in the edited grammar.
+/// An edit's check parses again only the known inputs whose parse uses a production the
+/// edit changed; the others keep their parse in the edited grammar.
 #[test]
-fn only_inputs_that_use_a_changed_symbol_are_checked_again() {
+fn only_inputs_that_use_a_changed_production_are_checked_again() {
     let old = Grammar::from_text(LOOSE_JSON, "loose.grammar").unwrap();
     let tight = LOOSE_JSON.replace(r#"( "." [0-9]* )?"#, r#"( "." [0-9]+ )?"#);
     assert_ne!(tight, LOOSE_JSON);
     let new = Grammar::from_text(&tight, "tight.grammar").unwrap();
-    let changed = changed_symbols(&old, &new);
-    let index = |name: &str| old.symbols().iter().position(|s| s.name == name).unwrap();
+    let changed: Vec<bool> = production_map(&old, &new).iter().map(Option::is_none).collect();
+    let numbers = Productions::new(&old);
+    let first = |name: &str| numbers.first[old.symbols().iter().position(|s| s.name == name).unwrap()] as usize;
     for name in ["value", "number", "digits", "string"] {
-        assert!(!changed[index(name)], "{name} derives what it did");
+        assert!(!changed[first(name)], "{name} derives what it did");
     }
     let which: Vec<&str> = old
         .symbols()
         .iter()
-        .zip(&changed)
-        .filter(|(_, &c)| c)
-        .map(|(s, _)| s.name.as_str())
+        .filter(|s| changed[first(&s.name)])
+        .map(|s| s.name.as_str())
         .collect();
     assert_eq!(
         which.len(),
@@ -3088,18 +3088,49 @@ fn only_inputs_that_use_a_changed_symbol_are_checked_again() {
         "only the repetition of the fraction's digits changed: {which:?}"
     );
     assert!(which[0].starts_with("number."), "{which:?}");
+    assert_eq!(changed.iter().filter(|&&c| c).count(), 1);
 
     let inputs: Vec<Vec<u8>> = [r#"["ab",[]]"#, "1.", "[2.5]", "-7"]
         .map(|s| s.as_bytes().to_vec())
         .to_vec();
-    let uses = symbols_used(&old, &inputs, 1);
+    let uses = productions_used(&old, &inputs, 1);
     let again: Vec<bool> = uses
         .iter()
-        .map(|u| u.as_ref().unwrap().iter().any(|s| changed[s.index()]))
+        .map(|u| u.as_ref().unwrap().iter().any(|&p| changed[p as usize]))
         .collect();
     assert_eq!(again, [false, true, true, false]);
     // What is not checked again parses; of the rest, only `1.` is lost.
     assert_eq!(parses_each(&new, &inputs, 1), [true, false, true, true]);
+}
+
+/// Dropping one alternative changes that production alone: an input whose parse takes the
+/// rule's other alternatives (even those after it, whose numbers moved) keeps its parse.
+#[test]
+fn dropping_an_alternative_leaves_the_rules_other_alternatives_unchanged() {
+    let old = Grammar::from_text(LOOSE_JSON, "loose.grammar").unwrap();
+    let narrow = LOOSE_JSON.replace("value  = number | string |", "value  = string |");
+    assert_ne!(narrow, LOOSE_JSON);
+    let new = Grammar::from_text(&narrow, "narrow.grammar").unwrap();
+    let changed: Vec<bool> = production_map(&old, &new).iter().map(Option::is_none).collect();
+    let numbers = Productions::new(&old);
+    let value = numbers.first[old.symbols().iter().position(|s| s.name == "value").unwrap()] as usize;
+    assert_eq!(
+        &changed[value..value + 3],
+        [true, false, false],
+        "number dropped, string and list kept"
+    );
+    assert_eq!(changed.iter().filter(|&&c| c).count(), 1);
+
+    let inputs: Vec<Vec<u8>> = [r#"["ab",[]]"#, "[1]", r#""x""#, "7"]
+        .map(|s| s.as_bytes().to_vec())
+        .to_vec();
+    let uses = productions_used(&old, &inputs, 1);
+    let again: Vec<bool> = uses
+        .iter()
+        .map(|u| u.as_ref().unwrap().iter().any(|&p| changed[p as usize]))
+        .collect();
+    assert_eq!(again, [false, true, false, true]);
+    assert_eq!(parses_each(&new, &inputs, 1), [true, false, true, false]);
 }
 
 /// Hexadecimal numbers, digits and `_` after `0x`.
@@ -4413,4 +4444,38 @@ num     = [0-9]+ ;
     // Valid in a select list: a sample's clause there is accepted too.
     let valid = b"select f() filter(where x) from t()";
     assert!(!is_fluke(&g, &bound_in(valid, "call"), valid, &good, &judge));
+}
+
+/// Per input, whether `grammar` parses it (`jobs` at once).
+fn parses_each(grammar: &Grammar, inputs: &[Vec<u8>], jobs: usize) -> Vec<bool> {
+    let parser = Parser::new(grammar);
+    crate::pool::map(inputs, jobs, |_, b| parser.recognize(b).is_ok())
+}
+
+/// The productions cached for the known inputs follow the grammar from edit to edit: each
+/// grammar's answer is the parser's, whether an input was carried over or parsed again.
+#[test]
+fn the_known_inputs_productions_follow_the_grammar_from_edit_to_edit() {
+    let steps = [
+        LOOSE_JSON.to_string(),
+        LOOSE_JSON.replace(r#"( "." [0-9]* )?"#, r#"( "." [0-9]+ )?"#),
+        LOOSE_JSON
+            .replace(r#"( "." [0-9]* )?"#, r#"( "." [0-9]+ )?"#)
+            .replace("value  = number | string |", "value  = string |"),
+        // Taken back: the wider grammar again.
+        LOOSE_JSON.to_string(),
+    ];
+    let inputs: Vec<Vec<u8>> = [r#"["ab",[]]"#, "1.", "[2.5]", "-7", r#""x""#, "[1,[2.]]"]
+        .map(|s| s.as_bytes().to_vec())
+        .to_vec();
+    let mut cache = UsesCache::default();
+    for (n, text) in steps.iter().enumerate() {
+        let g = Grammar::from_text(text, "step.grammar").unwrap();
+        let parses = parses_each(&g, &inputs, 1);
+        let uses = cache.uses(&g, &inputs, 1);
+        assert_eq!(uses.iter().map(Option::is_some).collect::<Vec<_>>(), parses, "step {n}");
+        let fresh = productions_used(&g, &inputs, 1);
+        assert_eq!(uses, fresh, "step {n}: carried over as a fresh parse finds them");
+        assert_eq!(cache.parses(&g, &inputs, 1), parses, "step {n}");
+    }
 }
