@@ -760,18 +760,18 @@ fn a_copy_named_at_two_places_of_its_rule_is_copied_again_for_one() {
 
 #[test]
 fn edits_refused_in_a_rule_and_its_copies_are_forgotten_for_that_rule_alone() {
-    let mut refused: HashSet<String> = [
+    let mut refused = Refused::default();
+    for key in [
         "dropped alternative 1 of `tt[in m[in stmt]]` (\"(\" \")\") where `m[in stmt]` uses it",
         "dropped alternative 1 of `tt[in m[in stmt] 2]` (\"(\" \")\") where `m[in stmt]` uses it",
         "dropped alternative 2 of `m[in stmt]` (x) everywhere",
         "dropped alternative 1 of `tt[in m[in stmt 2]]` (\"(\" \")\") where `m[in stmt 2]` uses it",
         "dropped alternative 1 of `tt` (\"(\" \")\") everywhere",
-    ]
-    .into_iter()
-    .map(String::from)
-    .collect();
+    ] {
+        refused.insert(key.to_string());
+    }
     forget_refused(&mut refused, "m[in stmt]");
-    let mut left: Vec<&str> = refused.iter().map(String::as_str).collect();
+    let mut left: Vec<&str> = refused.until.keys().map(String::as_str).collect();
     left.sort();
     assert_eq!(
         left,
@@ -983,7 +983,7 @@ proptest! {
     fn an_edit_is_refused_only_when_taken_back_alone(
         rounds in proptest::collection::vec((proptest::collection::btree_set(0u8..6, 1..4), any::<bool>()), 1..8),
     ) {
-        let (mut refused, mut probation) = (HashSet::new(), HashMap::new());
+        let (mut refused, mut probation) = (Refused::default(), HashMap::new());
         for (keys, solo) in rounds {
             // A refused edit is never made again, so never taken back again.
             let keys: Vec<String> = keys.iter().map(|k| k.to_string()).filter(|k| !refused.contains(k)).collect();
@@ -4477,5 +4477,32 @@ fn the_known_inputs_productions_follow_the_grammar_from_edit_to_edit() {
         let fresh = productions_used(&g, &inputs, 1);
         assert_eq!(uses, fresh, "step {n}: carried over as a fresh parse finds them");
         assert_eq!(cache.parses(&g, &inputs, 1), parses, "step {n}");
+    }
+}
+
+proptest! {
+    /// A refused edit is refused for [`REFUSED_ROUNDS`] rounds, then for twice as many each
+    /// time it is refused again: never for good, and never tried again sooner.
+    #[test]
+    fn a_refused_edit_is_tried_again_after_a_wait_that_doubles(
+        gaps in proptest::collection::vec(0usize..70, 1..6),
+    ) {
+        let mut refused = Refused::default();
+        let mut round = 1;
+        refused.start(round);
+        let mut wait = REFUSED_ROUNDS;
+        for gap in gaps {
+            refused.insert("e".to_string());
+            prop_assert!(refused.contains("e"));
+            // Refused through the wait, free from the round after it.
+            refused.start(round + wait);
+            prop_assert!(refused.contains("e"));
+            refused.start(round + wait + 1);
+            prop_assert!(!refused.contains("e"));
+            prop_assert!(!refused.contains("other"));
+            round += wait + 1 + gap;
+            refused.start(round);
+            wait *= 2;
+        }
     }
 }
