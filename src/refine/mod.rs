@@ -484,6 +484,8 @@ pub fn refine(
     // [`transplanted`]), kept apart from `known` so that they never push out the generated
     // inputs, which hold what the samples lack; checked with them.
     let mut moved_known: Vec<Vec<u8>> = Vec::new();
+    // Known inputs that refused edits lost (see [`Known::Witness`]), checked with the others.
+    let mut witnesses: Vec<Vec<u8>> = Vec::new();
     // The productions each known input's parse takes, carried from round to round.
     let mut cache = UsesCache::default();
     // The grammar before the last round's edits, with that round's figures.
@@ -618,10 +620,14 @@ pub fn refine(
             transplanted(g, c, &trees, &good, &judge)
         });
         remember(&mut moved_known, moved.concat(), g, &mut cache, options.jobs, MAX_MOVED);
-        // Checked together this round; `is_moved` says which is which, to part them after it.
-        let mut is_moved: Vec<bool> = vec![false; known.len()];
-        is_moved.resize(known.len() + moved_known.len(), true);
+        // Checked together this round; `group` says which is which, to part them after it.
+        let mut group: Vec<Known> = vec![Known::Generated; known.len()];
+        group.resize(known.len() + moved_known.len(), Known::Moved);
+        group.resize(known.len() + moved_known.len() + witnesses.len(), Known::Witness);
         known.append(&mut moved_known);
+        known.append(&mut witnesses);
+        // The inputs that this round's refusals rest on (see [`Known::Witness`]).
+        let mut found_witnesses: Vec<Vec<u8>> = Vec::new();
         let facts = Facts::new(g, &trees)
             .with_accepted(g, &accepted)
             .with_dropped(g, &drops);
@@ -719,7 +725,16 @@ pub fn refine(
                 let mut all: Vec<Change> = kept.iter().map(|k| k.change.clone()).collect();
                 all.push(change.clone());
                 // Known inputs the edit would lose, if it keeps the samples as they are.
-                match check(&all, &current, &uses, &known) {
+                let outcome = check(&all, &current, &uses, &known);
+                // The first of them (of a few spread over all) accepted for the grammar's
+                // reading: the evidence that the edit takes from the language.
+                let evidence = outcome.as_ref().and_then(|(_, lost, _)| {
+                    lost.iter()
+                        .step_by(lost.len().div_ceil(MAX_FLUKES).max(1))
+                        .copied()
+                        .find(|&i| !is_fluke(g, &change, &known[i], &good, &judge))
+                });
+                match outcome {
                     // An edit that changes nothing (a keyed table given the words it has) would
                     // be made again each round for the same culprit, whose next edit is never
                     // tried: SQL's `REPLACE` in a CTE's body kept 20 rounds on one.
@@ -728,13 +743,7 @@ pub fn refine(
                     {
                         refused.insert(change.key(g));
                     }
-                    Some((applied, lost, now))
-                        if lost.is_empty()
-                            || lost
-                                .iter()
-                                .step_by(lost.len().div_ceil(MAX_FLUKES))
-                                .all(|&i| is_fluke(g, &change, &known[i], &good, &judge)) =>
-                    {
+                    Some((applied, lost, now)) if evidence.is_none() => {
                         // Accepted for another reason than the grammar's reading: no evidence.
                         let mut index = 0..;
                         known.retain(|_| !lost.contains(&index.next().unwrap_or(usize::MAX)));
@@ -742,7 +751,7 @@ pub fn refine(
                         let mut index = 0..;
                         uses.retain(|_| !lost.contains(&index.next().unwrap_or(usize::MAX)));
                         let mut index = 0..;
-                        is_moved.retain(|_| !lost.contains(&index.next().unwrap_or(usize::MAX)));
+                        group.retain(|_| !lost.contains(&index.next().unwrap_or(usize::MAX)));
                         current = Some(applied);
                         kept.push(Kept {
                             change,
@@ -755,6 +764,8 @@ pub fn refine(
                         break;
                     }
                     _ => {
+                        // Kept for good: the edit, tried again, must keep it.
+                        found_witnesses.extend(evidence.map(|i| known[i].clone()));
                         refused.insert(change.key(g));
                         round.refused += 1;
                     }
@@ -807,8 +818,7 @@ pub fn refine(
         if let Some(applied) = &current {
             cache.keep(&applied.grammar, &known, &uses);
         }
-        let mut which = is_moved.into_iter();
-        (moved_known, known) = known.into_iter().partition(|_| which.next().unwrap_or(false));
+        [known, moved_known, witnesses] = part_known(std::mem::take(&mut known), &group, found_witnesses);
         round.edits = kept.len();
         // A rule named at two places, copied for one of them, is the other's alone from now
         // on: the edits refused in it while both needed it are tried again (Rust's item-level
@@ -910,7 +920,8 @@ const REFUSED_ROUNDS: usize = 8;
 /// parentheses there, refused in an early round when the accepted inputs had such calls
 /// before a `;` that the same rule then held, and never tried again (tried again on the
 /// refined grammar, it passed at once). So a refused edit is tried again after
-/// [`REFUSED_ROUNDS`] rounds, then after twice as many each time it is refused again.
+/// [`REFUSED_ROUNDS`] rounds, then after twice as many each time it is refused again; what it
+/// lost stays known (see [`Known::Witness`]), so it passes only once it keeps that.
 #[derive(Default)]
 struct Refused {
     /// Per key, the round from which the edit may be tried again, and how often it was refused.
@@ -1140,12 +1151,7 @@ fn check_edits(
     }
     let map = lexes_alike(base, &applied.grammar).then(|| production_map(base, &applied.grammar));
     let mut now: Uses = (0..known.len())
-        .map(|i| {
-            let (map, used) = (map.as_ref()?, uses[i].as_ref()?);
-            let mut mapped: Vec<u32> = used.iter().map(|&p| map[p as usize]).collect::<Option<_>>()?;
-            mapped.sort_unstable();
-            Some(mapped)
-        })
+        .map(|i| carried(map.as_ref()?, uses[i].as_ref()?))
         .collect();
     let again: Vec<usize> = (0..known.len()).filter(|&i| now[i].is_none()).collect();
     let inputs: Vec<Vec<u8>> = again.iter().map(|&i| known[i].clone()).collect();
@@ -1162,6 +1168,14 @@ fn check_edits(
 /// Per input, the productions (see [`Productions`]) its parse takes, sorted (`None`: not
 /// parsed).
 type Uses = Vec<Option<Vec<u32>>>;
+
+/// A parse's productions `used` in another grammar, by `map` (see [`production_map`]), sorted;
+/// `None` if that grammar lacks one of them.
+fn carried(map: &[Option<u32>], used: &[u32]) -> Option<Vec<u32>> {
+    let mut mapped: Vec<u32> = used.iter().map(|&p| map[p as usize]).collect::<Option<_>>()?;
+    mapped.sort_unstable();
+    Some(mapped)
+}
 
 /// The productions each known input's parse takes in the grammar they were last found in,
 /// by the input's text: carried over to the next grammar (see [`production_map`]), only the
@@ -1182,13 +1196,12 @@ impl UsesCache {
             self.uses.clear();
             return;
         };
-        self.uses.retain(|_, used| {
-            let Some(mut mapped) = used.iter().map(|&p| map[p as usize]).collect::<Option<Vec<u32>>>() else {
-                return false;
-            };
-            mapped.sort_unstable();
-            *used = mapped;
-            true
+        self.uses.retain(|_, used| match carried(&map, used) {
+            Some(mapped) => {
+                *used = mapped;
+                true
+            }
+            None => false,
         });
     }
 
@@ -2327,6 +2340,49 @@ const MAX_KNOWN: usize = 400;
 /// to check edits against, at most.
 const MAX_MOVED: usize = 200;
 
+/// Witnesses (see [`Known::Witness`]) kept, at most: the newest.
+const MAX_WITNESSES: usize = 200;
+
+/// The known inputs a round checked, parted again by their `group`s into the generated ones,
+/// the moved ones and the witnesses, with the round's `found` witnesses added: a witness is in
+/// no other list, and the newest [`MAX_WITNESSES`] are kept.
+fn part_known(checked: Vec<Vec<u8>>, group: &[Known], found: Vec<Vec<u8>>) -> [Vec<Vec<u8>>; 3] {
+    let [mut generated, mut moved, mut witnesses]: [Vec<Vec<u8>>; 3] = Default::default();
+    for (text, kind) in checked.into_iter().zip(group) {
+        match kind {
+            Known::Generated => generated.push(text),
+            Known::Moved => moved.push(text),
+            Known::Witness => witnesses.push(text),
+        }
+    }
+    for text in found {
+        if !witnesses.contains(&text) {
+            witnesses.push(text);
+        }
+    }
+    if witnesses.len() > MAX_WITNESSES {
+        witnesses.drain(..witnesses.len() - MAX_WITNESSES);
+    }
+    let all: HashSet<&Vec<u8>> = witnesses.iter().collect();
+    generated.retain(|t| !all.contains(t));
+    moved.retain(|t| !all.contains(t));
+    [generated, moved, witnesses]
+}
+
+/// Where a known accepted input comes from: each kind is kept in a list of its own.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Known {
+    /// A generated input the command accepted (newest and oldest kept, see [`remember`]).
+    Generated,
+    /// A culprit's text accepted where the samples have its rule (see [`transplanted`]).
+    Moved,
+    /// An input, accepted for the grammar's reading (no fluke), that an edit refused for it
+    /// would have lost: kept for good, so that the edit, tried again (see [`Refused`]), is
+    /// refused again while it loses it. (Tried again with the generated inputs turned over,
+    /// the refused edits that lost real files made Rust's recall fall from 97 to 82 %.)
+    Witness,
+}
+
 /// Adds a round's accepted inputs to `known`, interleaved with the ones before, at most `cap`
 /// (older rounds drew from a wider grammar: their inputs are the most varied).
 fn remember(
@@ -2559,6 +2615,7 @@ struct Productions {
 }
 
 impl Productions {
+    /// The numbering of `g`'s productions.
     fn new(g: &Grammar) -> Productions {
         let mut next = 0u32;
         let first = g

@@ -4506,3 +4506,36 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    /// Parted again after a round, every checked input is in the list of its kind, a witness
+    /// found in the round leaves the others, a witness is never dropped but for the cap (the
+    /// oldest first), and no list holds an input twice.
+    #[test]
+    fn a_witness_is_kept_apart_and_for_good(
+        checked in proptest::collection::vec((0u8..40, 0u8..3), 0..60),
+        found in proptest::collection::vec(0u8..40, 0..10),
+    ) {
+        // Distinct texts, as the known inputs are.
+        let mut seen = HashSet::new();
+        let checked: Vec<(Vec<u8>, Known)> = checked
+            .into_iter()
+            .filter(|(t, _)| seen.insert(*t))
+            .map(|(t, k)| (vec![t], [Known::Generated, Known::Moved, Known::Witness][k as usize]))
+            .collect();
+        let found: Vec<Vec<u8>> = found.into_iter().map(|t| vec![t]).collect();
+        let (texts, group): (Vec<Vec<u8>>, Vec<Known>) = checked.iter().cloned().unzip();
+        let [generated, moved, witnesses] = part_known(texts, &group, found.clone());
+        for (text, kind) in &checked {
+            let witness = *kind == Known::Witness || found.contains(text);
+            prop_assert_eq!(witnesses.contains(text), witness);
+            prop_assert_eq!(generated.contains(text), *kind == Known::Generated && !witness);
+            prop_assert_eq!(moved.contains(text), *kind == Known::Moved && !witness);
+        }
+        for list in [&generated, &moved, &witnesses] {
+            let distinct: HashSet<&Vec<u8>> = list.iter().collect();
+            prop_assert_eq!(distinct.len(), list.len());
+        }
+        prop_assert!(witnesses.len() <= MAX_WITNESSES);
+    }
+}
