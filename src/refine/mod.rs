@@ -2666,12 +2666,7 @@ fn productions_used(grammar: &Grammar, inputs: &[Vec<u8>], jobs: usize) -> Uses 
 /// map is one in `new`, where the two read tokens alike (see [`lexes_alike`]).
 fn production_map(old: &Grammar, new: &Grammar) -> Vec<Option<u32>> {
     let numbers = Productions::new(new);
-    let by_name: HashMap<&str, usize> = new
-        .symbols()
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (s.name.as_str(), i))
-        .collect();
+    let by_name = index_by_name(new);
     let same = |a: &Item, b: &Item| match (a, b) {
         (Item::Symbol(x), Item::Symbol(y)) => old.symbol(*x).name == new.symbol(*y).name,
         (Item::Terminal(x), Item::Terminal(y)) => old.terminal(*x) == new.terminal(*y),
@@ -2716,18 +2711,23 @@ fn production_map(old: &Grammar, new: &Grammar) -> Vec<Option<u32>> {
     map
 }
 
+/// Per symbol name (groups' too, which [`Grammar::symbol_by_name`] leaves out), the symbol's
+/// index: how [`production_map`] and [`lexes_alike`] match rules across grammars.
+fn index_by_name(g: &Grammar) -> HashMap<&str, usize> {
+    g.symbols()
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.name.as_str(), i))
+        .collect()
+}
+
 /// Whether `new`, made from `old` by edits, reads tokens as `old` does beside their
 /// productions: the same main layout rule, rules of the same name are layout, lexeme,
 /// keyword, external or matched longest-first in both or in neither (a copy of one, under a
 /// new name, is reached only by new productions), and the exclusions are the same. (`%distinct`,
 /// `%values` and `%separate` shape what is generated, not what is parsed.)
 fn lexes_alike(old: &Grammar, new: &Grammar) -> bool {
-    let in_old: HashMap<&str, usize> = old
-        .symbols()
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (s.name.as_str(), i))
-        .collect();
+    let in_old = index_by_name(old);
     let flags = |g: &Grammar, i: usize| {
         let id = SymbolId(i as u32);
         (

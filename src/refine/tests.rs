@@ -3093,14 +3093,19 @@ fn only_inputs_that_use_a_changed_production_are_checked_again() {
     let inputs: Vec<Vec<u8>> = [r#"["ab",[]]"#, "1.", "[2.5]", "-7"]
         .map(|s| s.as_bytes().to_vec())
         .to_vec();
-    let uses = productions_used(&old, &inputs, 1);
-    let again: Vec<bool> = uses
-        .iter()
-        .map(|u| u.as_ref().unwrap().iter().any(|&p| changed[p as usize]))
-        .collect();
+    let again = checked_again(&old, &changed, &inputs);
     assert_eq!(again, [false, true, true, false]);
     // What is not checked again parses; of the rest, only `1.` is lost.
     assert_eq!(parses_each(&new, &inputs, 1), [true, false, true, true]);
+}
+
+/// Per input (each parsed by `old`), whether its parse takes a production `changed` marks: the
+/// inputs an edit's check parses again.
+fn checked_again(old: &Grammar, changed: &[bool], inputs: &[Vec<u8>]) -> Vec<bool> {
+    productions_used(old, inputs, 1)
+        .iter()
+        .map(|u| u.as_ref().unwrap().iter().any(|&p| changed[p as usize]))
+        .collect()
 }
 
 /// Dropping one alternative changes that production alone: an input whose parse takes the
@@ -3124,11 +3129,7 @@ fn dropping_an_alternative_leaves_the_rules_other_alternatives_unchanged() {
     let inputs: Vec<Vec<u8>> = [r#"["ab",[]]"#, "[1]", r#""x""#, "7"]
         .map(|s| s.as_bytes().to_vec())
         .to_vec();
-    let uses = productions_used(&old, &inputs, 1);
-    let again: Vec<bool> = uses
-        .iter()
-        .map(|u| u.as_ref().unwrap().iter().any(|&p| changed[p as usize]))
-        .collect();
+    let again = checked_again(&old, &changed, &inputs);
     assert_eq!(again, [false, true, false, true]);
     assert_eq!(parses_each(&new, &inputs, 1), [true, false, true, false]);
 }
