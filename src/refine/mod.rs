@@ -183,7 +183,8 @@ pub enum Stop {
     /// Both acceptance targets were met ([`TARGET_ROUNDS`] rounds in a row, and again on
     /// twice a round's inputs of another seed).
     Targets,
-    /// [`STUCK_ROUNDS`] rounds in a row found nothing more to edit.
+    /// [`STUCK_ROUNDS`] rounds in a row found nothing more to edit, with no refused edit
+    /// left waiting to be tried again (or their waits ended three times already).
     Stuck,
     /// `max_time` was reached.
     Budget,
@@ -473,8 +474,10 @@ pub fn refine(
     // Edits taken back with others, and how often (see [`Probation`]).
     let mut probation: HashMap<String, Probation> = HashMap::new();
     // Rounds in a row that found no edit: each draws other inputs and isolates twice as many,
-    // so one may find what the last did not; STUCK_ROUNDS in a row end the refinement.
+    // so one may find what the last did not; STUCK_ROUNDS in a row end the refinement (once
+    // the refused edits have been tried again, up to RELEASES times).
     let mut empty_rounds = 0;
+    let mut releases = 0;
     let mut met_in_a_row = 0;
     // Generated inputs the command accepted: in the language as surely as the samples, and
     // with what the samples lack (an edit that drops `CREATE VIEW` everywhere because one
@@ -831,7 +834,16 @@ pub fn refine(
             }
         }
         empty_rounds = if kept.is_empty() { empty_rounds + 1 } else { 0 };
-        let stuck = empty_rounds >= STUCK_ROUNDS;
+        let mut stuck = empty_rounds >= STUCK_ROUNDS;
+        // Rounds with nothing to edit but edits refused, waiting to be tried again: the waits
+        // end now, rather than the refinement (a CSS run with more culprits a round stopped
+        // at 148 s of 600, 68 edits refused in its last round; a refused edit passes once it
+        // keeps its witness).
+        if stuck && releases < RELEASES && refused.release() {
+            releases += 1;
+            empty_rounds = 0;
+            stuck = false;
+        }
         if let Some(applied) = &current {
             for (k, rules) in kept.iter().zip(&applied.rules) {
                 let what = match k.echo_of {
@@ -948,7 +960,25 @@ impl Refused {
     fn start(&mut self, number: usize) {
         self.round = number;
     }
+
+    /// Ends every wait: the refused edits may be tried again from the next round on (each
+    /// refusal after that waits as long as it would have). False if none was waiting.
+    fn release(&mut self) -> bool {
+        let round = self.round;
+        let mut any = false;
+        for (until, _) in self.until.values_mut() {
+            if *until > round + 1 {
+                *until = round + 1;
+                any = true;
+            }
+        }
+        any
+    }
 }
+
+/// Times a refinement that found nothing to edit in [`STUCK_ROUNDS`] rounds ends the waits of
+/// its refused edits ([`Refused::release`]) instead of stopping.
+const RELEASES: usize = 3;
 
 /// Grammars [`refine`] keeps as candidates for the best (the measured best so far).
 const CANDIDATES: usize = 3;

@@ -4540,3 +4540,24 @@ proptest! {
         prop_assert!(witnesses.len() <= MAX_WITNESSES);
     }
 }
+
+#[test]
+fn a_release_ends_the_waits_but_not_their_doubling() {
+    let mut refused = Refused::default();
+    refused.start(1);
+    assert!(!refused.release(), "nothing was waiting");
+    refused.insert("e".to_string());
+    refused.insert("f".to_string());
+    assert!(refused.release());
+    // Still refused in the round that ran out of edits; free from the next on.
+    assert!(refused.contains("e"));
+    refused.start(2);
+    assert!(!refused.contains("e") && !refused.contains("f"));
+    assert!(!refused.release(), "no wait left to end");
+    // Refused again, it waits twice as long as the first time.
+    refused.insert("e".to_string());
+    refused.start(2 + 2 * REFUSED_ROUNDS);
+    assert!(refused.contains("e"));
+    refused.start(3 + 2 * REFUSED_ROUNDS);
+    assert!(!refused.contains("e"));
+}
