@@ -2517,7 +2517,9 @@ const FLUKE_PARTS: usize = 8;
 /// declaration; but no declaration is accepted there, and the edit that drops declarations
 /// there stands. Replacing one part alone keeps a choice made inside the others: Rust's
 /// `bitflags! { … }` item with the samples' `println!("…")` in its place needs a `;`, and
-/// with only its name replaced (`println! { … }`) it is still an item: evidence.
+/// with only its name replaced (`println! { … }`) it is still an item: evidence. Nor is an
+/// input evidence that the parser reads otherwise than the grammar at the choice's edge (see
+/// [`glued`]).
 fn is_fluke(g: &Grammar, change: &Change, input: &[u8], good: &Good<'_>, judge: &Judge<'_>) -> bool {
     let Ok(tree) = Parser::new(g).parse(input) else {
         return false;
@@ -2535,6 +2537,9 @@ fn is_fluke(g: &Grammar, change: &Change, input: &[u8], good: &Good<'_>, judge: 
     // nothing: neither a change nor a verdict.
     let replaced = |t: Option<Tree>| t.map(|t| t.unparse()).filter(|text| text.as_slice() != input);
     let accepted = |text: &[u8]| judge.verdict(text) == Verdict::Accepted;
+    if glued(g, &tree, node, input, &accepted) {
+        return true;
+    }
     // All the parts replaced, with each set of the samples' parts in turn (never the
     // cheapest derivation: it is often the fluke itself, `FILTER (WHERE a)`, where the
     // samples' parts are real clauses).
@@ -2575,6 +2580,31 @@ fn is_fluke(g: &Grammar, change: &Change, input: &[u8], good: &Good<'_>, judge: 
     // A leaf (a character a class no longer has) or a choice that holds nothing else: the
     // input itself is the evidence.
     changed
+}
+
+/// Whether the parser reads the text at `node` as one token with its neighbour: with a space
+/// put between them, where the grammar parses the input so, it is rejected. sqlparser takes
+/// `f(distinct$7)` in `FROM` as a call with the column `distinct$7`, where the grammar reads
+/// `DISTINCT` and the placeholder `$7`; but `f(DISTINCT $7)` is rejected there, and the edit
+/// that drops `DISTINCT` from a table function's arguments stands.
+fn glued(g: &Grammar, tree: &Tree, node: NodeId, input: &[u8], accepted: &dyn Fn(&[u8]) -> bool) -> bool {
+    let start = node_start(tree, node);
+    let end = start + tree.len_of(node);
+    // A character of a token (a class's) has no token's edge on either side to part.
+    if start == end || matches!(tree.kind(node), NodeKind::Leaf { .. }) {
+        return false;
+    }
+    // Only word characters glue (`distinct$7`): a lexer does not read `&'a` or `a.b` as a
+    // word, and a space there says something else (Rust's `' a` is no lifetime at all).
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80;
+    let touches = |at: usize| at > 0 && at < input.len() && word(input[at - 1]) && word(input[at]);
+    [start, end].into_iter().filter(|&at| touches(at)).any(|at| {
+        let mut spaced = Vec::with_capacity(input.len() + 1);
+        spaced.extend_from_slice(&input[..at]);
+        spaced.push(b' ');
+        spaced.extend_from_slice(&input[at..]);
+        Parser::new(g).parse(&spaced).is_ok() && !accepted(&spaced)
+    })
 }
 
 /// Whether `change` rules out the choice made at `node` (its alternative, its count, its

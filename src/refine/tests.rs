@@ -4561,3 +4561,68 @@ fn a_release_ends_the_waits_but_not_their_doubling() {
     refused.start(3 + 2 * REFUSED_ROUNDS);
     assert!(!refused.contains("e"));
 }
+
+/// A call whose argument may follow `distinct`, where the parser reads a word with `$` in it
+/// as one name: `f(distinct$7)` is a call of the name `distinct$7`.
+const GLUED: &str = r#"
+call = "f(" ( "distinct" sp )? arg ")" ;
+sp   = " "? ;
+arg  = "$" [0-9] | [a-z]+ | "*" ;
+"#;
+
+/// The parser of [`GLUED`]'s language: no `distinct` at all, and a name of letters, digits
+/// and `$`, or `*` (or with `spaces_too`, `distinct` before a placeholder, with or without a
+/// space).
+fn glued_accepts(input: &[u8], spaces_too: bool) -> Verdict {
+    let s = String::from_utf8_lossy(input);
+    let Some(arg) = s.strip_prefix("f(").and_then(|s| s.strip_suffix(')')) else {
+        return Verdict::Rejected;
+    };
+    let name = |a: &str| {
+        a.starts_with(|c: char| c.is_ascii_lowercase() || c == '$')
+            && a.chars().all(|c| c.is_ascii_alphanumeric() || c == '$')
+    };
+    let placeholder = |a: &str| {
+        a.strip_prefix('$')
+            .is_some_and(|d| d.len() == 1 && d.bytes().all(|b| b.is_ascii_digit()))
+    };
+    let spaced = spaces_too
+        && arg
+            .strip_prefix("distinct")
+            .is_some_and(|a| placeholder(a.trim_start()));
+    verdict(name(arg) || arg == "*" || spaced)
+}
+
+#[test]
+fn an_input_accepted_only_as_one_token_with_its_neighbour_is_no_evidence() {
+    let g = Grammar::from_text(GLUED, "glued.grammar").unwrap();
+    let trees: Vec<Tree> = ["f(a)", "f($1)", "f(*)"]
+        .iter()
+        .map(|s| Parser::new(&g).parse(s.as_bytes()).unwrap())
+        .collect();
+    let good = isolate::Good::new(&g, &trees);
+    let strict = |input: &[u8]| glued_accepts(input, false);
+    let judge = Judge::new(&strict);
+    // `distinct` never there, the edit that `f(distinct *)` asks for.
+    let optional = (0..g.symbols().len())
+        .map(|i| SymbolId(i as u32))
+        .find(|&s| {
+            matches!(g.symbol(s).body, crate::grammar::Body::Optional(_)) && g.symbol(s).name.starts_with("call")
+        })
+        .expect("the optional `distinct`");
+    let drop = &Change::Bound {
+        sym: optional,
+        place: None,
+        min: 0,
+        max: Some(0),
+    };
+    assert_eq!(strict(b"f(distinct *)"), Verdict::Rejected);
+    // Accepted as the name `distinct$7`, rejected with the space that parts the grammar's
+    // two tokens: no evidence against the edit.
+    assert_eq!(strict(b"f(distinct$7)"), Verdict::Accepted);
+    assert!(is_fluke(&g, drop, b"f(distinct$7)", &good, &judge));
+    // Where the parser takes `distinct` before a placeholder, the input is evidence.
+    let loose = |input: &[u8]| glued_accepts(input, true);
+    let loose_judge = Judge::new(&loose);
+    assert!(!is_fluke(&g, drop, b"f(distinct$7)", &good, &loose_judge));
+}
