@@ -4596,10 +4596,7 @@ fn glued_accepts(input: &[u8], spaces_too: bool) -> Verdict {
 #[test]
 fn an_input_accepted_only_as_one_token_with_its_neighbour_is_no_evidence() {
     let g = Grammar::from_text(GLUED, "glued.grammar").unwrap();
-    let trees: Vec<Tree> = ["f(a)", "f($1)", "f(*)"]
-        .iter()
-        .map(|s| Parser::new(&g).parse(s.as_bytes()).unwrap())
-        .collect();
+    let trees = trees_of(&g, &["f(a)", "f($1)", "f(*)"]);
     let good = isolate::Good::new(&g, &trees);
     let strict = |input: &[u8]| glued_accepts(input, false);
     let judge = Judge::new(&strict);
