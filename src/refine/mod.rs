@@ -735,7 +735,7 @@ pub fn refine(
                     lost.iter()
                         .step_by(lost.len().div_ceil(MAX_FLUKES).max(1))
                         .copied()
-                        .find(|&i| !is_fluke(g, &change, &known[i], &good, &judge))
+                        .find(|&i| !is_fluke(g, &change, &known[i], &good, &facts, &judge))
                 });
                 match outcome {
                     // An edit that changes nothing (a keyed table given the words it has) would
@@ -1466,6 +1466,10 @@ struct Facts {
     /// The texts of neighbouring tokens (layout aside, in ASCII lower case) in the samples
     /// and accepted inputs: a pair seen valid is no `%never` pair.
     pairs: HashSet<(Vec<u8>, Vec<u8>)>,
+    /// The kinds of token (see [`token_kind`]) that the samples and accepted inputs have
+    /// followed (`true`) or preceded (`false`) by white space: where a space may part two
+    /// tokens that touch (see [`glued`]).
+    spaced: HashSet<(TokenKind, bool)>,
     /// What a token is in the grammar, made once a round for the pairs and `%never` edits.
     token_rules: crate::tree::TokenRules,
     /// The rules that have had [`DROPS_BEFORE_BOUND`] alternatives dropped in them already:
@@ -1481,6 +1485,7 @@ impl Facts {
             iterations: HashMap::new(),
             accepted_alts: HashMap::new(),
             pairs: HashSet::new(),
+            spaced: HashSet::new(),
             token_rules: crate::tree::TokenRules::new(g),
             dropped_often: HashSet::new(),
         };
@@ -1536,13 +1541,36 @@ impl Facts {
         self
     }
 
-    /// Adds the pairs of neighbouring tokens of `tree` to [`Facts::pairs`].
+    /// Adds the pairs of neighbouring tokens of `tree` to [`Facts::pairs`], and the kinds of
+    /// token it has next to white space to [`Facts::spaced`].
     fn add_pairs(&mut self, tree: &Tree) {
         let text = tree.unparse();
         let tokens = crate::tree::tokens(&self.token_rules, tree);
         for w in tokens.windows(2) {
             let [a, b] = [w[0], w[1]].map(|t| text[t.start..t.end].to_ascii_lowercase());
             self.pairs.insert((a, b));
+        }
+        for t in &tokens {
+            let kind = token_kind(tree, t.node);
+            if text.get(t.end).is_some_and(u8::is_ascii_whitespace) {
+                self.spaced.insert((kind, true));
+            }
+            if t.start > 0 && text[t.start - 1].is_ascii_whitespace() {
+                self.spaced.insert((kind, false));
+            }
+        }
+    }
+}
+
+/// What a token is, for [`Facts::spaced`]: its terminal or its rule.
+type TokenKind = (bool, u32);
+
+/// The [`TokenKind`] of the token at `node`.
+fn token_kind(tree: &Tree, node: NodeId) -> TokenKind {
+    match tree.kind(node) {
+        NodeKind::Leaf { terminal } => (true, terminal.0),
+        NodeKind::Rule { symbol, .. } | NodeKind::Repeat { symbol } | NodeKind::Optional { symbol } => {
+            (false, symbol.0)
         }
     }
 }
@@ -2520,7 +2548,7 @@ const FLUKE_PARTS: usize = 8;
 /// with only its name replaced (`println! { … }`) it is still an item: evidence. Nor is an
 /// input evidence that the parser reads otherwise than the grammar at the choice's edge (see
 /// [`glued`]).
-fn is_fluke(g: &Grammar, change: &Change, input: &[u8], good: &Good<'_>, judge: &Judge<'_>) -> bool {
+fn is_fluke(g: &Grammar, change: &Change, input: &[u8], good: &Good<'_>, facts: &Facts, judge: &Judge<'_>) -> bool {
     let Ok(tree) = Parser::new(g).parse(input) else {
         return false;
     };
@@ -2537,7 +2565,7 @@ fn is_fluke(g: &Grammar, change: &Change, input: &[u8], good: &Good<'_>, judge: 
     // nothing: neither a change nor a verdict.
     let replaced = |t: Option<Tree>| t.map(|t| t.unparse()).filter(|text| text.as_slice() != input);
     let accepted = |text: &[u8]| judge.verdict(text) == Verdict::Accepted;
-    if glued(g, &tree, node, input, &accepted) {
+    if glued(g, &tree, node, input, facts, &accepted) {
         return true;
     }
     // All the parts replaced, with each set of the samples' parts in turn (never the
@@ -2587,17 +2615,41 @@ fn is_fluke(g: &Grammar, change: &Change, input: &[u8], good: &Good<'_>, judge: 
 /// `f(distinct$7)` in `FROM` as a call with the column `distinct$7`, where the grammar reads
 /// `DISTINCT` and the placeholder `$7`; but `f(DISTINCT $7)` is rejected there, and the edit
 /// that drops `DISTINCT` from a table function's arguments stands.
-fn glued(g: &Grammar, tree: &Tree, node: NodeId, input: &[u8], accepted: &dyn Fn(&[u8]) -> bool) -> bool {
+fn glued(
+    g: &Grammar,
+    tree: &Tree,
+    node: NodeId,
+    input: &[u8],
+    facts: &Facts,
+    accepted: &dyn Fn(&[u8]) -> bool,
+) -> bool {
     let start = node_start(tree, node);
     let end = start + tree.len_of(node);
     // A character of a token (a class's) has no token's edge on either side to part.
     if start == end || matches!(tree.kind(node), NodeKind::Leaf { .. }) {
         return false;
     }
-    // Only word characters glue (`distinct$7`): a lexer does not read `&'a` or `a.b` as a
-    // word, and a space there says something else (Rust's `' a` is no lifetime at all).
+    let tokens = crate::tree::tokens(&facts.token_rules, tree);
+    // A space parts two tokens where the samples have each kind next to one on that side
+    // (`distinct@x`: a keyword before one, a variable after one): Rust's `' a` is no
+    // lifetime at all, and no sample spaces a lifetime's quote from its name. Two word
+    // characters always part (`distinct$7`), whatever the samples spaced.
     let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80;
-    let touches = |at: usize| at > 0 && at < input.len() && word(input[at - 1]) && word(input[at]);
+    let spaced = |at: usize| {
+        let before = tokens.iter().find(|t| t.end == at);
+        let after = tokens.iter().find(|t| t.start == at);
+        before.zip(after).is_some_and(|(a, b)| {
+            facts.spaced.contains(&(token_kind(tree, a.node), true))
+                && facts.spaced.contains(&(token_kind(tree, b.node), false))
+        })
+    };
+    let touches = |at: usize| {
+        at > 0
+            && at < input.len()
+            && !input[at - 1].is_ascii_whitespace()
+            && !input[at].is_ascii_whitespace()
+            && ((word(input[at - 1]) && word(input[at])) || spaced(at))
+    };
     [start, end].into_iter().filter(|&at| touches(at)).any(|at| {
         let mut spaced = Vec::with_capacity(input.len() + 1);
         spaced.extend_from_slice(&input[..at]);

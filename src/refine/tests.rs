@@ -1120,6 +1120,7 @@ fn an_accepted_input_that_needs_more_than_the_forbidden_choice_is_a_fluke() {
     let g = Grammar::from_text(SCOPED, "scoped.grammar").unwrap();
     let trees = scoped_trees(&g);
     let good = Good::new(&g, &trees);
+    let facts = Facts::new(&g, &trees);
     let judge = Judge::new(&quirky_scoped_accepts);
     let id = |name: &str| g.symbol_by_name(name).unwrap();
     let no_declarations = Change::DropAlternative {
@@ -1131,9 +1132,9 @@ fn an_accepted_input_that_needs_more_than_the_forbidden_choice_is_a_fluke() {
     // declarations (nor the cheapest) nor one with its name or its value alone replaced is
     // taken there, so it is no evidence for declarations.
     assert_eq!(quirky_scoped_accepts(b"@scope{x:xz;}"), Verdict::Accepted);
-    assert!(is_fluke(&g, &no_declarations, b"@scope{x:xz;}", &good, &judge));
+    assert!(is_fluke(&g, &no_declarations, b"@scope{x:xz;}", &good, &facts, &judge));
     // In a rule set's block, any declaration is: the evidence stands.
-    assert!(!is_fluke(&g, &no_declarations, b"a{x:y;}", &good, &judge));
+    assert!(!is_fluke(&g, &no_declarations, b"a{x:y;}", &good, &facts, &judge));
     // A choice made inside one part stays when another part alone is replaced: the input is
     // evidence if that is accepted (here the name; the samples' smallest rule set, put in
     // whole, is `a{b:c;}`, which holds a declaration and so keeps the choice anyway).
@@ -1142,7 +1143,7 @@ fn an_accepted_input_that_needs_more_than_the_forbidden_choice_is_a_fluke() {
         alt: 1,
         also: Vec::new(),
     };
-    assert!(!is_fluke(&g, &no_nesting, b"a{x{}}", &good, &judge));
+    assert!(!is_fluke(&g, &no_nesting, b"a{x{}}", &good, &facts, &judge));
     // A character is evidence in itself.
     let name = g.symbol_by_name("name").unwrap();
     let narrow = Change::NarrowClass {
@@ -1153,7 +1154,7 @@ fn an_accepted_input_that_needs_more_than_the_forbidden_choice_is_a_fluke() {
         },
         class: CharClass::new(&[(u32::from(b'a'), u32::from(b'w'))], false),
     };
-    assert!(!is_fluke(&g, &narrow, b"a{x:y;}", &good, &judge));
+    assert!(!is_fluke(&g, &narrow, b"a{x:y;}", &good, &facts, &judge));
 }
 
 #[test]
@@ -4421,6 +4422,7 @@ num     = [0-9]+ ;
     assert_all_accepted(&samples, &filters_accept);
     let trees = trees_of(&g, &samples);
     let good = Good::new(&g, &trees);
+    let facts = Facts::new(&g, &trees);
     let judge = Judge::new(&filters_accept);
     // The edit that makes an optional part absent, at the place of the first one in `input`
     // whose parent is `parent`.
@@ -4441,10 +4443,10 @@ num     = [0-9]+ ;
     };
     let fluke = b"select f() from t() filter(where x)";
     assert_eq!(filters_accept(fluke), Verdict::Accepted);
-    assert!(is_fluke(&g, &bound_in(fluke, "table"), fluke, &good, &judge));
+    assert!(is_fluke(&g, &bound_in(fluke, "table"), fluke, &good, &facts, &judge));
     // Valid in a select list: a sample's clause there is accepted too.
     let valid = b"select f() filter(where x) from t()";
-    assert!(!is_fluke(&g, &bound_in(valid, "call"), valid, &good, &judge));
+    assert!(!is_fluke(&g, &bound_in(valid, "call"), valid, &good, &facts, &judge));
 }
 
 /// Per input, whether `grammar` parses it (`jobs` at once).
@@ -4598,6 +4600,7 @@ fn an_input_accepted_only_as_one_token_with_its_neighbour_is_no_evidence() {
     let g = Grammar::from_text(GLUED, "glued.grammar").unwrap();
     let trees = trees_of(&g, &["f(a)", "f($1)", "f(*)"]);
     let good = isolate::Good::new(&g, &trees);
+    let facts = Facts::new(&g, &trees);
     let strict = |input: &[u8]| glued_accepts(input, false);
     let judge = Judge::new(&strict);
     // `distinct` never there, the edit that `f(distinct *)` asks for.
@@ -4617,9 +4620,70 @@ fn an_input_accepted_only_as_one_token_with_its_neighbour_is_no_evidence() {
     // Accepted as the name `distinct$7`, rejected with the space that parts the grammar's
     // two tokens: no evidence against the edit.
     assert_eq!(strict(b"f(distinct$7)"), Verdict::Accepted);
-    assert!(is_fluke(&g, drop, b"f(distinct$7)", &good, &judge));
+    assert!(is_fluke(&g, drop, b"f(distinct$7)", &good, &facts, &judge));
     // Where the parser takes `distinct` before a placeholder, the input is evidence.
     let loose = |input: &[u8]| glued_accepts(input, true);
     let loose_judge = Judge::new(&loose);
-    assert!(!is_fluke(&g, drop, b"f(distinct$7)", &good, &loose_judge));
+    assert!(!is_fluke(&g, drop, b"f(distinct$7)", &good, &facts, &loose_judge));
+}
+
+/// A call whose argument may follow `distinct`, a variable `@a`, a quoted name `'a` or
+/// `'static`; the parser reads `@` and `'` inside a word as part of it (as sqlparser reads
+/// `distinct@a`), and never takes a space inside `'static`, which the grammar allows.
+const PARTED: &str = r#"
+top  = key _ arg | "f(" _ ( key _ )? arg ")" ;
+key  = "distinct" ;
+arg  = "@" name | "'" _ life | name ;
+life = "static" | name ;
+name = [a-z]+ ;
+_    = " "* ;
+%layout _ ;
+"#;
+
+/// The parser of [`PARTED`]'s language: `distinct` only at the top, and a word of letters,
+/// `@` and `'`, which may start with `@` or `'`.
+fn parted_accepts(input: &[u8]) -> Verdict {
+    let s = String::from_utf8_lossy(input);
+    let arg = |a: &str| {
+        let a = a.trim_start();
+        let a = a.strip_prefix(['@', '\'']).unwrap_or(a);
+        a.starts_with(|c: char| c.is_ascii_lowercase())
+            && a.chars().all(|c| c.is_ascii_lowercase() || c == '@' || c == '\'')
+    };
+    if let Some(a) = s.strip_prefix("distinct ") {
+        return verdict(arg(a));
+    }
+    verdict(s.strip_prefix("f(").and_then(|s| s.strip_suffix(')')).is_some_and(arg))
+}
+
+#[test]
+fn a_space_parts_two_glued_tokens_only_where_the_samples_space_them() {
+    let g = Grammar::from_text(PARTED, "parted.grammar").unwrap();
+    let samples = ["distinct @a", "distinct 'b", "f(c)", "f( @d)", "f('static)"];
+    assert_all_accepted(&samples, &parted_accepts);
+    let trees = trees_of(&g, &samples);
+    let facts = Facts::new(&g, &trees);
+    let accepted = |t: &[u8]| parted_accepts(t) == Verdict::Accepted;
+    let glued_at = |input: &[u8], rule: &str| {
+        let tree = Parser::new(&g).parse(input).unwrap();
+        let sym = g.symbol_by_name(rule).unwrap();
+        let node = first_node(&tree, |n| tree.kind(n).symbol() == Some(sym));
+        glued(&g, &tree, node, input, &facts, &accepted)
+    };
+    // `distinct@a` in a call is the parser's one word; `f(distinct @a)`, as the grammar reads
+    // it, is rejected, and the samples space both a `distinct` before and a `@` after.
+    assert_eq!(parted_accepts(b"f(distinct@a)"), Verdict::Accepted);
+    assert_eq!(parted_accepts(b"f(distinct @a)"), Verdict::Rejected);
+    assert!(glued_at(b"f(distinct@a)", "key"));
+    // `' static` is rejected too, but no sample spaces a quote from what follows it: the
+    // space says nothing of `'static`.
+    assert_eq!(parted_accepts(b"f(' static)"), Verdict::Rejected);
+    assert!(!glued_at(b"f('static)", "life"));
+    // With a sample that does, it parts them.
+    let trees = trees_of(&g, &[&samples[..], &["distinct ' e"]].concat());
+    let facts = Facts::new(&g, &trees);
+    let tree = Parser::new(&g).parse(b"f('static)").unwrap();
+    let life = g.symbol_by_name("life").unwrap();
+    let node = first_node(&tree, |n| tree.kind(n).symbol() == Some(life));
+    assert!(glued(&g, &tree, node, b"f('static)", &facts, &accepted));
 }
