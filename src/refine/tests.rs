@@ -4664,26 +4664,22 @@ fn a_space_parts_two_glued_tokens_only_where_the_samples_space_them() {
     let trees = trees_of(&g, &samples);
     let facts = Facts::new(&g, &trees);
     let accepted = |t: &[u8]| parted_accepts(t) == Verdict::Accepted;
-    let glued_at = |input: &[u8], rule: &str| {
+    let glued_at = |facts: &Facts, input: &[u8], rule: &str| {
         let tree = Parser::new(&g).parse(input).unwrap();
         let sym = g.symbol_by_name(rule).unwrap();
         let node = first_node(&tree, |n| tree.kind(n).symbol() == Some(sym));
-        glued(&g, &tree, node, input, &facts, &accepted)
+        glued(&g, &tree, node, input, facts, &accepted)
     };
     // `distinct@a` in a call is the parser's one word; `f(distinct @a)`, as the grammar reads
     // it, is rejected, and the samples space both a `distinct` before and a `@` after.
     assert_eq!(parted_accepts(b"f(distinct@a)"), Verdict::Accepted);
     assert_eq!(parted_accepts(b"f(distinct @a)"), Verdict::Rejected);
-    assert!(glued_at(b"f(distinct@a)", "key"));
+    assert!(glued_at(&facts, b"f(distinct@a)", "key"));
     // `' static` is rejected too, but no sample spaces a quote from what follows it: the
     // space says nothing of `'static`.
     assert_eq!(parted_accepts(b"f(' static)"), Verdict::Rejected);
-    assert!(!glued_at(b"f('static)", "life"));
+    assert!(!glued_at(&facts, b"f('static)", "life"));
     // With a sample that does, it parts them.
     let trees = trees_of(&g, &[&samples[..], &["distinct ' e"]].concat());
-    let facts = Facts::new(&g, &trees);
-    let tree = Parser::new(&g).parse(b"f('static)").unwrap();
-    let life = g.symbol_by_name("life").unwrap();
-    let node = first_node(&tree, |n| tree.kind(n).symbol() == Some(life));
-    assert!(glued(&g, &tree, node, b"f('static)", &facts, &accepted));
+    assert!(glued_at(&Facts::new(&g, &trees), b"f('static)", "life"));
 }
