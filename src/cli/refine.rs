@@ -123,6 +123,15 @@ impl RefineArgs {
                     round.runs,
                     round.elapsed.as_secs_f64()
                 );
+                if let Some(from) = round.restarted_from {
+                    eprintln!(
+                        "round {}: no better grammar measured in {} rounds: starting afresh from round {}'s ({} edit(s)), its refusals and known inputs forgotten",
+                        round.number,
+                        hellfuzz::refine::RESTART_ROUNDS,
+                        from,
+                        r.edits.len()
+                    );
+                }
             }
             save(r);
         };

@@ -246,6 +246,59 @@ fn a_refinement_that_makes_its_most_rounds_stops_for_that() {
     assert_eq!(refined.stop, Some(Stop::Rounds));
 }
 
+/// serde_json, and a length that is no multiple of three: a boundary no grammar edit draws, so
+/// that the rounds stop finding better grammars.
+fn json_not_thirds_accepts(input: &[u8]) -> Verdict {
+    match json_accepts(input) {
+        Verdict::Accepted if input.len() % 3 != 0 => Verdict::Accepted,
+        _ => Verdict::Rejected,
+    }
+}
+
+#[test]
+fn a_refinement_that_stalls_starts_afresh_from_its_best_grammar() {
+    let g = Grammar::from_text(LOOSE_JSON, "loose.grammar").unwrap();
+    let mut o = options(1);
+    o.max_rounds = 60;
+    // The grammar each round ended with (before it: the given one).
+    let mut texts = vec![g.to_file_text()];
+    let mut edits = vec![0];
+    let refined = refine(&g, &samples(), &json_not_thirds_accepts, &o, &mut |r| {
+        texts.push(r.text.clone());
+        edits.push(r.edits.len());
+    })
+    .unwrap();
+    let rounds = &refined.rounds;
+    let restart = rounds
+        .iter()
+        .find(|r| r.restarted_from.is_some())
+        .unwrap_or_else(|| panic!("no restart in {} rounds: {rounds:#?}", rounds.len()));
+    let (at, from) = (restart.number, restart.restarted_from.unwrap_or(0));
+    assert!(
+        from < at && at - from >= RESTART_ROUNDS,
+        "round {at} restarted from round {from}"
+    );
+    // No round measured since was better than the best, that of round `from`.
+    let score = |r: &Round| shortfall(r.default_percent(), r.inverted_percent(), &o);
+    let best = score(&rounds[from - 1]);
+    for r in &rounds[from..at] {
+        assert!(
+            r.reverted > 0 || score(r) >= best,
+            "round {} measured better than round {from}",
+            r.number
+        );
+    }
+    // Round `from` measured the grammar the round before it ended with: the restart takes it
+    // up, with its edits, and the rounds go on from there.
+    assert_eq!(
+        texts[at],
+        texts[from - 1],
+        "the restart did not take up round {from}'s grammar"
+    );
+    assert_eq!(edits[at], edits[from - 1]);
+    assert!(rounds.len() > at, "the refinement stopped at its restart");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 6, ..ProptestConfig::default() })]
 
