@@ -567,12 +567,10 @@ pub fn refine(
                 continue;
             }
         }
-        let before = best.first().map(|c| (c.text.len(), c.round.clone()));
-        keep_if_best(&mut best, &state, &round, options);
-        since_best = if best.first().map(|c| (c.text.len(), c.round.clone())) == before {
-            since_best + 1
-        } else {
+        since_best = if keep_if_best(&mut best, &state, &round, options) {
             0
+        } else {
+            since_best + 1
         };
         // Each grammar measured again at the end takes twice a round's measurement.
         let cost = measured_in
@@ -1091,9 +1089,11 @@ fn shortfall(default: f64, inverted: f64, options: &Options) -> (f64, f64) {
     (short, -(default + inverted))
 }
 
-/// Keeps the grammar `round` measured among the [`CANDIDATES`] best measured so far.
-fn keep_if_best(best: &mut Vec<Candidate>, state: &Refined, round: &Round, options: &Options) {
+/// Keeps the grammar `round` measured among the [`CANDIDATES`] best measured so far; whether
+/// the best of them is now measured better than before (or is the first).
+fn keep_if_best(best: &mut Vec<Candidate>, state: &Refined, round: &Round, options: &Options) -> bool {
     let score = |r: &Round| shortfall(r.default_percent(), r.inverted_percent(), options);
+    let before = best.first().map(|c| score(&c.round));
     // A grammar measured again (after a take-back, or a round without edits) is one candidate.
     if let Some(same) = best.iter_mut().find(|c| c.text == state.text) {
         if score(round) < score(&same.round) {
@@ -1102,7 +1102,7 @@ fn keep_if_best(best: &mut Vec<Candidate>, state: &Refined, round: &Round, optio
     } else {
         let worst = best.last().map(|c| score(&c.round));
         if best.len() >= CANDIDATES && worst.is_some_and(|w| score(round) >= w) {
-            return;
+            return false;
         }
         best.push(Candidate::of(state, round.clone()));
     }
@@ -1112,6 +1112,8 @@ fn keep_if_best(best: &mut Vec<Candidate>, state: &Refined, round: &Round, optio
             .unwrap_or(std::cmp::Ordering::Equal)
     });
     best.truncate(CANDIDATES);
+    let after = best.first().map(|c| score(&c.round));
+    before.is_none_or(|b| after.is_some_and(|a| a < b))
 }
 
 /// Measures the candidates and the grammar so far again, on twice a round's inputs each, all
