@@ -318,6 +318,22 @@ proptest! {
         prop_assert!(Grammar::from_text(&refined.text, "refined.grammar").is_ok());
     }
 
+    /// [`new_taken`] counts the new inputs [`remember`]'s interleaving keeps, one old and one
+    /// new in turn up to the cap, as taking them one by one does.
+    #[test]
+    fn new_taken_counts_what_the_interleaving_keeps(old in 0usize..30, new in 0usize..30, cap in 0usize..40) {
+        let (mut a, mut b) = (0, 0);
+        while a + b < cap && (a < old || b < new) {
+            if a < old {
+                a += 1;
+            }
+            if a + b < cap && b < new {
+                b += 1;
+            }
+        }
+        prop_assert_eq!(new_taken(old, new, cap), b);
+    }
+
     /// A class prints as text that loads as the same class.
     #[test]
     fn classes_print_and_load_as_the_same_class(ranges in proptest::collection::vec((0u32..0x11_0000, 0u32..300), 1..6), negate: bool) {
