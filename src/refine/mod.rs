@@ -3448,7 +3448,8 @@ fn touching(g: &Grammar, culprit: &Culprit, facts: &Facts, judge: &Judge<'_>) ->
 }
 
 /// The texts of the tokens that touch at the empty node `gap`, in lower case: the one before
-/// where it is a fixed word ([`fixed_token`]), the one after where it is one or else the
+/// where it is a fixed word ([`fixed_token`]) or a name the samples and accepted inputs have
+/// right before the other (see below), the one after where it is a fixed word or else the
 /// literal it starts with (`$` of `$7`).
 fn words_around(g: &Grammar, tree: &Tree, gap: NodeId, facts: &Facts) -> Option<(Vec<u8>, Vec<u8>)> {
     let at = node_start(tree, gap);
@@ -3456,7 +3457,7 @@ fn words_around(g: &Grammar, tree: &Tree, gap: NodeId, facts: &Facts) -> Option<
     let tokens = crate::tree::tokens(&facts.token_rules, tree);
     let after = tokens.iter().position(|t| t.start >= at)?;
     let (a, b) = (tokens[after.checked_sub(1)?], tokens[after]);
-    if a.end != at || b.start != at || !fixed_token(g, tree, a.node) {
+    if a.end != at || b.start != at {
         return None;
     }
     let after_text = if fixed_token(g, tree, b.node) {
@@ -3475,10 +3476,19 @@ fn words_around(g: &Grammar, tree: &Tree, gap: NodeId, facts: &Facts) -> Option<
             Terminal::Class { .. } => return None,
         }
     };
-    Some((
+    let pair = (
         text[a.start..a.end].to_ascii_lowercase(),
         after_text.to_ascii_lowercase(),
-    ))
+    );
+    // A name before it (a word of a class, not a fixed token) is kept apart by its text only
+    // where the two stand next to each other in what is known valid: CSS's `var` and `(` of
+    // a call `var(--x)`. A plain value `var` right before a parenthesized value reads as a
+    // call too, of `var` without a custom property, which lightningcss rejects. (A name drawn
+    // once, seen nowhere, would never recur.)
+    if !fixed_token(g, tree, a.node) && !facts.pairs.contains(&pair) {
+        return None;
+    }
+    Some(pair)
 }
 
 /// A copy of the named rule that holds `node` for the place where that rule is used here

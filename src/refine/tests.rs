@@ -4752,3 +4752,80 @@ fn a_space_parts_two_glued_tokens_only_where_the_samples_space_them() {
     let trees = trees_of(&g, &[&samples[..], &["distinct ' e"]].concat());
     assert!(glued_at(&Facts::new(&g, &trees), b"f('static)", "life"));
 }
+
+/// Declarations of words, parenthesized words and calls whose argument is a custom property
+/// (`--x`), spaces anywhere: a word and a parenthesized word touch (`var(x)`) to the grammar.
+const VARS: &str = r#"
+%layout _ ;
+sheet = decl* ;
+decl  = _ word _ ":" value+ _ ";" ;
+value = _ word | paren | call ;
+paren = _ "(" _ word _ ")" ;
+call  = _ word "(" _ "--" word _ ")" ;
+word  = [a-z]+ ;
+_     = " "* ;
+"#;
+
+/// As CSS's tokenizer and lightningcss: a word right before `(` is a function's name, and
+/// `var` takes a custom property (`--x`) first.
+fn vars_accept(input: &[u8]) -> Verdict {
+    static STRICT: Strict = std::sync::OnceLock::new();
+    parses_without(&STRICT, (VARS, "vars.grammar"), r"(?:^|[^a-z])var\( *[^ -]", input)
+}
+
+#[test]
+fn a_name_that_the_parser_reads_with_the_next_token_as_one_is_kept_apart_from_it_by_its_text() {
+    let g = Grammar::from_text(VARS, "vars.grammar").unwrap();
+    let samples: Vec<Tree> = ["b: var(--y) (z);", "c: calc(--x) d;"]
+        .iter()
+        .map(|t| Parser::new(&g).parse(t.as_bytes()).unwrap())
+        .collect();
+    let culprit_of = |text: &str| {
+        let input = text.as_bytes().to_vec();
+        let tree = Parser::new(&g).parse(&input).unwrap();
+        // Isolation blames the parenthesized word (`x`), as much to blame as the name.
+        let word = g.symbol_by_name("word");
+        let node = first_node(&tree, |n| tree.kind(n).symbol() == word && tree.unparse_node(n) == b"x");
+        Culprit { tree, node, input }
+    };
+    let judge = Judge::new(&vars_accept);
+    let facts = Facts::new(&g, &samples);
+    // `var` is a name the samples write right before `(`: a layout bound first (refused
+    // where other parenthesized words touch what is before them), then `var` kept apart.
+    let edits = touching(&g, &culprit_of("a: var(x);"), &facts, &judge);
+    let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
+    assert!(
+        matches!(edits.first(), Some(Change::Bound { min: 1, .. })),
+        "{described:?}"
+    );
+    let separate = Change::Separate {
+        before: b"var".to_vec(),
+        after: b"(".to_vec(),
+        never: false,
+    };
+    assert_eq!(edits.get(1), Some(&separate), "{described:?}");
+    // A name no sample writes before `(` gets no pair: drawn once, it would never recur.
+    assert_eq!(judge.verdict(b"a: vax(x);"), Verdict::Accepted);
+    let judge = Judge::new(&|input: &[u8]| {
+        verdict(vars_accept(input) == Verdict::Accepted && !input.windows(4).any(|w| w == b"vax("))
+    });
+    let edits = touching(&g, &culprit_of("a: vax(x);"), &facts, &judge);
+    let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
+    assert!(
+        matches!(edits.as_slice(), [Change::Bound { min: 1, .. }]),
+        "{described:?}"
+    );
+    // Nor does `var` where the samples never have it before `(`.
+    let edits = touching(
+        &g,
+        &culprit_of("a: var(x);"),
+        &Facts::new(&g, &samples[1..]),
+        &Judge::new(&vars_accept),
+    );
+    assert_eq!(
+        edits.len(),
+        1,
+        "{:?}",
+        edits.iter().map(|e| e.describe(&g)).collect::<Vec<_>>()
+    );
+}
