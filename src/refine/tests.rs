@@ -4776,10 +4776,7 @@ fn vars_accept(input: &[u8]) -> Verdict {
 #[test]
 fn a_name_that_the_parser_reads_with_the_next_token_as_one_is_kept_apart_from_it_by_its_text() {
     let g = Grammar::from_text(VARS, "vars.grammar").unwrap();
-    let samples: Vec<Tree> = ["b: var(--y) (z);", "c: calc(--x) d;"]
-        .iter()
-        .map(|t| Parser::new(&g).parse(t.as_bytes()).unwrap())
-        .collect();
+    let samples = trees_of(&g, &["b: var(--y) (z);", "c: calc(--x) d;"]);
     let culprit_of = |text: &str| {
         let input = text.as_bytes().to_vec();
         let tree = Parser::new(&g).parse(&input).unwrap();
@@ -4822,10 +4819,6 @@ fn a_name_that_the_parser_reads_with_the_next_token_as_one_is_kept_apart_from_it
         &Facts::new(&g, &samples[1..]),
         &Judge::new(&vars_accept),
     );
-    assert_eq!(
-        edits.len(),
-        1,
-        "{:?}",
-        edits.iter().map(|e| e.describe(&g)).collect::<Vec<_>>()
-    );
+    let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
+    assert_eq!(edits.len(), 1, "{described:?}");
 }
