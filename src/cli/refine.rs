@@ -124,10 +124,20 @@ impl RefineArgs {
                     round.elapsed.as_secs_f64()
                 );
                 if let Some(from) = round.restarted_from {
+                    let why = if round.restarted_stuck {
+                        format!(
+                            "{} rounds in a row found nothing more to edit",
+                            hellfuzz::refine::STUCK_ROUNDS
+                        )
+                    } else {
+                        format!(
+                            "no better grammar measured in {} rounds",
+                            hellfuzz::refine::RESTART_ROUNDS
+                        )
+                    };
                     eprintln!(
-                        "round {}: no better grammar measured in {} rounds: starting afresh from round {}'s ({} edit(s)), its refusals and known inputs forgotten",
+                        "round {}: {why}: starting afresh from round {}'s ({} edit(s)), its refusals and known inputs forgotten",
                         round.number,
-                        hellfuzz::refine::RESTART_ROUNDS,
                         from,
                         r.edits.len()
                     );

@@ -4822,3 +4822,44 @@ fn a_name_that_the_parser_reads_with_the_next_token_as_one_is_kept_apart_from_it
     let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
     assert_eq!(edits.len(), 1, "{described:?}");
 }
+
+/// serde_json, and no input longer than 12 bytes but the samples: what isolation cannot pin on
+/// a part once the grammar's small parts are right, so that the rounds find nothing more to
+/// edit.
+fn json_short_accepts(input: &[u8]) -> Verdict {
+    match json_accepts(input) {
+        Verdict::Accepted if input.len() <= 12 || SAMPLES.iter().any(|s| s.as_bytes() == input) => Verdict::Accepted,
+        _ => Verdict::Rejected,
+    }
+}
+
+/// Stuck with time left, a refinement starts afresh from its best grammar measured, up to
+/// [`STUCK_RESTARTS`] times, before it stops, and keeps the best grammar measured.
+#[test]
+fn a_refinement_stuck_with_time_left_starts_afresh_before_it_stops() {
+    let g = Grammar::from_text(LOOSE_JSON, "loose.grammar").unwrap();
+    let mut o = options(1);
+    o.max_rounds = 200;
+    let refined = refine(&g, &samples(), &json_short_accepts, &o, &mut |_| {}).unwrap();
+    let rounds = &refined.rounds;
+    assert_eq!(refined.stop, Some(Stop::Stuck), "{} rounds", rounds.len());
+    // A restart for being stuck ends STUCK_ROUNDS rounds in a row without an edit.
+    let empty_before =
+        |r: &Round| r.number >= STUCK_ROUNDS && rounds[r.number - STUCK_ROUNDS..r.number].iter().all(|r| r.edits == 0);
+    let stuck_restarts: Vec<&Round> = rounds.iter().filter(|r| r.restarted_stuck).collect();
+    assert_eq!(
+        stuck_restarts.len(),
+        STUCK_RESTARTS,
+        "restarts when stuck in {} rounds",
+        rounds.len()
+    );
+    for r in stuck_restarts {
+        assert!(r.restarted_from.is_some() && empty_before(r), "round {}", r.number);
+    }
+    assert!(empty_before(rounds.last().unwrap()));
+    // The grammar kept is the best of those measured again, not merely the last.
+    assert!(refined.chosen.is_some(), "no grammar chosen");
+    for s in SAMPLES {
+        assert!(parses(&refined.grammar, s.as_bytes()), "{s}");
+    }
+}
