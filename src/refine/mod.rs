@@ -488,34 +488,10 @@ pub fn refine(
         stop: None,
         chosen: None,
     };
-    let mut refused = Refused::default();
-    // Layout places [`layout_edits`] has probed (see [`layout_key`]).
-    let mut probed: HashMap<String, usize> = HashMap::new();
-    // Per rule (by name), the alternatives dropped from it so far (see [`Facts::dropped_often`]).
-    let mut drops: HashMap<String, usize> = HashMap::new();
-    // Edits taken back with others, and how often (see [`Probation`]).
-    let mut probation: HashMap<String, Probation> = HashMap::new();
-    // Rounds in a row that found no edit: each draws other inputs and isolates twice as many,
-    // so one may find what the last did not; STUCK_ROUNDS in a row end the refinement (once
-    // the refused edits have been tried again, up to RELEASES times).
-    let mut empty_rounds = 0;
-    let mut releases = 0;
+    // What the rounds have learned; all of it forgotten where they start afresh from the
+    // best grammar measured.
+    let mut learned = Learned::default();
     let mut stuck_restarts = 0;
-    let mut met_in_a_row = 0;
-    // Generated inputs the command accepted: in the language as surely as the samples, and
-    // with what the samples lack (an edit that drops `CREATE VIEW` everywhere because one
-    // rejected input had a broken one must not pass because no sample has a view).
-    let mut known: Vec<Vec<u8>> = Vec::new();
-    // Culprits' texts the command accepted where the samples have their rules (see
-    // [`transplanted`]), kept apart from `known` so that they never push out the generated
-    // inputs, which hold what the samples lack; checked with them.
-    let mut moved_known: Vec<Vec<u8>> = Vec::new();
-    // Known inputs that refused edits lost (see [`Known::Witness`]), checked with the others.
-    let mut witnesses: Vec<Vec<u8>> = Vec::new();
-    // The productions each known input's parse takes, carried from round to round.
-    let mut cache = UsesCache::default();
-    // The grammar before the last round's edits, with that round's figures.
-    let mut undo: Option<Undo> = None;
     let cancelled = || options.cancelled();
     // The time the choice of the best grammar at the end will take (see [`choose_best`]),
     // kept out of the rounds' budget; in nanoseconds, from the last round's measurement.
@@ -525,8 +501,6 @@ pub fn refine(
     let stop_search = || cancelled() || time_up();
     // The grammars measured best so far (see [`Candidate`]).
     let mut best: Vec<Candidate> = Vec::new();
-    // Rounds since the best measured grammar last improved (see [`RESTART_ROUNDS`]).
-    let mut since_best = 0;
     // A round's figures, completed and added to the result.
     let end_round = |state: &mut Refined, mut round: Round| {
         round.edits_total = state.edits.len();
@@ -535,6 +509,21 @@ pub fn refine(
         state.rounds.push(round);
     };
     for number in 1..=options.max_rounds {
+        let Learned {
+            refused,
+            probed,
+            drops,
+            probation,
+            empty_rounds,
+            releases,
+            met_in_a_row,
+            known,
+            moved_known,
+            witnesses,
+            cache,
+            undo,
+            since_best,
+        } = &mut learned;
         refused.start(number);
         if cancelled() {
             state.stop = Some(Stop::Interrupted);
@@ -550,7 +539,7 @@ pub fn refine(
         };
         // A round that found nothing to edit may have looked at too few culprits (the smallest
         // rejected inputs share their faults): the next looks at twice as many.
-        let culprits = options.culprits.saturating_mul(1 << empty_rounds.min(4));
+        let culprits = options.culprits.saturating_mul(1 << (*empty_rounds).min(4));
         let measuring = Instant::now();
         let (rejected, accepted) = generate_and_judge(&state.grammar, &trees, &judge, options, number, &mut round);
         if let Some(why) = judge.failure() {
@@ -568,8 +557,8 @@ pub fn refine(
                 state.edits.truncate(before.edits);
                 state.grammar = before.grammar;
                 state.text = before.text;
-                take_back(before.keys, before.solo, &mut refused, &mut probation);
-                met_in_a_row = 0;
+                take_back(before.keys, before.solo, refused, probation);
+                *met_in_a_row = 0;
                 end_round(&mut state, round);
                 round_done(&state);
                 if stop_search() {
@@ -579,10 +568,10 @@ pub fn refine(
                 continue;
             }
         }
-        since_best = if keep_if_best(&mut best, &state, &round, options) {
+        *since_best = if keep_if_best(&mut best, &state, &round, options) {
             0
         } else {
-            since_best + 1
+            *since_best + 1
         };
         // Each grammar measured again at the end takes twice a round's measurement.
         let cost = measured_in
@@ -590,12 +579,12 @@ pub fn refine(
             .min(options.max_time / 10);
         reserve.store(u64::try_from(cost.as_nanos()).unwrap_or(u64::MAX), Ordering::Relaxed);
         let texts: Vec<Vec<u8>> = accepted.iter().map(Tree::unparse).collect();
-        remember(&mut known, texts, &state.grammar, &mut cache, options.jobs, MAX_KNOWN);
+        remember(known, texts, &state.grammar, cache, options.jobs, MAX_KNOWN);
         let met = meets_targets(&round, options);
         // One round's few hundred inputs can meet the targets by luck: they must be met in
         // TARGET_ROUNDS rounds in a row (the rounds between still make their edits).
-        met_in_a_row = if met { met_in_a_row + 1 } else { 0 };
-        let mut met = met && (met_in_a_row >= TARGET_ROUNDS || rejected.is_empty());
+        *met_in_a_row = if met { *met_in_a_row + 1 } else { 0 };
+        let mut met = met && (*met_in_a_row >= TARGET_ROUNDS || rejected.is_empty());
         // Two rounds of a few hundred inputs each still meet a target the grammar misses by a
         // point or two (SQL stopped at 96.0 % where 3,000 inputs gave 93.1 %): confirmed on
         // as many inputs of another seed as the targets are read on before the search stops.
@@ -615,7 +604,7 @@ pub fn refine(
             );
             met = surely_meets_targets(&again, options);
             if !met {
-                met_in_a_row = 0;
+                *met_in_a_row = 0;
             }
         }
         let out_of_time = time_up();
@@ -651,25 +640,23 @@ pub fn refine(
             }
             transplanted(g, c, &trees, &good, &judge)
         });
-        remember(&mut moved_known, moved.concat(), g, &mut cache, options.jobs, MAX_MOVED);
+        remember(moved_known, moved.concat(), g, cache, options.jobs, MAX_MOVED);
         // Checked together this round; `group` says which is which, to part them after it.
         let mut group: Vec<Known> = vec![Known::Generated; known.len()];
         group.resize(known.len() + moved_known.len(), Known::Moved);
         group.resize(known.len() + moved_known.len() + witnesses.len(), Known::Witness);
-        known.append(&mut moved_known);
-        known.append(&mut witnesses);
+        known.append(moved_known);
+        known.append(witnesses);
         // The inputs that this round's refusals rest on (see [`Known::Witness`]).
         let mut found_witnesses: Vec<Vec<u8>> = Vec::new();
-        let facts = Facts::new(g, &trees)
-            .with_accepted(g, &accepted)
-            .with_dropped(g, &drops);
+        let facts = Facts::new(g, &trees).with_accepted(g, &accepted).with_dropped(g, drops);
         let sample_profile = profile(g, &trees);
         let texts = Texts::new(g, trees.iter().chain(&accepted));
         let mut proposals: Vec<(Vec<Change>, Vec<u8>, Vec<u8>)> = Vec::new();
         let mut keys = HashSet::new();
         if !stop_search() {
             for (change, input, layout) in
-                layout_edits(g, &trees, &rejected, &facts, &good, &judge, &mut probed, options.jobs)
+                layout_edits(g, &trees, &rejected, &facts, &good, &judge, probed, options.jobs)
             {
                 if !refused.contains(&change.key(g)) && keys.insert(change.key(g)) {
                     proposals.push((vec![change], input, layout));
@@ -707,7 +694,7 @@ pub fn refine(
         // Per known input, the productions its parse uses: an edit that changes none of them keeps
         // that parse, so only the others are parsed again (parsing every known input once per
         // edit tried took half of a round; see [`check_edits`]).
-        let mut uses = cache.uses(g, &known, options.jobs);
+        let mut uses = cache.uses(g, known, options.jobs);
         let mut kept: Vec<Kept> = Vec::new();
         let mut current: Option<edit::Applied> = None;
         let mut on_probation = false;
@@ -757,7 +744,7 @@ pub fn refine(
                 let mut all: Vec<Change> = kept.iter().map(|k| k.change.clone()).collect();
                 all.push(change.clone());
                 // Known inputs the edit would lose, if it keeps the samples as they are.
-                let outcome = check(&all, &current, &uses, &known);
+                let outcome = check(&all, &current, &uses, known);
                 // The first of them (of a few spread over all) accepted for the grammar's
                 // reading: the evidence that the edit takes from the language.
                 let evidence = outcome.as_ref().and_then(|(_, lost, _)| {
@@ -826,7 +813,7 @@ pub fn refine(
                     .map(|k| k.change.clone())
                     .chain(batch.iter().cloned())
                     .collect();
-                match check(&all, &current, &uses, &known) {
+                match check(&all, &current, &uses, known) {
                     Some((applied, lost, now)) if lost.is_empty() => {
                         uses = now;
                         current = Some(applied);
@@ -848,9 +835,9 @@ pub fn refine(
             }
         }
         if let Some(applied) = &current {
-            cache.keep(&applied.grammar, &known, &uses);
+            cache.keep(&applied.grammar, known, &uses);
         }
-        [known, moved_known, witnesses] = part_known(std::mem::take(&mut known), &group, found_witnesses);
+        [*known, *moved_known, *witnesses] = part_known(std::mem::take(known), &group, found_witnesses);
         round.edits = kept.len();
         // A rule named at two places, copied for one of them, is the other's alone from now
         // on: the edits refused in it while both needed it are tried again (Rust's item-level
@@ -858,19 +845,19 @@ pub fn refine(
         for k in &kept {
             if let Change::Specialize { sym, .. } = k.change {
                 if places_using(g, sym) == 2 {
-                    forget_refused(&mut refused, &edit::owner_name(g, sym));
+                    forget_refused(refused, &edit::owner_name(g, sym));
                 }
             }
         }
-        empty_rounds = if kept.is_empty() { empty_rounds + 1 } else { 0 };
-        let mut stuck = empty_rounds >= STUCK_ROUNDS;
+        *empty_rounds = if kept.is_empty() { *empty_rounds + 1 } else { 0 };
+        let mut stuck = *empty_rounds >= STUCK_ROUNDS;
         // Rounds with nothing to edit but edits refused, waiting to be tried again: the waits
         // end now, rather than the refinement (a CSS run with more culprits a round stopped
         // at 148 s of 600, 68 edits refused in its last round; a refused edit passes once it
         // keeps its witness).
-        if stuck && releases < RELEASES && refused.release() {
-            releases += 1;
-            empty_rounds = 0;
+        if stuck && *releases < RELEASES && refused.release() {
+            *releases += 1;
+            *empty_rounds = 0;
             stuck = false;
         }
         if let Some(applied) = &current {
@@ -909,7 +896,7 @@ pub fn refine(
         }
         if let Some(applied) = current {
             let keys = kept.iter().map(|k| k.change.key(&state.grammar)).collect();
-            undo = Some(Undo {
+            *undo = Some(Undo {
                 grammar: std::mem::replace(&mut state.grammar, applied.grammar),
                 text: std::mem::replace(&mut state.text, applied.text),
                 edits: state.edits.len() - kept.len(),
@@ -921,7 +908,7 @@ pub fn refine(
         // Stalled, or stuck with time left: start afresh from the best grammar measured (see
         // [`RESTART_ROUNDS`], [`STUCK_RESTARTS`]).
         let stuck_again = stuck && stuck_restarts < STUCK_RESTARTS && !stop_search();
-        if (since_best >= RESTART_ROUNDS && !stuck) || stuck_again {
+        if (*since_best >= RESTART_ROUNDS && !stuck) || stuck_again {
             if let Some(c) = best.first() {
                 if stuck_again {
                     stuck = false;
@@ -932,19 +919,7 @@ pub fn refine(
                 state.grammar = c.grammar.clone();
                 state.text = c.text.clone();
                 state.edits = c.edits.clone();
-                refused = Refused::default();
-                probed.clear();
-                drops.clear();
-                probation.clear();
-                empty_rounds = 0;
-                releases = 0;
-                met_in_a_row = 0;
-                known.clear();
-                moved_known.clear();
-                witnesses.clear();
-                cache = UsesCache::default();
-                undo = None;
-                since_best = 0;
+                learned = Learned::default();
             }
         }
         end_round(&mut state, round);
@@ -970,6 +945,45 @@ pub fn refine(
         }
     }
     Ok(state)
+}
+
+/// What [`refine`]'s rounds learn and carry to the next round, all of it forgotten where the
+/// rounds start afresh from the best grammar measured (see [`RESTART_ROUNDS`]).
+#[derive(Default)]
+struct Learned {
+    /// The edits refused, each until a round.
+    refused: Refused,
+    /// Layout places [`layout_edits`] has probed (see [`layout_key`]).
+    probed: HashMap<String, usize>,
+    /// Per rule (by name), the alternatives dropped from it so far (see
+    /// [`Facts::dropped_often`]).
+    drops: HashMap<String, usize>,
+    /// Edits taken back with others, and how often (see [`Probation`]).
+    probation: HashMap<String, Probation>,
+    /// Rounds in a row that found no edit: each draws other inputs and isolates twice as
+    /// many, so one may find what the last did not; [`STUCK_ROUNDS`] in a row end the
+    /// refinement (once the refused edits have been tried again, up to [`RELEASES`] times).
+    empty_rounds: usize,
+    /// Times the refused edits were tried again early, the rounds being stuck.
+    releases: usize,
+    /// Rounds in a row that met the targets (see [`TARGET_ROUNDS`]).
+    met_in_a_row: usize,
+    /// Generated inputs the command accepted: in the language as surely as the samples, and
+    /// with what the samples lack (an edit that drops `CREATE VIEW` everywhere because one
+    /// rejected input had a broken one must not pass because no sample has a view).
+    known: Vec<Vec<u8>>,
+    /// Culprits' texts the command accepted where the samples have their rules (see
+    /// [`transplanted`]), kept apart from `known` so that they never push out the generated
+    /// inputs, which hold what the samples lack; checked with them.
+    moved_known: Vec<Vec<u8>>,
+    /// Known inputs that refused edits lost (see [`Known::Witness`]), checked with the others.
+    witnesses: Vec<Vec<u8>>,
+    /// The productions each known input's parse takes, carried from round to round.
+    cache: UsesCache,
+    /// The grammar before the last round's edits, with that round's figures.
+    undo: Option<Undo>,
+    /// Rounds since the best measured grammar last improved (see [`RESTART_ROUNDS`]).
+    since_best: usize,
 }
 
 /// Drops from `refused` the edits that name rule `name` or a copy of a rule made for it.
