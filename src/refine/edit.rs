@@ -855,9 +855,8 @@ fn class_terminal(terminals: &mut Vec<Terminal>, class: &CharClass) -> TerminalI
 
 /// Gives `place` its own copy of `sym` with `body` (named `sym[in parent]`, with the rule's
 /// span: in a grammar with contexts, mining pools it with the rule's other instances; without
-/// any, a copy is counted on its own); a group, or a copy already
-/// made for this place, is used there only and gets `body` itself. The named rules changed or
-/// added.
+/// any, a copy is counted on its own); a group, or a copy already made for this place, is
+/// used there only and gets `body` itself. The named rules changed or added.
 fn specialize(
     g: &Grammar,
     symbols: &mut Vec<Symbol>,
