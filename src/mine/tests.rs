@@ -241,6 +241,27 @@ fn context_instances_the_samples_never_reached_take_their_rules_counts() {
 }
 
 #[test]
+fn copies_that_refine_wrote_and_the_samples_never_reached_take_their_rules_counts_when_mined() {
+    // A grammar as `refine` writes it: `x[in s]` is a rule of its own (its own span, no
+    // contexts), with one alternative dropped. Unreached, it takes `x`'s counts, alternative
+    // by alternative, for "more of the same"; inverted, it draws uniformly.
+    let g = Grammar::from_text(
+        "s = \"a\" x | \"b\" `x[in s]` ;\nx = \"1\" | \"2\" | \"3\" | \"4\" ;\n`x[in s]` = \"1\" | \"3\" | \"4\" ;\n",
+        "refined.grammar",
+    )
+    .unwrap();
+    let mut model = Model::new(&g);
+    for sample in [&b"a1"[..], b"a1", b"a2"] {
+        model.add_tree(&g, &Parser::new(&g).parse(sample).unwrap());
+    }
+    let p = Probabilities::new(&g, Some(&model), ProbabilityMode::Mined);
+    assert_probs(&g, &p, "x[in s]", &[1.0, 0.0, 0.0]);
+    let inv = Probabilities::new(&g, Some(&model), ProbabilityMode::Inverted);
+    assert_probs(&g, &inv, "x[in s]", &[1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0]);
+    assert_probs(&g, &inv, "x", &[0.0, 0.0, 0.5, 0.5]);
+}
+
+#[test]
 fn profiles_keep_each_samples_size_characters_and_choices() {
     let g = Grammar::load("json").unwrap();
     let parser = Parser::new(&g);

@@ -854,9 +854,9 @@ fn class_terminal(terminals: &mut Vec<Terminal>, class: &CharClass) -> TerminalI
 }
 
 /// Gives `place` its own copy of `sym` with `body` (named `sym[in parent]`, with the rule's
-/// span: in a grammar with contexts, mining pools it with the rule's other instances; without
-/// any, a copy is counted on its own); a group, or a copy already made for this place, is
-/// used there only and gets `body` itself. The named rules changed or added.
+/// span, so that mining pools it with the rule's other instances where no sample reaches it:
+/// see [`specialized_name`]); a group, or a copy already made for this place, is used there
+/// only and gets `body` itself. The named rules changed or added.
 fn specialize(
     g: &Grammar,
     symbols: &mut Vec<Symbol>,
@@ -1654,7 +1654,9 @@ fn rule_of_copy<'n>(name: &'n str, parent: &str) -> Option<&'n str> {
 }
 
 /// A new rule name `name[in parent]` (with a number if taken): an instance of `name` for the
-/// grammar's contexts (where it has any, mining pools its counts with the rule's).
+/// grammar's contexts: mining pools an unreached copy's counts with the rule's by that name (a
+/// grammar that `refine` wrote gives each copy a span of its own), inverted generation only
+/// where the grammar has contexts.
 fn specialized_name(symbols: &[Symbol], name: &str, parent: &str) -> String {
     // Another copy of a copy for `parent` is numbered, not nested (`m[in stmt 2]`).
     let name = rule_of_copy(name, parent).unwrap_or(name);
