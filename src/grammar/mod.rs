@@ -1128,6 +1128,66 @@ fn used_roots(
     roots
 }
 
+/// Most pairs of items [`same_items`] compares: a bound on the work for deep groups.
+const MAX_COMPARED: usize = 4096;
+
+/// Whether two alternatives say the same: item by item the same terminal, the same rule or
+/// instances of one rule (`_type` and `_type[in x]`), or groups of the same shape that say
+/// the same (a copy's own groups).
+pub(crate) fn same_items(symbols: &[Symbol], a: &Alternative, b: &Alternative) -> bool {
+    if a.items.len() != b.items.len() {
+        return false;
+    }
+    // A worklist, not recursion: groups nest as deep as the grammar file does.
+    let mut todo: Vec<(Item, Item)> = a.items.iter().copied().zip(b.items.iter().copied()).collect();
+    let mut compared = 0;
+    while let Some(pair) = todo.pop() {
+        compared += 1;
+        if compared > MAX_COMPARED {
+            return false;
+        }
+        let (x, y) = match pair {
+            (Item::Terminal(x), Item::Terminal(y)) if x == y => continue,
+            (Item::Symbol(x), Item::Symbol(y)) if x == y => continue,
+            (Item::Symbol(x), Item::Symbol(y)) => (&symbols[x.index()], &symbols[y.index()]),
+            _ => return false,
+        };
+        match (x.synthetic, y.synthetic) {
+            (false, false) => {
+                if base_name(&x.name) != base_name(&y.name) {
+                    return false;
+                }
+            }
+            (true, true) => match (&x.body, &y.body) {
+                (Body::Choice(xs), Body::Choice(ys)) => {
+                    if xs.len() != ys.len() || xs.iter().zip(ys).any(|(p, q)| p.items.len() != q.items.len()) {
+                        return false;
+                    }
+                    for (p, q) in xs.iter().zip(ys) {
+                        todo.extend(p.items.iter().copied().zip(q.items.iter().copied()));
+                    }
+                }
+                (
+                    Body::Repeat {
+                        item: p,
+                        min: m1,
+                        max: n1,
+                    },
+                    Body::Repeat {
+                        item: q,
+                        min: m2,
+                        max: n2,
+                    },
+                ) if m1 == m2 && n1 == n2 => todo.push((*p, *q)),
+                (Body::Optional(p), Body::Optional(q)) => todo.push((*p, *q)),
+                _ => return false,
+            },
+            _ => return false,
+        }
+    }
+    true
+}
+
 /// The named symbols of rule `name` and of its context instances (`name[...]`): what a
 /// directive naming `name` covers.
 pub(crate) fn instances_named(symbols: &[Symbol], name: &str) -> Vec<SymbolId> {

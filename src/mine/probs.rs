@@ -486,8 +486,14 @@ impl Siblings {
                     for (j, alt) in theirs.iter().enumerate() {
                         let found = mine
                             .iter()
-                            .position(|a| a.span.offset == alt.span.offset && same_shape(grammar, a, alt))
-                            .or_else(|| mine.iter().position(|a| same_shape(grammar, a, alt)));
+                            .position(|a| {
+                                a.span.offset == alt.span.offset
+                                    && crate::grammar::same_items(grammar.symbols(), a, alt)
+                            })
+                            .or_else(|| {
+                                mine.iter()
+                                    .position(|a| crate::grammar::same_items(grammar.symbols(), a, alt))
+                            });
                         if let Some(i) = found {
                             total[i] += c.get(j).copied().unwrap_or(0);
                         }
@@ -503,22 +509,6 @@ impl Siblings {
         }
         (total.iter().sum::<u64>() > 0).then_some(total)
     }
-}
-
-/// Whether two alternatives of instances of one rule say the same, item by item: the same
-/// terminal, instances of the same named rule, or groups (whose insides are not compared).
-fn same_shape(grammar: &Grammar, a: &crate::grammar::Alternative, b: &crate::grammar::Alternative) -> bool {
-    use crate::grammar::Item;
-    a.items.len() == b.items.len()
-        && a.items.iter().zip(&b.items).all(|pair| match pair {
-            (Item::Terminal(x), Item::Terminal(y)) => x == y,
-            (Item::Symbol(x), Item::Symbol(y)) => {
-                let (x, y) = (grammar.symbol(*x), grammar.symbol(*y));
-                x.synthetic == y.synthetic
-                    && (x.synthetic || crate::grammar::base_name(&x.name) == crate::grammar::base_name(&y.name))
-            }
-            _ => false,
-        })
 }
 
 struct Annotated<'a> {

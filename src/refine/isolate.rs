@@ -617,7 +617,7 @@ pub(crate) fn canonical(g: &Grammar) -> Vec<SymbolId> {
                     .iter()
                     .filter_map(|a| {
                         ys.iter()
-                            .find(|b| super::edit::same_items(symbols, a, b))
+                            .find(|b| crate::grammar::same_items(symbols, a, b))
                             .map(|b| (a, b))
                     })
                     .flat_map(|(a, b)| a.items.iter().copied().zip(b.items.iter().copied()))
@@ -651,7 +651,7 @@ fn canonical_place(g: &Grammar, canon: &[SymbolId], place: Place) -> Place {
         (Some(a), Body::Choice(xs), Body::Choice(ys)) => {
             match xs
                 .get(a)
-                .and_then(|x| ys.iter().position(|y| super::edit::same_items(g.symbols(), x, y)))
+                .and_then(|x| ys.iter().position(|y| crate::grammar::same_items(g.symbols(), x, y)))
             {
                 Some(b) => Some(b),
                 // The copy's alternative is its own: filed apart.
@@ -711,7 +711,7 @@ fn relabeled(g: &Grammar, tree: &Tree, node: NodeId, item: Item) -> Option<Vec<(
                 let b = if from == into {
                     alt as usize
                 } else {
-                    ys.iter().position(|y| super::edit::same_items(symbols, x, y))?
+                    ys.iter().position(|y| crate::grammar::same_items(symbols, x, y))?
                 };
                 (
                     NodeKind::Rule {

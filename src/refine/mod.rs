@@ -4618,7 +4618,7 @@ fn unseen_places(
 const ALIKE_SPOTS: usize = 2;
 
 /// The alternatives of other choices that say what alternative `alt` of `symbol` says (see
-/// [`edit::same_items`]), that no sample makes, and that the parser takes at none of the
+/// [`crate::grammar::same_items`]), that no sample makes, and that the parser takes at none of the
 /// samples' nodes of their choice tried (at most [`ALIKE_SPOTS`] each, as their cheapest,
 /// filled with the samples' smallest parts, or in [`varied_forms`]).
 fn alike(
@@ -4640,7 +4640,10 @@ fn alike(
         if other == symbol || alts.len() < 2 {
             continue;
         }
-        let Some(k) = alts.iter().position(|a| edit::same_items(g.symbols(), a, dropped)) else {
+        let Some(k) = alts
+            .iter()
+            .position(|a| crate::grammar::same_items(g.symbols(), a, dropped))
+        else {
             continue;
         };
         if facts
