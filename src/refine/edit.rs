@@ -188,6 +188,19 @@ pub enum Change {
         /// The reference to specialize.
         place: Place,
     },
+    /// The rule at the end of `down` uses `to`, a copy of its own rule that holds it, where
+    /// the way down from `to` led back to the rule itself: each rule on the way gets a copy
+    /// for the copy above it, so that the copy's edits hold in its own recursion too. A CSS
+    /// media query's parenthesized condition is a media condition again, and Rust's type
+    /// arguments are types: a copy made for one context, one level at a time, left every
+    /// deeper level as loose as the editor grammar.
+    Recur {
+        /// The copy that holds the culprit, where its edits are to hold all the way down.
+        to: SymbolId,
+        /// The way down from `to`: in each rule, the item of the next; the last one's item is
+        /// the other instance of `to`'s rule.
+        down: Vec<Place>,
+    },
     /// Generation draws the text of `sym` (a named rule) from `words`, texts the parser takes
     /// there (`%values sym sym_values ;` and a rule `sym_values` of the words): for tokens
     /// whose valid spellings no edit of the rules can say. Parsing is not changed.
@@ -431,6 +444,16 @@ impl Change {
                 name(*sym),
                 g.item_text(Item::Symbol(*sym)),
                 name(place.parent)
+            ),
+            Change::Recur { to, down } => format!(
+                "`{}` uses `{}` where `{}` reaches its rule again{}: the copy's edits hold in its recursion",
+                down.last().map_or_else(String::new, |p| name(p.parent)),
+                name(*to),
+                name(*to),
+                match down.len() {
+                    0 | 1 => String::new(),
+                    n => format!(" (the {} rule(s) on the way copied for it)", n - 1),
+                }
             ),
             Change::Values { sym, words } => format!(
                 "`{}` drawn from the {} text(s) the parser takes: {}",
@@ -756,6 +779,9 @@ pub fn apply(grammar: &Grammar, changes: &[Change], origin: &str) -> Result<Appl
         .map_err(EditError::Invalid)?;
     Ok(Applied { grammar, text, rules })
 }
+
+/// Most rules on the way down of a [`Change::Recur`]: a bound on the copies one edit makes.
+pub const MAX_RECUR_STEPS: usize = 8;
 
 /// The grammar's parts being edited.
 struct Draft {
@@ -1421,6 +1447,46 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
                     Ok(vec![owner_name(g, *sym)])
                 }
             }
+        }
+        Change::Recur { to, down } => {
+            let (Some(first), Some(last)) = (down.first(), down.last()) else {
+                return impossible("no way down");
+            };
+            if first.parent != *to || symbols[to.index()].synthetic || down.len() > MAX_RECUR_STEPS {
+                return impossible("the way down does not start at the copy");
+            }
+            // The way down must still be there as it was found, and end at the rule again.
+            for (step, next) in down.iter().zip(&down[1..]) {
+                if place_item(symbols, *step) != Some(Item::Symbol(next.parent)) {
+                    return impossible("the way down changed");
+                }
+            }
+            match place_item(symbols, *last) {
+                Some(Item::Symbol(s))
+                    if s != *to
+                        && !symbols[s.index()].synthetic
+                        && crate::grammar::base_name(&symbols[s.index()].name)
+                            == crate::grammar::base_name(&symbols[to.index()].name) => {}
+                _ => return impossible("the way down does not end at the copy's rule"),
+            }
+            // The copies, from the bottom up: each rule on the way gets a copy holding the
+            // next copy in its place, the last one holding `to` itself.
+            let mut rules = vec![owner_name(g, *to)];
+            let mut copy = *to;
+            for k in (1..down.len()).rev() {
+                let step = down[k];
+                let body = symbols[step.parent.index()].body.clone();
+                let next = copy_rule(g, symbols, step.parent, down[k - 1].parent, body);
+                set_item(symbols, Place { parent: next, ..step }, Item::Symbol(copy));
+                if !symbols[next.index()].synthetic {
+                    rules.push(symbols[next.index()].name.clone());
+                }
+                copy = next;
+            }
+            set_item(symbols, *first, Item::Symbol(copy));
+            rules.sort();
+            rules.dedup();
+            Ok(rules)
         }
         Change::Specialize { sym, place } => {
             if own_rule_of(g, symbols, *sym, *place) {

@@ -1813,12 +1813,73 @@ fn propose(
     // A culprit valid with another token beside it, where the two never stand together in
     // what is known valid: kept apart, before any drop of what is valid alone.
     out.extend(never_edit(g, culprit, good, facts, judge));
+    // A culprit inside a copy of its own rule, which the copy's edits rule out: the copy's
+    // recursion, rather than another copy one level deeper.
+    out.extend(recursion_edit(g, culprit));
     out.extend(rule_edits(g, culprit, trees, good, facts, judge, jobs));
     out.extend(distinct_edit(g, culprit, texts, judge));
     out.extend(values_edit(g, culprit, trees, texts, judge));
     // Last: drawing a rule whole from the samples says the least of the language.
     out.extend(keyed_values(g, culprit, trees, texts, judge));
     out
+}
+
+/// Levels above a culprit [`recursion_edit`] looks for a rule that a copy of it holds.
+const RECUR_WALK: usize = 12;
+
+/// Ways down [`recursion_edit`] tries (each an edit made and the culprit parsed again).
+const RECUR_TRIES: usize = 2;
+
+/// A [`Change::Recur`] for a culprit: the nearest named rule at or above it, within
+/// [`RECUR_WALK`] levels, that a copy of the same rule holds within [`edit::MAX_RECUR_STEPS`]
+/// levels above it, where that copy's edits rule the culprit's input out (the input no longer
+/// parses with the edit made). The copy's restrictions are the context's: a media query's
+/// condition in parentheses is the media query's, not any `@supports` condition's.
+fn recursion_edit(g: &Grammar, culprit: &Culprit) -> Option<Change> {
+    let tree = &culprit.tree;
+    let chain: Vec<NodeId> = std::iter::once(culprit.node)
+        .chain(ancestors(tree, culprit.node))
+        .take(RECUR_WALK + edit::MAX_RECUR_STEPS)
+        .collect();
+    let named = |n: NodeId| match tree.kind(n) {
+        NodeKind::Rule { symbol, .. } if !g.symbol(symbol).synthetic => Some(symbol),
+        _ => None,
+    };
+    let input = tree.unparse_node(tree.root());
+    let mut tries = 0;
+    for (i, &b) in chain.iter().enumerate().take(RECUR_WALK) {
+        let Some(s) = named(b) else { continue };
+        let base = crate::grammar::base_name(&g.symbol(s).name);
+        let above = chain.iter().enumerate().skip(i + 1).take(edit::MAX_RECUR_STEPS);
+        let Some((j, to)) = above
+            .filter_map(|(j, &a)| named(a).map(|t| (j, t)))
+            .find(|&(_, t)| crate::grammar::base_name(&g.symbol(t).name) == base)
+        else {
+            continue;
+        };
+        if to == s {
+            continue;
+        }
+        // The places from the copy down to the culprit's rule, top first.
+        let Some(down) = (i..j)
+            .rev()
+            .map(|k| place_of(g, tree, chain[k]))
+            .collect::<Option<Vec<Place>>>()
+        else {
+            continue;
+        };
+        let change = Change::Recur { to, down };
+        tries += 1;
+        let rules_it_out = edit::apply(g, std::slice::from_ref(&change), "recursion")
+            .is_ok_and(|applied| Parser::new(&applied.grammar).parse(&input).is_err());
+        if rules_it_out {
+            return Some(change);
+        }
+        if tries >= RECUR_TRIES {
+            break;
+        }
+    }
+    None
 }
 
 /// Longest token text a `%never` pair names.
