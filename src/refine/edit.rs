@@ -124,6 +124,23 @@ pub enum Change {
         /// The optional parts' items in that alternative, dropped in the copy.
         drop: Vec<usize>,
     },
+    /// Alternative `alt` of `sym`, where `place` uses it, only with alternative `with` of the
+    /// group choice at item `other` of the same alternative: the parent's alternative is split
+    /// in two, one where `sym` has no `alt`, and one where `sym` is `alt` alone and the group
+    /// is `with` alone. A CSS media type takes `and` after it, never `or` (`screen and (…)`,
+    /// `(…) or (…)`), where the grammar's media query is any query, `and` or `or`, any query.
+    OnlyWith {
+        /// The choice symbol.
+        sym: SymbolId,
+        /// Its alternative that goes with the group's alternative `with` alone.
+        alt: usize,
+        /// Where `sym` is used.
+        place: Place,
+        /// The group choice's item in the same alternative.
+        other: usize,
+        /// The group's alternative that `alt` may stand with.
+        with: usize,
+    },
     /// Alternative `alt` of `sym`, where `place` uses it, only after the texts `words` of the
     /// item `key` of the same alternative (a function's name), which the samples write there
     /// with it: the parent's alternative is split in two, one where `sym` has no `alt`, and
@@ -395,6 +412,29 @@ impl Change {
                 place.item + 1,
                 place.alt.map_or(1, |a| a + 1)
             ),
+            Change::OnlyWith {
+                sym,
+                alt,
+                place,
+                other,
+                with,
+            } => {
+                let group = place_item(g.symbols(), Place { item: *other, ..*place });
+                format!(
+                    "alternative {} of `{}` ({}) only with {} of {} in `{}` (item {} of its alternative {})",
+                    alt + 1,
+                    name(*sym),
+                    alternative_text(g, *sym, *alt),
+                    match group {
+                        Some(Item::Symbol(c)) => alternative_text(g, c, *with),
+                        _ => String::new(),
+                    },
+                    group.map_or_else(String::new, |i| g.item_written(i)),
+                    name(place.parent),
+                    place.item + 1,
+                    place.alt.map_or(1, |a| a + 1)
+                )
+            }
             Change::Keyed {
                 sym,
                 alt,
@@ -1279,6 +1319,49 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
             };
             let at_other = present.then_some(inner);
             split_in_two(g, symbols, *sym, *place, (without, only), *other, at_other).or_else(&impossible)
+        }
+        Change::OnlyWith {
+            sym,
+            alt,
+            place,
+            other,
+            with,
+        } => {
+            let Some(group) = rule_beside(symbols, *sym, *place, *other) else {
+                return impossible("the place does not use the rule, or no group beside it");
+            };
+            let (Body::Choice(choices), true) = (&symbols[group.index()].body, symbols[group.index()].synthetic) else {
+                return impossible("the item beside it is no group choice");
+            };
+            let Some(kept) = choices.get(*with).cloned() else {
+                return impossible("no such alternative of the group");
+            };
+            if choices.len() < 2 {
+                return impossible("the group makes no choice");
+            }
+            let Body::Choice(alts) = &symbols[sym.index()].body else {
+                return impossible("not a choice");
+            };
+            if alts.len() < 2 || *alt >= alts.len() {
+                return impossible("no other alternative would be left");
+            }
+            let mut without = alts.clone();
+            let only = without.remove(*alt);
+            let alone = SymbolId(symbols.len() as u32);
+            symbols.push(Symbol {
+                body: Body::Choice(vec![kept]),
+                ..symbols[group.index()].clone()
+            });
+            split_in_two(
+                g,
+                symbols,
+                *sym,
+                *place,
+                (without, only),
+                *other,
+                Some(Item::Symbol(alone)),
+            )
+            .or_else(&impossible)
         }
         Change::Keyed {
             sym,

@@ -3239,6 +3239,7 @@ fn rule_edits(
     let mut out: Vec<Change> = end_edits(g, tree, culprit.node, trees, judge, jobs);
     out.extend(touching(g, culprit, facts, judge));
     out.extend(later_choice(g, culprit, good, judge));
+    out.extend(only_with(g, culprit, good, judge));
     // A choice made before the culprit, which only what follows shows wrong: where it is an
     // optional part that no sample has there (see `earlier_choice`), kept apart from the
     // culprit's choice (SQL's `FROM ONLY (…)` in a set operation's `SELECT`), before that
@@ -3863,6 +3864,77 @@ fn later_choice(g: &Grammar, culprit: &Culprit, good: &Good<'_>, judge: &Judge<'
             let toward = (choice != sibling).then_some(choice);
             if let Some(change) = apart(g, tree, sibling, node, toward) {
                 return Some(change);
+            }
+        }
+    }
+    None
+}
+
+/// Judged inputs [`only_with`] tries per culprit.
+const ONLY_WITH_TRIES: usize = 8;
+
+/// The edit for a culprit whose choice (or that of a rule around it, up to [`WALK_UP`]
+/// levels) is wrong with the choice made in a group beside it in the same alternative, and
+/// valid with another of the group's alternatives there, filled with the samples' parts: the
+/// input is accepted with it ([`Change::OnlyWith`]). Where the culprit is the group's choice
+/// (the `or`), the choice beside it is the one that, replaced by a known-good part, makes
+/// the input accepted. lightningcss rejects `@media -- or selector(&)` and takes `@media --
+/// and selector(&)` and `@media (x) or selector(&)`: a media type goes with `and` alone.
+fn only_with(g: &Grammar, culprit: &Culprit, good: &Good<'_>, judge: &Judge<'_>) -> Option<Change> {
+    let tree = &culprit.tree;
+    let choice = |n: NodeId| match tree.kind(n) {
+        NodeKind::Rule { symbol, alt } if g.symbol(symbol).alternatives().len() >= 2 => Some((symbol, alt)),
+        _ => None,
+    };
+    let mut tries = 0;
+    for node in std::iter::once(culprit.node)
+        .chain(ancestors(tree, culprit.node))
+        .take(WALK_UP)
+    {
+        let (Some((symbol, _)), Some(parent)) = (choice(node), tree.parent(node)) else {
+            continue;
+        };
+        // (the choice to keep apart, the group beside it)
+        let pairs: Vec<(NodeId, NodeId)> = if g.symbol(symbol).synthetic {
+            tree.children(parent)
+                .filter(|&c| c != node && choice(c).is_some())
+                .filter(|&c| {
+                    tries += 1;
+                    tries <= ONLY_WITH_TRIES && good_part_accepted(g, tree, c, good, judge)
+                })
+                .map(|c| (c, node))
+                .collect()
+        } else {
+            tree.children(parent)
+                .filter(|&c| c != node && choice(c).is_some_and(|(s, _)| g.symbol(s).synthetic))
+                .map(|c| (node, c))
+                .collect()
+        };
+        for (kept, beside) in pairs {
+            let (Some((sym, alt)), Some((group, now))) = (choice(kept), choice(beside)) else {
+                continue;
+            };
+            let (Some(place), Some(other)) = (place_of(g, tree, kept), place_of(g, tree, beside)) else {
+                continue;
+            };
+            for with in (0..g.symbol(group).alternatives().len() as u32).filter(|&k| k != now) {
+                if tries >= ONLY_WITH_TRIES {
+                    return None;
+                }
+                let Some(part) = alternative_tree(g, group, with, Some(good)) else {
+                    continue;
+                };
+                tries += 1;
+                let input = replaced(g, tree, beside, &Replacement::Subtree(&part, part.root()));
+                if input.is_some_and(|i| judge.verdict(&i) == Verdict::Accepted) {
+                    return Some(Change::OnlyWith {
+                        sym,
+                        alt: alt as usize,
+                        place,
+                        other: other.item,
+                        with: with as usize,
+                    });
+                }
             }
         }
     }

@@ -4893,3 +4893,28 @@ fn a_copys_edits_hold_in_its_own_recursion() {
     assert!(parses(r, b"s(((((((((b)))))))));"), "{edits}");
     assert!(edits.contains("hold in its recursion"), "{edits}");
 }
+
+/// Queries joined by `&` or `|` in brackets; a bare name may stand before `&` only.
+const JOINED: &str = r#"
+file = ( q ";" )+ ;
+q = n | "(" q ")" | "[" q ( "&" | "|" ) q "]" ;
+n = [a-z]+ ;
+"#;
+
+/// The parser of [`JOINED`]'s language.
+fn joined_accepts(input: &[u8]) -> Verdict {
+    static STRICT: Strict = std::sync::OnceLock::new();
+    parses_without(&STRICT, (JOINED, "joined.grammar"), r"\[[a-z]+\|", input)
+}
+
+#[test]
+fn a_choice_valid_with_one_alternative_of_the_group_beside_it_goes_with_that_one_alone() {
+    let g = Grammar::from_text(JOINED, "joined.grammar").unwrap();
+    let samples = named_samples("sample", &["[ab&m];", "[(m)|xy];", "m;", "[[m&cd]|(m)];(m);"]);
+    let (refined, edits) = refined_to_targets(&g, &samples, &joined_accepts, 3);
+    let r = &refined.grammar;
+    assert!(!parses(r, b"[m|m];"), "{edits}");
+    assert!(parses(r, b"[m&(m)];"), "{edits}");
+    assert!(parses(r, b"[(m)|[m&m]];"), "{edits}");
+    assert!(edits.contains("only with"), "{edits}");
+}
