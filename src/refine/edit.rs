@@ -25,7 +25,8 @@ pub struct Place {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Change {
     /// Drop alternative `alt` of `sym` everywhere, and the alternatives `also` lists: other
-    /// choices' alternatives that say the same (see [`same_items`](crate::grammar::same_items)) and that no sample makes.
+    /// choices' alternatives that say the same (see [`same_items`](crate::grammar::same_items))
+    /// and that no sample makes.
     /// Rust's `$x` outside a macro is no type, no path, no expression, no generic parameter:
     /// one culprit, one edit, where a round per choice would leave inverted output full of it.
     DropAlternative {
