@@ -894,6 +894,18 @@ fn specialize(
     Ok(vec![name, parent])
 }
 
+/// `alts` without alternative `alt`, and that alternative: the two halves of a choice split
+/// in two ([`Change::Apart`], [`Change::OnlyWith`], [`Change::Keyed`]); `None` unless `alt`
+/// is one of them and another is left.
+fn split_off(alts: &[Alternative], alt: usize) -> Option<(Vec<Alternative>, Alternative)> {
+    if alts.len() < 2 || alt >= alts.len() {
+        return None;
+    }
+    let mut without = alts.to_vec();
+    let only = without.remove(alt);
+    Some((without, only))
+}
+
 /// The rule at item `other` of the alternative that holds `place`, where that place, in a
 /// sequence, uses `sym` (the part [`Change::Apart`] and [`Change::Keyed`] split a choice by).
 fn rule_beside(symbols: &[Symbol], sym: SymbolId, place: Place, other: usize) -> Option<SymbolId> {
@@ -977,6 +989,48 @@ fn copy_rule(g: &Grammar, symbols: &mut Vec<Symbol>, sym: SymbolId, holder: Symb
     });
     own_groups(symbols, id);
     id
+}
+
+/// The item that the way `down` leads to from `start`, each step a place in the rule that
+/// the step before led to; `None` where the way is no longer there as it was found.
+fn end_of_way(symbols: &[Symbol], start: Option<Item>, down: &[Place]) -> Option<Item> {
+    let mut at = start;
+    for step in down {
+        if at != Some(Item::Symbol(step.parent)) {
+            return None;
+        }
+        at = place_item(symbols, *step);
+    }
+    at
+}
+
+/// Copies of the rules the way `down` passes through, from the bottom up, each for the rule
+/// above it (the first for `holder`) and holding the next copy at its step's place, the last
+/// one `bottom`. The top copy; the names of the named copies are added to `rules` (a group is
+/// written inline in its holder).
+fn copy_way(
+    g: &Grammar,
+    symbols: &mut Vec<Symbol>,
+    holder: SymbolId,
+    down: &[Place],
+    bottom: SymbolId,
+    rules: &mut Vec<String>,
+) -> SymbolId {
+    let mut copy = bottom;
+    for (k, step) in down.iter().enumerate().rev() {
+        let above = if k == 0 { holder } else { down[k - 1].parent };
+        let body = symbols[step.parent.index()].body.clone();
+        let next = copy_rule(g, symbols, step.parent, above, body);
+        set_item(symbols, Place { parent: next, ..*step }, Item::Symbol(copy));
+        rules.extend(named_copy(symbols, next));
+        copy = next;
+    }
+    copy
+}
+
+/// The name of copy `id`, if it is a named rule.
+fn named_copy(symbols: &[Symbol], id: SymbolId) -> Option<String> {
+    (!symbols[id.index()].synthetic).then(|| symbols[id.index()].name.clone())
 }
 
 /// Gives the new rule `id` copies of the groups its body uses, named `rule.N`: a group is
@@ -1191,14 +1245,7 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
             }
             // The way down must still be there as it was found.
             let first = place_item(symbols, Place { item: *other, ..*place });
-            let mut at = first;
-            for step in down {
-                if at != Some(Item::Symbol(step.parent)) {
-                    return impossible("the earlier item's right edge changed");
-                }
-                at = place_item(symbols, *step);
-            }
-            if at != Some(Item::Symbol(*end)) {
+            if end_of_way(symbols, first, down) != Some(Item::Symbol(*end)) {
                 return impossible("the earlier item's right edge changed");
             }
             let Body::Choice(mut alts) = symbols[end.index()].body.clone() else {
@@ -1217,22 +1264,11 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
             }
             // The copies, from the right edge up: each rule on the way gets a copy holding
             // the next copy in its place.
-            let mut rules = Vec::new();
             let holder = down.last().map_or(place.parent, |p| p.parent);
-            let mut copy = copy_rule(g, symbols, *end, holder, Body::Choice(alts));
-            // Named copies only: a group is written inline in its holder.
-            let named = |symbols: &[Symbol], id: SymbolId| {
-                (!symbols[id.index()].synthetic).then(|| symbols[id.index()].name.clone())
-            };
-            rules.extend(named(symbols, copy));
-            for (k, step) in down.iter().enumerate().rev() {
-                let holder = if k == 0 { place.parent } else { down[k - 1].parent };
-                let body = symbols[step.parent.index()].body.clone();
-                let next = copy_rule(g, symbols, step.parent, holder, body);
-                set_item(symbols, Place { parent: next, ..*step }, Item::Symbol(copy));
-                rules.extend(named(symbols, next));
-                copy = next;
-            }
+            let end_copy = copy_rule(g, symbols, *end, holder, Body::Choice(alts));
+            let mut rules = Vec::new();
+            rules.extend(named_copy(symbols, end_copy));
+            let copy = copy_way(g, symbols, place.parent, down, end_copy, &mut rules);
             let with = |items| Alternative {
                 items,
                 weight: None,
@@ -1283,11 +1319,9 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
                     else {
                         return impossible("the choice is no group");
                     };
-                    if choices.len() < 2 || *alt >= choices.len() {
+                    let Some((rest, only)) = split_off(choices, *alt) else {
                         return impossible("no other alternative would be left");
-                    }
-                    let mut rest = choices.clone();
-                    let only = rest.remove(*alt);
+                    };
                     let mut with_group = |alts: Vec<Alternative>| {
                         let group = SymbolId(symbols.len() as u32);
                         symbols.push(Symbol {
@@ -1301,11 +1335,10 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
                     (vec![with_group(rest)], with_group(vec![only]))
                 }
                 (Some(_), _) => return impossible("not a rule of one alternative"),
-                (None, Body::Choice(alts)) if alts.len() >= 2 && *alt < alts.len() => {
-                    let mut without = alts.clone();
-                    let only = without.remove(*alt);
-                    (without, only)
-                }
+                (None, Body::Choice(alts)) => match split_off(alts, *alt) {
+                    Some(parts) => parts,
+                    None => return impossible("no other alternative would be left"),
+                },
                 // An optional part's alternative 1 is its being there.
                 (None, &Body::Optional(item)) if *alt == 1 => {
                     let with = |items| Alternative {
@@ -1343,11 +1376,9 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
             let Body::Choice(alts) = &symbols[sym.index()].body else {
                 return impossible("not a choice");
             };
-            if alts.len() < 2 || *alt >= alts.len() {
+            let Some((without, only)) = split_off(alts, *alt) else {
                 return impossible("no other alternative would be left");
-            }
-            let mut without = alts.clone();
-            let only = without.remove(*alt);
+            };
             let alone = SymbolId(symbols.len() as u32);
             symbols.push(Symbol {
                 body: Body::Choice(vec![kept]),
@@ -1379,11 +1410,10 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
             let Body::Choice(alts) = &original.body else {
                 return impossible("not a choice");
             };
-            if key_rule.synthetic || words.is_empty() || alts.len() < 2 || *alt >= alts.len() {
+            let parts = split_off(alts, *alt).filter(|_| !key_rule.synthetic && !words.is_empty());
+            let Some((without, only)) = parts else {
                 return impossible("the key is no named rule, no words, or no other alternative would be left");
-            }
-            let mut without = alts.clone();
-            let only = without.remove(*alt);
+            };
             let parent_name = owner_name(g, place.parent);
             // The key of the second alternative, where `sym` is `alt` alone: a copy of its rule.
             let keyed = SymbolId(symbols.len() as u32);
@@ -1533,40 +1563,25 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
             }
         }
         Change::Recur { to, down } => {
-            let (Some(first), Some(last)) = (down.first(), down.last()) else {
+            let Some(first) = down.first() else {
                 return impossible("no way down");
             };
-            if first.parent != *to || symbols[to.index()].synthetic || down.len() > MAX_RECUR_STEPS {
-                return impossible("the way down does not start at the copy");
+            if symbols[to.index()].synthetic || down.len() > MAX_RECUR_STEPS {
+                return impossible("the copy is no named rule, or the way down is too long");
             }
-            // The way down must still be there as it was found, and end at the rule again.
-            for (step, next) in down.iter().zip(&down[1..]) {
-                if place_item(symbols, *step) != Some(Item::Symbol(next.parent)) {
-                    return impossible("the way down changed");
-                }
-            }
-            match place_item(symbols, *last) {
+            // The way down must still be there as it was found, from the copy to its rule.
+            match end_of_way(symbols, Some(Item::Symbol(*to)), down) {
                 Some(Item::Symbol(s))
                     if s != *to
                         && !symbols[s.index()].synthetic
                         && crate::grammar::base_name(&symbols[s.index()].name)
                             == crate::grammar::base_name(&symbols[to.index()].name) => {}
-                _ => return impossible("the way down does not end at the copy's rule"),
+                _ => return impossible("the way down changed, or does not end at the copy's rule"),
             }
             // The copies, from the bottom up: each rule on the way gets a copy holding the
             // next copy in its place, the last one holding `to` itself.
             let mut rules = vec![owner_name(g, *to)];
-            let mut copy = *to;
-            for k in (1..down.len()).rev() {
-                let step = down[k];
-                let body = symbols[step.parent.index()].body.clone();
-                let next = copy_rule(g, symbols, step.parent, down[k - 1].parent, body);
-                set_item(symbols, Place { parent: next, ..step }, Item::Symbol(copy));
-                if !symbols[next.index()].synthetic {
-                    rules.push(symbols[next.index()].name.clone());
-                }
-                copy = next;
-            }
+            let copy = copy_way(g, symbols, *to, &down[1..], *to, &mut rules);
             set_item(symbols, *first, Item::Symbol(copy));
             rules.sort();
             rules.dedup();
