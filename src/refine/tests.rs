@@ -978,7 +978,7 @@ fn a_choice_before_the_culprit_that_only_what_follows_shows_wrong_is_edited() {
     let rejected = Parser::new(&g).parse(b"beginsel:a;end;").unwrap();
     let culprit = isolate::isolate(&g, rejected, &good, &judge).unwrap();
     assert_eq!(culprit.tree.unparse_node(culprit.node), b"sel:a;");
-    let edits = rule_edits(&g, &culprit, &trees, &[], &good, &facts, &judge, 1);
+    let edits = rule_edits(&g, &culprit, &trees, &good, &facts, &judge, 1);
     let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
     let semicolon = |e: &Change| matches!(e, Change::Bound { min: 1, .. });
     assert!(edits.first().is_some_and(semicolon), "{described:?}");
@@ -1348,7 +1348,7 @@ fn an_alternative_valid_at_its_place_in_another_context_is_dropped_in_a_copy_for
     assert_eq!(judge.verdict(&rejected.unparse()), Verdict::Rejected);
     let culprit = isolate::isolate(&g, rejected, &good, &judge).unwrap();
     assert_eq!(culprit.tree.unparse_node(culprit.node), b"impl b{}");
-    let edits = rule_edits(&g, &culprit, &trees, &[], &good, &facts, &judge, 1);
+    let edits = rule_edits(&g, &culprit, &trees, &good, &facts, &judge, 1);
     let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
     let body = g.symbol_by_name("body").unwrap();
     assert!(
@@ -2111,7 +2111,7 @@ fn an_optional_part_no_sample_reaches_is_kept_apart_before_it_is_fixed() {
     );
     // And the split comes first among the culprit's edits, before its choice is dropped
     // where no sample has it.
-    let all = rule_edits(&g, &culprit, &trees, &[], &good, &facts, &judge, 1);
+    let all = rule_edits(&g, &culprit, &trees, &good, &facts, &judge, 1);
     assert_eq!(
         all.first(),
         edits.first(),
@@ -3009,7 +3009,7 @@ fn an_optional_part_wrong_only_after_one_choice_is_kept_apart_from_it() {
     // The wildcard alone is valid, and so is an alias after a name: the two together are not.
     let rejected = Parser::new(&g).parse(b"a,* as x").unwrap();
     let culprit = isolate::isolate(&g, rejected, &good, &judge).expect("a culprit");
-    let edits = rule_edits(&g, &culprit, &trees, &[], &good, &facts, &judge, 1);
+    let edits = rule_edits(&g, &culprit, &trees, &good, &facts, &judge, 1);
     let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
     let apart = edits
         .iter()
@@ -3923,7 +3923,7 @@ fn a_culprit_that_makes_no_choice_is_blamed_for_the_choice_right_inside_it() {
     let node = first_node(&tree, |n| tree.kind(n).symbol() == Some(write));
     let input = tree.unparse();
     let culprit = Culprit { tree, node, input };
-    let edits = rule_edits(&g, &culprit, &trees, &[], &good, &facts, &judge, 1);
+    let edits = rule_edits(&g, &culprit, &trees, &good, &facts, &judge, 1);
     let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
     // The first edit that keeps every sample parsing excludes `c(t);` and keeps `t;` valid.
     let kept = edits.iter().find_map(|e| {
@@ -4434,7 +4434,7 @@ fn a_rule_dropped_from_again_and_again_is_blamed_on_the_optional_part_around_it(
             node,
             input: input.clone(),
         };
-        rule_edits(&g, &culprit, &trees, &[], &good, facts, &judge, 1)
+        rule_edits(&g, &culprit, &trees, &good, facts, &judge, 1)
     };
     let is_drop = |c: &Change| matches!(c, Change::DropAlternative { .. } | Change::DropAlternativeAt { .. });
     // Before any drop in `tcond`, its alternative is what is blamed.
