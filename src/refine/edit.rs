@@ -219,18 +219,6 @@ pub enum Change {
         /// the other instance of `to`'s rule.
         down: Vec<Place>,
     },
-    /// The rules on the way `down` from `down[0].parent`, a rule where no known-valid input
-    /// has the culprit's form on the same way, are copied for it, the last one holding a copy
-    /// of the rule at the end of the way: the culprit's rule then has a copy of its own for
-    /// that context, which the next round's edit changes alone. CSS takes a selector that
-    /// starts with a combinator (`~ a`) in a rule nested in a rule, never in a `@scope` or
-    /// `@media` block, which reach the same selector rules four levels down; a copy made one
-    /// level a round was still shared with the nested rules.
-    Within {
-        /// The way down, top first: in each rule, the item of the next; the last one's item
-        /// is the rule that holds the culprit.
-        down: Vec<Place>,
-    },
     /// Generation draws the text of `sym` (a named rule) from `words`, texts the parser takes
     /// there (`%values sym sym_values ;` and a rule `sym_values` of the words): for tokens
     /// whose valid spellings no edit of the rules can say. Parsing is not changed.
@@ -503,17 +491,6 @@ impl Change {
                 down.last().map_or_else(String::new, |p| name(p.parent)),
                 name(*to),
                 name(*to),
-                match down.len() {
-                    0 | 1 => String::new(),
-                    n => format!(" (the {} rule(s) on the way copied for it)", n - 1),
-                }
-            ),
-            Change::Within { down } => format!(
-                "`{}` made a rule of its own where `{}` reaches it{}, for the edits inside it",
-                down.last()
-                    .and_then(|p| place_item(g.symbols(), *p))
-                    .map_or_else(String::new, |i| g.item_written(i)),
-                down.first().map_or_else(String::new, |p| name(p.parent)),
                 match down.len() {
                     0 | 1 => String::new(),
                     n => format!(" (the {} rule(s) on the way copied for it)", n - 1),
@@ -846,10 +823,6 @@ pub fn apply(grammar: &Grammar, changes: &[Change], origin: &str) -> Result<Appl
 
 /// Most rules on the way down of a [`Change::Recur`]: a bound on the copies one edit makes.
 pub const MAX_RECUR_STEPS: usize = 8;
-
-/// Most steps on the way down of a [`Change::Within`]: a bound on the copies one edit makes
-/// (a CSS `@scope` block's repetition, item, rule, selector list, selector and combinator).
-pub const MAX_WITHIN_STEPS: usize = 10;
 
 /// The grammar's parts being edited.
 struct Draft {
@@ -1610,31 +1583,6 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
             let mut rules = vec![owner_name(g, *to)];
             let copy = copy_way(g, symbols, *to, &down[1..], *to, &mut rules);
             set_item(symbols, *first, Item::Symbol(copy));
-            rules.sort();
-            rules.dedup();
-            Ok(rules)
-        }
-        Change::Within { down } => {
-            let (Some(first), Some(last)) = (down.first(), down.last()) else {
-                return impossible("no way down");
-            };
-            if down.len() > MAX_WITHIN_STEPS {
-                return impossible("the way down is too long");
-            }
-            let Some(Item::Symbol(bottom)) = end_of_way(symbols, Some(Item::Symbol(first.parent)), down) else {
-                return impossible("the way down changed");
-            };
-            if symbols[bottom.index()].synthetic {
-                return impossible("the way does not end at a named rule");
-            }
-            // The copies, from the bottom up: the culprit's rule for the last rule on the way,
-            // then each rule on the way for the one above it, holding the copy below.
-            let body = symbols[bottom.index()].body.clone();
-            let copy = copy_rule(g, symbols, bottom, last.parent, body);
-            let mut rules = vec![owner_name(g, first.parent)];
-            rules.extend(named_copy(symbols, copy));
-            let top = copy_way(g, symbols, first.parent, &down[1..], copy, &mut rules);
-            set_item(symbols, *first, Item::Symbol(top));
             rules.sort();
             rules.dedup();
             Ok(rules)

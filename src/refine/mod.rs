@@ -669,7 +669,7 @@ pub fn refine(
             if stop_search() {
                 return Vec::new();
             }
-            propose(g, c, &trees, &accepted, &good, &facts, &texts, &judge, 1)
+            propose(g, c, &trees, &good, &facts, &texts, &judge, 1)
         });
         for (c, mut changes) in culprits.iter().zip(proposed) {
             changes.retain(|change| !refused.contains(&change.key(g)));
@@ -1801,7 +1801,6 @@ fn propose(
     g: &Grammar,
     culprit: &Culprit,
     trees: &[Tree],
-    accepted: &[Tree],
     good: &Good<'_>,
     facts: &Facts,
     texts: &Texts<'_>,
@@ -1822,12 +1821,6 @@ fn propose(
     out.extend(values_edit(g, culprit, trees, texts, judge));
     // Last: drawing a rule whole from the samples says the least of the language.
     out.extend(keyed_values(g, culprit, trees, texts, judge));
-    // Where nothing else is found (the culprit's choice is one the samples make here: CSS's
-    // selector that starts with a combinator, valid in a rule nested in a rule), the copy of
-    // the whole way down from where its context parts from every valid one, for the next
-    // round's edit (see [`within_edit`]). Not before the others: a copy is always safe, and
-    // put first it took the rounds of SQL's `%values` edits (inverted 91 to 71 %).
-    out.extend(within_edit(g, culprit, [trees, accepted]));
     out
 }
 
@@ -3605,70 +3598,6 @@ fn context_copy(g: &Grammar, tree: &Tree, node: NodeId) -> Option<Change> {
         sym: tree.kind(holder).symbol()?,
         place,
     })
-}
-
-/// Levels above a culprit that [`within_edit`] compares with the ways of valid nodes.
-const WITHIN_WALK: usize = 16;
-
-/// A [`Change::Within`] for a culprit: the copy of the way down to the rule that holds it,
-/// from the lowest rule above where its way up parts from the ways of every node of the same
-/// form (rule and alternative, or count) in the samples and accepted inputs. Those keep their
-/// ways, so the next round's edit of the copy leaves them as they are; none where a valid
-/// node has the culprit's whole way (within [`WITHIN_WALK`] levels), or parts from it below
-/// the rule that holds the culprit (an edit there is no edit of theirs).
-fn within_edit(g: &Grammar, culprit: &Culprit, valid: [&[Tree]; 2]) -> Option<Change> {
-    let tree = &culprit.tree;
-    let start = match tree.kind(culprit.node) {
-        NodeKind::Leaf { .. } => tree.parent(culprit.node)?,
-        _ => culprit.node,
-    };
-    let chain: Vec<NodeId> = std::iter::once(start)
-        .chain(ancestors(tree, start))
-        .take(WITHIN_WALK)
-        .collect();
-    let symbols: Vec<Option<SymbolId>> = chain.iter().map(|&n| tree.kind(n).symbol()).collect();
-    // The rule that holds the culprit: the nearest named one above it.
-    let bottom = (1..chain.len()).find(|&k| symbols[k].is_some_and(|s| !g.symbol(s).synthetic))?;
-    let want = form(tree, start);
-    // How many levels of the culprit's way up (itself the first) a valid node's way shares.
-    let mut shared = 0;
-    for t in valid.into_iter().flatten() {
-        t.pre_order(t.root(), |n| {
-            if shared >= chain.len() || form(t, n) != want {
-                return;
-            }
-            let (mut k, mut at) = (1, n);
-            while let Some(p) = t
-                .parent(at)
-                .filter(|&p| k < chain.len() && t.kind(p).symbol() == symbols[k])
-            {
-                at = p;
-                k += 1;
-            }
-            shared = shared.max(k);
-        });
-    }
-    if shared <= bottom || shared >= chain.len() {
-        return None;
-    }
-    // From the first rule no valid way has there down to the holder, top first.
-    let down = (bottom..shared)
-        .rev()
-        .map(|k| place_of(g, tree, chain[k]))
-        .collect::<Option<Vec<Place>>>()?;
-    (down.len() <= edit::MAX_WITHIN_STEPS).then_some(Change::Within { down })
-}
-
-/// What a node is, for [`within_edit`]: its kind, its symbol (or terminal) and its choice
-/// (the alternative; the count: absent or present, none, one or more).
-fn form(tree: &Tree, node: NodeId) -> (u8, u32, u32) {
-    let count = |most: usize| tree.child_count(node).min(most) as u32;
-    match tree.kind(node) {
-        NodeKind::Rule { symbol, alt } => (0, symbol.0, alt),
-        NodeKind::Optional { symbol } => (1, symbol.0, count(1)),
-        NodeKind::Repeat { symbol } => (2, symbol.0, count(2)),
-        NodeKind::Leaf { terminal } => (3, terminal.0, 0),
-    }
 }
 
 /// How many items in the grammar's rules name `sym`.
