@@ -4595,16 +4595,9 @@ fn unseen_choice(
             // `[a, b,]`), or the context is (see the end).
             let (in_same, in_other) = if k > 0 && min == 0 && most <= 1 && accepted_with(0) {
                 let context = context_of(g, tree, node);
-                // The first spot of a context may have nothing before the part (`f()`, where
-                // `f(,)` is rejected and `f(a,)` is not): one that has something is tried too.
-                let mut spots = spots_in_contexts(g, trees, symbol, place, CONTEXTS + 1);
-                for spot in spots_in_contexts_where(g, trees, symbol, place, CONTEXTS + 1, after_text) {
-                    if !spots.iter().any(|s| std::ptr::eq(s.0, spot.0) && s.1 == spot.1) {
-                        spots.push(spot);
-                    }
-                }
-                let (same, other): (Vec<_>, Vec<_>) =
-                    spots.into_iter().partition(|&(t, n)| context_of(g, t, n) == context);
+                let (same, other): (Vec<_>, Vec<_>) = spots_in_contexts(g, trees, symbol, place, CONTEXTS + 1)
+                    .into_iter()
+                    .partition(|&(t, n)| context_of(g, t, n) == context);
                 let in_same = accepted_in(g, &same, &[(tree, node)], judge);
                 (in_same, !in_same && accepted_in(g, &other, &[(tree, node)], judge))
             } else {
@@ -4993,18 +4986,6 @@ fn spots_in_contexts<'t>(
     place: Place,
     n: usize,
 ) -> Vec<(&'t Tree, NodeId)> {
-    spots_in_contexts_where(g, trees, sym, place, n, |_, _| true)
-}
-
-/// [`spots_in_contexts`] among the nodes that `keep` takes.
-fn spots_in_contexts_where<'t>(
-    g: &Grammar,
-    trees: &'t [Tree],
-    sym: SymbolId,
-    place: Place,
-    n: usize,
-    keep: impl Fn(&Tree, NodeId) -> bool,
-) -> Vec<(&'t Tree, NodeId)> {
     let mut contexts = HashSet::new();
     let mut out = Vec::new();
     for tree in trees {
@@ -5012,7 +4993,6 @@ fn spots_in_contexts_where<'t>(
             if out.len() < n
                 && tree.kind(node).symbol() == Some(sym)
                 && place_of(g, tree, node) == Some(place)
-                && keep(tree, node)
                 && contexts.insert(context_of(g, tree, node))
             {
                 out.push((tree, node));
@@ -5020,14 +5000,6 @@ fn spots_in_contexts_where<'t>(
         });
     }
     out
-}
-
-/// Whether the item right before `node` in its parent holds some text: where a trailing `,`
-/// is tried after elements (`f(a,)`) rather than in an empty list (`f(,)`).
-fn after_text(tree: &Tree, node: NodeId) -> bool {
-    tree.parent(node)
-        .and_then(|parent| tree.children(parent).take_while(|&c| c != node).last())
-        .is_some_and(|before| !tree.unparse_node(before).is_empty())
 }
 
 /// Parser runs [`joined_after`] makes at most.

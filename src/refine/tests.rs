@@ -1618,31 +1618,6 @@ fn an_optional_part_the_parser_takes_at_a_samples_spot_is_not_made_never_there()
     assert!(edits.iter().any(|(n, _)| *n), "{edits:?}");
 }
 
-#[test]
-fn an_optional_part_is_tried_after_a_samples_items_where_the_first_spot_has_none() {
-    let g = Grammar::from_text(LISTS, "lists.grammar").unwrap();
-    // The first list is empty: `[,]` is rejected there, and `[a,]` is valid.
-    let trees = trees_of(&g, &["[]", "[a]", "[a,b]"]);
-    let good = Good::new(&g, &trees);
-    let facts = Facts::new(&g, &trees);
-    let judge = Judge::new(&lists_accept);
-    let rejected = Parser::new(&g).parse(b"[,]").unwrap();
-    let list = g.symbol_by_name("list").unwrap();
-    let trailing = first_node(&rejected, |n| {
-        matches!(rejected.kind(n), NodeKind::Optional { .. })
-            && rejected.child_count(n) == 1
-            && rejected.parent(n).and_then(|p| rejected.kind(p).symbol()) == Some(list)
-    });
-    let place = place_of(&g, &rejected, trailing).unwrap();
-    let edits = unseen_choice(&g, &rejected, trailing, place, &trees, &good, &facts, &judge);
-    let never: Vec<String> = edits
-        .iter()
-        .filter(|e| matches!(e, Change::Bound { max: Some(0), .. }))
-        .map(|e| e.describe(&g))
-        .collect();
-    assert!(never.is_empty(), "{never:?}");
-}
-
 /// Paths that the samples never write, valid in `f` items only.
 const PATHS: &str = r##"
 file = item+ ;
