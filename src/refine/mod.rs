@@ -3674,8 +3674,18 @@ fn earlier_choice(
                 }
                 NodeKind::Repeat { .. } | NodeKind::Optional { .. } => {
                     tried += 1;
-                    let to_blame =
-                        with_count(g, &base, sibling, other_count(&base, sibling)).is_some_and(|t| accepted(&t));
+                    // An empty part before an optional culprit, filled with the cheapest
+                    // item or else with the samples' own: Rust's cheapest parameter (`!`)
+                    // is no parameter of a function's, where `fn f(a: u8,)` shows that the
+                    // trailing `,` of `fn f(,)` wants one.
+                    let to_blame = with_count(g, &base, sibling, other_count(&base, sibling))
+                        .is_some_and(|t| accepted(&t))
+                        || (base.child_count(sibling) == 0
+                            && matches!(base.kind(on_path), NodeKind::Optional { .. })
+                            && (0..isolate::CANDIDATES).any(|k| {
+                                isolate::with_sample_part(g, &base, sibling, good, k)
+                                    .is_some_and(|t| t.len() > base.len() && accepted(&t))
+                            }));
                     if let Some(bound) = to_blame
                         .then(|| unreached_bound(g, &base, sibling, place, facts))
                         .flatten()

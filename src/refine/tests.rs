@@ -2157,6 +2157,65 @@ fn an_optional_part_wrong_only_after_another_absent_is_kept_apart_from_it() {
     assert!(!parses(b"let [,];"), "{}", applied.text);
 }
 
+/// Parameter lists whose cheapest parameter (`!`) the parser rejects, with an optional
+/// trailing comma it takes only after a parameter.
+const PARAMS: &str = r##"
+file  = ( "fn f" params ";" )* ;
+params = "(" ( param ( "," param )* )? ( "," )? ")" ;
+param = "!" | "a:u8" ;
+"##;
+
+fn params_accept(input: &[u8]) -> Verdict {
+    let Ok(text) = std::str::from_utf8(input) else {
+        return Verdict::Rejected;
+    };
+    let ok = text.split_inclusive(';').all(|s| {
+        s.strip_prefix("fn f(")
+            .and_then(|r| r.strip_suffix(");"))
+            .is_some_and(|inside| {
+                inside.is_empty() || inside.strip_suffix(',').unwrap_or(inside).split(',').all(|x| x == "a:u8")
+            })
+    });
+    verdict(ok)
+}
+
+#[test]
+fn a_trailing_part_is_kept_apart_from_an_empty_list_whose_cheapest_item_is_rejected() {
+    let g = Grammar::from_text(PARAMS, "params.grammar").unwrap();
+    // The samples leave the list empty (`f()`), so its count is no edit; a parameter of
+    // theirs, not the cheapest one, shows the comma valid after it.
+    let trees = trees_of(&g, &["fn f();fn f(a:u8,a:u8,);", "fn f(a:u8);"]);
+    let judge = Judge::new(&params_accept);
+    let good = Good::new(&g, &trees);
+    let facts = Facts::new(&g, &trees);
+    assert_eq!(params_accept(b"fn f(!,);"), Verdict::Rejected);
+    let input = b"fn f(,);".to_vec();
+    let tree = Parser::new(&g).parse(&input).unwrap();
+    let node = first_node(&tree, |n| {
+        matches!(tree.kind(n), NodeKind::Optional { .. }) && tree.child_count(n) == 1 && tree.unparse_node(n) == b","
+    });
+    let culprit = Culprit { tree, node, input };
+    let edits = earlier_choice(&g, &culprit, &trees, &good, &facts, &judge);
+    let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
+    assert!(
+        matches!(
+            edits.first(),
+            Some(Change::Apart {
+                alt: 1,
+                present: true,
+                ..
+            })
+        ),
+        "{described:?}"
+    );
+    let applied = edit::apply(&g, &edits[..1], "params.grammar").unwrap();
+    let parses = |text: &[u8]| Parser::new(&applied.grammar).parse(text).is_ok();
+    for text in ["fn f();", "fn f(a:u8);", "fn f(a:u8,);", "fn f(a:u8,a:u8,);"] {
+        assert!(parses(text.as_bytes()), "{text}\n{}", applied.text);
+    }
+    assert!(!parses(b"fn f(,);"), "{}", applied.text);
+}
+
 /// Blocks of rules and of `@s` statements, one rule for both: a last `e` without its `;`.
 const SCOPED_BLOCKS: &str = r##"
 sheet = item* ;
