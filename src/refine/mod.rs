@@ -4555,7 +4555,11 @@ fn unseen_choice(
                 });
             // Before one place, every place where no sample makes it and the parser does not
             // take it (tried where a sample has the rule).
-            let unseen = || unseen_places(g, symbol, alt, place, &forms, trees, facts, judge);
+            let unseen = || {
+                let varied = roots(varied.get_or_init(&varied_here));
+                let varied = &varied[..varied.len().min(VARIED_AT_PLACES)];
+                unseen_places(g, symbol, alt, place, &forms, varied, trees, facts, judge)
+            };
             if !elsewhere && !seen(None) {
                 let everywhere = |also| Change::DropAlternative {
                     sym: symbol,
@@ -4695,13 +4699,18 @@ fn unseen_choice(
 /// Places where the samples have a rule at which [`unseen_places`] tries an alternative.
 const TRIED_PLACES: usize = 24;
 
+/// Varied forms of an alternative [`unseen_places`] tries at each place (at one spot).
+const VARIED_AT_PLACES: usize = 4;
+
 /// Alternative `alt` of `symbol`, rejected at `place` in `forms`, dropped at once from every
 /// place that uses `symbol` where no sample nor accepted input makes it and where, put in
 /// `forms` in place of a sample's node of the rule there, the parser rejects it: the places
 /// it is wrong at, not one a round. Where no sample has the rule, or past the first
 /// [`TRIED_PLACES`] places tried, it is kept: nothing says it is wrong there (a held-out
-/// file's `CASE x WHEN 0`, where the samples have no simple `CASE`). `None` if that is the
-/// culprit's place alone, or the rule is a group (which has one place).
+/// file's `CASE x WHEN 0`, where the samples have no simple `CASE`). So too where one of
+/// `varied`, the alternative with a choice inside made otherwise, is accepted at the place's
+/// first spot: Rust's `??T` and `?()` are no bounds, but `?Sized` is one. `None` if that is
+/// the culprit's place alone, or the rule is a group (which has one place).
 #[allow(clippy::too_many_arguments)]
 fn unseen_places(
     g: &Grammar,
@@ -4709,6 +4718,7 @@ fn unseen_places(
     alt: u32,
     place: Place,
     forms: &[(&Tree, NodeId)],
+    varied: &[(&Tree, NodeId)],
     trees: &[Tree],
     facts: &Facts,
     judge: &Judge<'_>,
@@ -4746,7 +4756,7 @@ fn unseen_places(
             None => *p == place,
             Some(at) => {
                 tried += 1;
-                tried <= TRIED_PLACES && !accepted_in(g, at, forms, judge)
+                tried <= TRIED_PLACES && !accepted_in(g, at, forms, judge) && !accepted_in(g, &at[..1], varied, judge)
             }
         })
         .collect();

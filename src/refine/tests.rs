@@ -2922,6 +2922,71 @@ fn a_culprits_input_accepted_without_it_is_evidence() {
     );
 }
 
+/// Rust's `?Sized` in small: `?` before a type is a bound only with a name (`?A`), and only
+/// after `b` and in `[ ]`; the samples write no `?` and no name.
+const MAYBE: &str = r#"
+file  = item ( ";" item )* ;
+item  = "b" bound | "(" bound ")" | "[" bound "]" | "{" bound "}" ;
+bound = ty | "?" ty ;
+ty    = "!" | "A" | "()" ;
+"#;
+
+fn maybe_accepts(input: &[u8]) -> Verdict {
+    let ok = |item: &[u8]| {
+        let (open, inner, close): (&[u8], &[u8], &[u8]) = match item.first() {
+            Some(b'b') => (b"b", &item[1..], b""),
+            Some(b'(') => (b"(", &item[1..], b")"),
+            Some(b'[') => (b"[", &item[1..], b"]"),
+            Some(b'{') => (b"{", &item[1..], b"}"),
+            _ => return false,
+        };
+        let Some(bound) = inner.strip_suffix(close) else {
+            return false;
+        };
+        match bound {
+            b"!" | b"A" | b"()" => true,
+            b"?A" => open == b"b" || open == b"[",
+            _ => false,
+        }
+    };
+    verdict(input.split(|&b| b == b';').all(ok))
+}
+
+#[test]
+fn an_alternative_is_kept_at_a_place_where_another_form_of_it_is_valid() {
+    let g = Grammar::from_text(MAYBE, "maybe.grammar").unwrap();
+    let trees = trees_of(&g, &["b();(!)", "[()];{!}", "b!;[!]"]);
+    let good = Good::new(&g, &trees);
+    let facts = Facts::new(&g, &trees);
+    let bound = g.symbol_by_name("bound").unwrap();
+    let item = g.symbol_by_name("item").unwrap();
+    let judge = Judge::new(&maybe_accepts);
+    let rejected = Parser::new(&g).parse(b"(?!)").unwrap();
+    let node = first_node(&rejected, |n| rejected.kind(n).symbol() == Some(bound));
+    let place = place_of(&g, &rejected, node).unwrap();
+    let edits = unseen_choice(&g, &rejected, node, place, &trees, &good, &facts, &judge);
+    let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
+    let all = edits.iter().find_map(|e| match e {
+        Change::DropAlternativeAtAll { sym, alt: 1, places } if *sym == bound => Some(places.clone()),
+        _ => None,
+    });
+    let at = |alt| Place {
+        parent: item,
+        alt: Some(alt),
+        item: 1,
+    };
+    // The culprit (`?!`) and the alternative's forms the samples' parts make (`?()`) are
+    // rejected everywhere; `?A`, a form with another type, is valid after `b` and in `[ ]`:
+    // the `?` is dropped in `( )` and `{ }` alone.
+    assert_eq!(all, Some(vec![at(1), at(3)]), "{described:?}");
+    assert!(
+        !edits
+            .iter()
+            .any(|e| matches!(e, Change::DropAlternative { sym, .. } if *sym == bound)),
+        "{described:?}"
+    );
+}
+
 /// SQL's `INTO` in small: a selection may end in `@` only right after `q`, not inside
 /// brackets of any kind.
 const INTO: &str = r#"
