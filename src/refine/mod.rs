@@ -1441,8 +1441,8 @@ const UNREAD: &[u8] = b" ((";
 const GENERATION_CHUNK: usize = 25;
 
 /// Generates a round's inputs of both modes, judges them, fills in `round`'s acceptance, and
-/// returns the rejected inputs (from each mode in proportion to its rejected, smallest first:
-/// the first are isolated; see [`in_proportion`]) and the accepted ones (whose words the parser took).
+/// returns the rejected inputs (alternately from each mode, smallest first: the first are
+/// isolated) and the accepted ones (whose words the parser took).
 fn generate_and_judge(
     g: &Grammar,
     trees: &[Tree],
@@ -1514,37 +1514,19 @@ fn generate_and_judge(
     for r in &mut rejected {
         r.sort_by_key(Tree::len);
     }
+    // Alternately from each mode, smallest first.
     let [d, i] = rejected;
-    (in_proportion(d, i), accepted)
-}
-
-/// Two lists merged so that any first `k` of the result take from each in proportion to its
-/// length, each in its own order: the `j`-th of a list of `n` stands at `(j + ½) / n`. The
-/// culprits a round isolates are the first rejected inputs, and taken alternately from each
-/// mode they went half to "more of the same", whose 5 % rejected could then take as many
-/// culprits as the inverted 25 %: Rust's inverted inputs kept their faults.
-fn in_proportion<T>(a: Vec<T>, b: Vec<T>) -> Vec<T> {
-    let (na, nb) = (a.len(), b.len());
-    let mut out = Vec::with_capacity(na + nb);
-    let (mut a, mut b) = (a.into_iter().peekable(), b.into_iter().peekable());
-    let (mut ja, mut jb) = (0usize, 0usize);
+    let (mut d, mut i) = (d.into_iter(), i.into_iter());
+    let mut out = Vec::new();
     loop {
-        // (ja + ½) / na against (jb + ½) / nb, in integers; the first list wins a tie.
-        let take_a = match (a.peek(), b.peek()) {
-            (None, None) => break,
-            (Some(_), None) => true,
-            (None, Some(_)) => false,
-            (Some(_), Some(_)) => (2 * ja + 1) * nb <= (2 * jb + 1) * na,
-        };
-        if take_a {
-            out.extend(a.next());
-            ja += 1;
-        } else {
-            out.extend(b.next());
-            jb += 1;
+        let (a, b) = (d.next(), i.next());
+        if a.is_none() && b.is_none() {
+            break;
         }
+        out.extend(a);
+        out.extend(b);
     }
-    out
+    (out, accepted)
 }
 
 /// What the samples do, for deciding an edit: per symbol the alternatives they use, and the

