@@ -2173,7 +2173,12 @@ fn params_accept(input: &[u8]) -> Verdict {
         s.strip_prefix("fn f(")
             .and_then(|r| r.strip_suffix(");"))
             .is_some_and(|inside| {
-                inside.is_empty() || inside.strip_suffix(',').unwrap_or(inside).split(',').all(|x| x == "a:u8")
+                inside.is_empty()
+                    || inside
+                        .strip_suffix(',')
+                        .unwrap_or(inside)
+                        .split(',')
+                        .all(|x| x == "a:u8")
             })
     });
     verdict(ok)
