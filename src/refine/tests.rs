@@ -2105,36 +2105,51 @@ file  = ( "let " array ";" )* ;
 array = "[" ( "x" ( "," "x" )* )? ( "," )? "]" ;
 "##;
 
-fn arrays_accept(input: &[u8]) -> Verdict {
+/// Lists `OPEN items CLOSE`, one per `;`-ended statement, whose items are all `item`, with a
+/// trailing `,` only after an item.
+fn list_accept(input: &[u8], open: &str, close: &str, item: &str) -> Verdict {
     let Ok(text) = std::str::from_utf8(input) else {
         return Verdict::Rejected;
     };
     let ok = text.split_inclusive(';').all(|s| {
-        s.strip_prefix("let [")
-            .and_then(|r| r.strip_suffix("];"))
+        s.strip_prefix(open)
+            .and_then(|r| r.strip_suffix(close))
             .is_some_and(|inside| {
-                inside.is_empty() || inside.strip_suffix(',').unwrap_or(inside).split(',').all(|x| x == "x")
+                inside.is_empty() || inside.strip_suffix(',').unwrap_or(inside).split(',').all(|x| x == item)
             })
     });
     verdict(ok)
 }
 
-#[test]
-fn an_optional_part_wrong_only_after_another_absent_is_kept_apart_from_it() {
-    let g = Grammar::from_text(ARRAYS, "arrays.grammar").unwrap();
-    // No sample has `[]`: raising the elements' count would pass the samples, and lose it.
-    let trees = trees_of(&g, &["let [x];let [x,x,];", "let [x,];"]);
-    let judge = Judge::new(&arrays_accept);
+fn arrays_accept(input: &[u8]) -> Verdict {
+    list_accept(input, "let [", "];", "x")
+}
+
+/// The edit `earlier_choice` finds for the trailing `,` of `input` (an empty list with one),
+/// with `accept` as the parser: the `,` kept apart from an empty list, so that every list of
+/// `valid` still parses and `input` does not.
+fn assert_trailing_comma_kept_apart(
+    text: &str,
+    samples: &[&str],
+    accept: &(dyn Fn(&[u8]) -> Verdict + Sync),
+    input: &[u8],
+    valid: &[&str],
+) {
+    let g = Grammar::from_text(text, "lists.grammar").unwrap();
+    let trees = trees_of(&g, samples);
+    let judge = Judge::new(accept);
     let good = Good::new(&g, &trees);
     let facts = Facts::new(&g, &trees);
-    assert_eq!(arrays_accept(b"let [];"), Verdict::Accepted);
-    let input = b"let [,];".to_vec();
-    let tree = Parser::new(&g).parse(&input).unwrap();
+    let tree = Parser::new(&g).parse(input).unwrap();
     // The culprit is the trailing comma (isolation's answer: without it, accepted).
     let node = first_node(&tree, |n| {
         matches!(tree.kind(n), NodeKind::Optional { .. }) && tree.child_count(n) == 1 && tree.unparse_node(n) == b","
     });
-    let culprit = Culprit { tree, node, input };
+    let culprit = Culprit {
+        tree,
+        node,
+        input: input.to_vec(),
+    };
     let edits = earlier_choice(&g, &culprit, &trees, &good, &facts, &judge);
     let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
     assert!(
@@ -2149,12 +2164,25 @@ fn an_optional_part_wrong_only_after_another_absent_is_kept_apart_from_it() {
         "{described:?}"
     );
     assert!(forbids(&g, &edits[0], &culprit.tree, culprit.node));
-    let applied = edit::apply(&g, &edits[..1], "arrays.grammar").unwrap();
+    let applied = edit::apply(&g, &edits[..1], "lists.grammar").unwrap();
     let parses = |text: &[u8]| Parser::new(&applied.grammar).parse(text).is_ok();
-    for text in ["let [];", "let [x];", "let [x,];", "let [x,x];", "let [x,x,];"] {
+    for text in valid {
         assert!(parses(text.as_bytes()), "{text}\n{}", applied.text);
     }
-    assert!(!parses(b"let [,];"), "{}", applied.text);
+    assert!(!parses(input), "{}", applied.text);
+}
+
+#[test]
+fn an_optional_part_wrong_only_after_another_absent_is_kept_apart_from_it() {
+    // No sample has `[]`: raising the elements' count would pass the samples, and lose it.
+    assert_eq!(arrays_accept(b"let [];"), Verdict::Accepted);
+    assert_trailing_comma_kept_apart(
+        ARRAYS,
+        &["let [x];let [x,x,];", "let [x,];"],
+        &arrays_accept,
+        b"let [,];",
+        &["let [];", "let [x];", "let [x,];", "let [x,x];", "let [x,x,];"],
+    );
 }
 
 /// Parameter lists whose cheapest parameter (`!`) the parser rejects, with an optional
@@ -2166,59 +2194,21 @@ param = "!" | "a:u8" ;
 "##;
 
 fn params_accept(input: &[u8]) -> Verdict {
-    let Ok(text) = std::str::from_utf8(input) else {
-        return Verdict::Rejected;
-    };
-    let ok = text.split_inclusive(';').all(|s| {
-        s.strip_prefix("fn f(")
-            .and_then(|r| r.strip_suffix(");"))
-            .is_some_and(|inside| {
-                inside.is_empty()
-                    || inside
-                        .strip_suffix(',')
-                        .unwrap_or(inside)
-                        .split(',')
-                        .all(|x| x == "a:u8")
-            })
-    });
-    verdict(ok)
+    list_accept(input, "fn f(", ");", "a:u8")
 }
 
 #[test]
 fn a_trailing_part_is_kept_apart_from_an_empty_list_whose_cheapest_item_is_rejected() {
-    let g = Grammar::from_text(PARAMS, "params.grammar").unwrap();
     // The samples leave the list empty (`f()`), so its count is no edit; a parameter of
     // theirs, not the cheapest one, shows the comma valid after it.
-    let trees = trees_of(&g, &["fn f();fn f(a:u8,a:u8,);", "fn f(a:u8);"]);
-    let judge = Judge::new(&params_accept);
-    let good = Good::new(&g, &trees);
-    let facts = Facts::new(&g, &trees);
     assert_eq!(params_accept(b"fn f(!,);"), Verdict::Rejected);
-    let input = b"fn f(,);".to_vec();
-    let tree = Parser::new(&g).parse(&input).unwrap();
-    let node = first_node(&tree, |n| {
-        matches!(tree.kind(n), NodeKind::Optional { .. }) && tree.child_count(n) == 1 && tree.unparse_node(n) == b","
-    });
-    let culprit = Culprit { tree, node, input };
-    let edits = earlier_choice(&g, &culprit, &trees, &good, &facts, &judge);
-    let described: Vec<String> = edits.iter().map(|e| e.describe(&g)).collect();
-    assert!(
-        matches!(
-            edits.first(),
-            Some(Change::Apart {
-                alt: 1,
-                present: true,
-                ..
-            })
-        ),
-        "{described:?}"
+    assert_trailing_comma_kept_apart(
+        PARAMS,
+        &["fn f();fn f(a:u8,a:u8,);", "fn f(a:u8);"],
+        &params_accept,
+        b"fn f(,);",
+        &["fn f();", "fn f(a:u8);", "fn f(a:u8,);", "fn f(a:u8,a:u8,);"],
     );
-    let applied = edit::apply(&g, &edits[..1], "params.grammar").unwrap();
-    let parses = |text: &[u8]| Parser::new(&applied.grammar).parse(text).is_ok();
-    for text in ["fn f();", "fn f(a:u8);", "fn f(a:u8,);", "fn f(a:u8,a:u8,);"] {
-        assert!(parses(text.as_bytes()), "{text}\n{}", applied.text);
-    }
-    assert!(!parses(b"fn f(,);"), "{}", applied.text);
 }
 
 /// Blocks of rules and of `@s` statements, one rule for both: a last `e` without its `;`.
