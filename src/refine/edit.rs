@@ -160,6 +160,23 @@ pub enum Change {
         /// The key's texts the samples have with `alt` there, most used first.
         words: Vec<Vec<u8>>,
     },
+    /// The iterations of the repetition `rep` (`x*`) that take alternative `alt` of `sym`,
+    /// the choice the way `down` leads to from the repeated rule (each step a place of the
+    /// next rule on the way; none where `sym` is the repeated rule), stand only before all
+    /// the others: `x*` becomes `x_alt* x_without*`, each a chain of copies down to `sym`
+    /// with that alternative alone, or without it. Rust's `#![…]` comes before a file's
+    /// items, CSS's `@import` before its rules; the grammar's file is any statement, any
+    /// number of times.
+    Leading {
+        /// The repetition (no fewer than none, no most).
+        rep: SymbolId,
+        /// The way down from the repeated rule to the choice.
+        down: Vec<Place>,
+        /// The choice symbol.
+        sym: SymbolId,
+        /// Its alternative that may lead only.
+        alt: usize,
+    },
     /// The class at `place` becomes `class` (fewer members).
     NarrowClass {
         /// Where the class terminal is used.
@@ -354,6 +371,13 @@ impl Change {
                 name(place.parent),
                 place.item + 1,
                 place.alt.map_or(1, |a| a + 1)
+            ),
+            Change::Leading { rep, sym, alt, .. } => format!(
+                "alternative {} of `{}` ({}) only before every other iteration of the repetition in `{}`",
+                alt + 1,
+                name(*sym),
+                alternative_text(g, *sym, *alt),
+                name(*rep)
             ),
             Change::ApartTail {
                 sym,
@@ -1461,6 +1485,68 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
             };
             set_item(symbols, *place, Item::Terminal(class_terminal(terminals, class)));
             Ok(vec![owner_name(g, place.parent)])
+        }
+        Change::Leading { rep, down, sym, alt } => {
+            let r = &symbols[rep.index()];
+            let Body::Repeat {
+                item: top @ Item::Symbol(_),
+                min: 0,
+                max: None,
+            } = r.body
+            else {
+                return impossible("not a repetition of a rule, of any number");
+            };
+            let (name, span) = (r.name.clone(), r.span);
+            if end_of_way(symbols, Some(top), down) != Some(Item::Symbol(*sym)) {
+                return impossible("the way down to the choice changed");
+            }
+            let Some((without, only)) = split_off(symbols[sym.index()].alternatives(), *alt) else {
+                return impossible("no such alternative, or no other would be left");
+            };
+            let holder = down.last().map_or(*rep, |step| step.parent);
+            let mut rules = vec![owner_name(g, *rep)];
+            // The leading iterations: each rule on the way only as the way takes it.
+            let mut lead = copy_rule(g, symbols, *sym, holder, Body::Choice(vec![only]));
+            rules.extend(named_copy(symbols, lead));
+            for (k, step) in down.iter().enumerate().rev() {
+                let above = if k == 0 { *rep } else { down[k - 1].parent };
+                let Some(mut taken) = step
+                    .alt
+                    .and_then(|a| symbols[step.parent.index()].alternatives().get(a).cloned())
+                else {
+                    return impossible("the way passes no alternative");
+                };
+                taken.items[step.item] = Item::Symbol(lead);
+                lead = copy_rule(g, symbols, step.parent, above, Body::Choice(vec![taken]));
+                rules.extend(named_copy(symbols, lead));
+            }
+            // The others: the way as it is, down to the choice without the alternative.
+            let bottom = copy_rule(g, symbols, *sym, holder, Body::Choice(without));
+            rules.extend(named_copy(symbols, bottom));
+            let rest = copy_way(g, symbols, *rep, down, bottom, &mut rules);
+            let mut repeat = |item: SymbolId| {
+                symbols.push(Symbol {
+                    name: name.clone(),
+                    body: Body::Repeat {
+                        item: Item::Symbol(item),
+                        min: 0,
+                        max: None,
+                    },
+                    span,
+                    synthetic: true,
+                });
+                Item::Symbol(SymbolId(symbols.len() as u32 - 1))
+            };
+            let items = vec![repeat(lead), repeat(rest)];
+            symbols[rep.index()].body = Body::Choice(vec![Alternative {
+                items,
+                weight: None,
+                prec: None,
+                span,
+            }]);
+            rules.sort();
+            rules.dedup();
+            Ok(rules)
         }
         Change::NarrowEnd { sym, class, last } => {
             let s = &symbols[sym.index()];

@@ -1817,11 +1817,75 @@ fn propose(
     // recursion, rather than another copy one level deeper.
     out.extend(recursion_edit(g, culprit));
     out.extend(rule_edits(g, culprit, trees, good, facts, judge, jobs));
+    // An iteration valid before the others, which no drop can say.
+    out.extend(leading_edit(g, culprit, judge));
     out.extend(distinct_edit(g, culprit, texts, judge));
     out.extend(values_edit(g, culprit, trees, texts, judge));
     // Last: drawing a rule whole from the samples says the least of the language.
     out.extend(keyed_values(g, culprit, trees, texts, judge));
     out
+}
+
+/// Rule levels above a culprit [`leading_edit`] looks for the repetition it is an iteration of.
+const LEADING_WALK: usize = 4;
+
+/// A [`Change::Leading`] for a culprit that is an iteration of a repetition after another
+/// iteration, or a few rule levels below one: where the input with that iteration moved
+/// before all the others is accepted, their order is what the parser refused (Rust's `#![a]`
+/// after an item, CSS's `@import` after a rule). The choice is the lowest rule on the way of
+/// two or more alternatives; the edit must rule the input out.
+fn leading_edit(g: &Grammar, culprit: &Culprit, judge: &Judge<'_>) -> Option<Change> {
+    let tree = &culprit.tree;
+    let mut node = culprit.node;
+    // The lowest choice on the way up, and the places from the repeated rule down to it
+    // (found bottom up).
+    let mut choice: Option<(SymbolId, usize)> = None;
+    let mut down: Vec<Place> = Vec::new();
+    for _ in 0..LEADING_WALK {
+        let NodeKind::Rule { symbol, alt } = tree.kind(node) else {
+            return None;
+        };
+        if choice.is_none() && g.symbol(symbol).alternatives().len() >= 2 {
+            choice = Some((symbol, alt as usize));
+        }
+        let parent = tree.parent(node)?;
+        match tree.kind(parent) {
+            NodeKind::Repeat { symbol: rep } => {
+                let (sym, alt) = choice?;
+                let any_number = matches!(
+                    g.symbol(rep).body,
+                    Body::Repeat {
+                        item: Item::Symbol(_),
+                        min: 0,
+                        max: None
+                    }
+                );
+                if !any_number || tree.children(parent).next() == Some(node) {
+                    return None;
+                }
+                let text = tree.unparse();
+                let (first, start) = (node_start(tree, parent), node_start(tree, node));
+                let end = start + tree.len_of(node);
+                let moved = [&text[..first], &text[start..end], &text[first..start], &text[end..]].concat();
+                if judge.verdict(&moved) != Verdict::Accepted {
+                    return None;
+                }
+                down.reverse();
+                let change = Change::Leading { rep, down, sym, alt };
+                let rules_it_out = edit::apply(g, std::slice::from_ref(&change), "leading")
+                    .is_ok_and(|applied| Parser::new(&applied.grammar).parse(&text).is_err());
+                return rules_it_out.then_some(change);
+            }
+            NodeKind::Rule { .. } => {
+                if choice.is_some() {
+                    down.push(place_of(g, tree, node)?);
+                }
+                node = parent;
+            }
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// Levels above a culprit [`recursion_edit`] looks for a rule that a copy of it holds.
