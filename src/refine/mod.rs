@@ -1831,9 +1831,10 @@ const LEADING_WALK: usize = 4;
 
 /// A [`Change::Leading`] for a culprit that is an iteration of a repetition after another
 /// iteration, or a few rule levels below one: where the input with that iteration moved
-/// before all the others is accepted, their order is what the parser refused (Rust's `#![a]`
-/// after an item, CSS's `@import` after a rule). The choice is the lowest rule on the way of
-/// two or more alternatives; the edit must rule the input out.
+/// before all the others is accepted, and so is the input with the iteration before it in
+/// its place (that one may stand before others), their order is what the parser refused
+/// (Rust's `#![a]` after an item, CSS's `@import` after a rule). The choice is the lowest
+/// rule on the way of two or more alternatives; the edit must rule the input out.
 fn leading_edit(g: &Grammar, culprit: &Culprit, judge: &Judge<'_>) -> Option<Change> {
     let tree = &culprit.tree;
     let mut node = culprit.node;
@@ -1860,14 +1861,22 @@ fn leading_edit(g: &Grammar, culprit: &Culprit, judge: &Judge<'_>) -> Option<Cha
                         max: None
                     }
                 );
-                if !any_number || tree.children(parent).next() == Some(node) {
+                let Some(before) = tree.children(parent).take_while(|&c| c != node).last() else {
+                    return None;
+                };
+                if !any_number {
                     return None;
                 }
                 let text = tree.unparse();
                 let (first, start) = (node_start(tree, parent), node_start(tree, node));
                 let end = start + tree.len_of(node);
+                // The iteration before may be what is wrong, valid only last (a block's
+                // `1` before `let x = 2;`): it must be valid before another like itself.
+                let before_start = node_start(tree, before);
+                let before = &text[before_start..before_start + tree.len_of(before)];
+                let twice = [&text[..start], before, &text[end..]].concat();
                 let moved = [&text[..first], &text[start..end], &text[first..start], &text[end..]].concat();
-                if judge.verdict(&moved) != Verdict::Accepted {
+                if judge.verdict(&twice) != Verdict::Accepted || judge.verdict(&moved) != Verdict::Accepted {
                     return None;
                 }
                 down.reverse();

@@ -5039,27 +5039,27 @@ fn a_choice_valid_with_one_alternative_of_the_group_beside_it_goes_with_that_one
 }
 
 /// Statements of a file, `#![a]` an inner attribute as in Rust: valid before every other
-/// statement only.
+/// statement only; `1` valid as the last statement only, as a block's tail expression.
 const INNER: &str = r##"
 file = stmt* ;
-stmt = decl | "x;" ;
+stmt = decl | "x;" | "1" ;
 decl = "#![a]" | "fn f(){}" ;
 "##;
 
 /// The parser of [`INNER`]'s language.
 fn inner_accepts(input: &[u8]) -> Verdict {
     static STRICT: Strict = std::sync::OnceLock::new();
-    parses_without(&STRICT, (INNER, "inner.grammar"), r"(fn f\(\)\{\}|x;).*#!\[a\]", input)
+    parses_without(&STRICT, (INNER, "inner.grammar"), r"(fn f\(\)\{\}|x;|1).*#!\[a\]|1.", input)
 }
 
-/// The culprit of `text` as isolation would find it: its `decl` node that is `#![a]`, the
-/// `nth` of them.
-fn inner_culprit(g: &Grammar, text: &[u8], nth: usize) -> Culprit {
+/// The culprit of `text` as isolation would find it: its `decl` node that is `#![a]` (with
+/// `alt` 1, `fn f(){}`), the `nth` of them.
+fn inner_culprit(g: &Grammar, text: &[u8], alt: u32, nth: usize) -> Culprit {
     let tree = Parser::new(g).parse(text).unwrap();
     let decl = g.symbol_by_name("decl").unwrap();
     let mut nodes = Vec::new();
     tree.pre_order(tree.root(), |n| {
-        if tree.kind(n) == (NodeKind::Rule { symbol: decl, alt: 0 }) {
+        if tree.kind(n) == (NodeKind::Rule { symbol: decl, alt }) {
             nodes.push(n);
         }
     });
@@ -5074,7 +5074,7 @@ fn inner_culprit(g: &Grammar, text: &[u8], nth: usize) -> Culprit {
 fn an_iteration_valid_only_before_the_others_is_made_to_lead() {
     let g = Grammar::from_text(INNER, "inner.grammar").unwrap();
     let judge = Judge::new(&inner_accepts);
-    let culprit = inner_culprit(&g, b"fn f(){}x;#![a]fn f(){}", 0);
+    let culprit = inner_culprit(&g, b"fn f(){}x;#![a]fn f(){}", 0, 0);
     let change = leading_edit(&g, &culprit, &judge);
     let Some(Change::Leading { alt: 0, ref down, .. }) = change else {
         panic!("{change:?}");
@@ -5083,7 +5083,7 @@ fn an_iteration_valid_only_before_the_others_is_made_to_lead() {
     assert_eq!(down.len(), 1, "{change:?}");
     let applied = edit::apply(&g, &[change.clone().unwrap()], "inner.grammar").unwrap();
     let r = &applied.grammar;
-    for valid in ["", "#![a]", "#![a]#![a]fn f(){}x;", "x;fn f(){}x;", "#![a]x;"] {
+    for valid in ["", "#![a]", "#![a]#![a]fn f(){}x;1", "x;fn f(){}x;", "#![a]x;"] {
         assert!(parses(r, valid.as_bytes()), "{valid} in {}", applied.text);
     }
     for invalid in ["fn f(){}x;#![a]fn f(){}", "x;#![a]", "#![a]x;#![a]"] {
@@ -5091,17 +5091,21 @@ fn an_iteration_valid_only_before_the_others_is_made_to_lead() {
     }
     // Where it already leads, or where it is wrong wherever it stands, the order is not to
     // blame.
-    let first = inner_culprit(&g, b"#![a]x;", 0);
+    let first = inner_culprit(&g, b"#![a]x;", 0, 0);
     assert_eq!(leading_edit(&g, &first, &judge), None);
     let never = |_: &[u8]| Verdict::Rejected;
-    let culprit = inner_culprit(&g, b"x;#![a]", 0);
+    let culprit = inner_culprit(&g, b"x;#![a]", 0, 0);
     assert_eq!(leading_edit(&g, &culprit, &Judge::new(&never)), None);
+    // Nor where the iteration before it is valid only last: `fn f(){}1` is accepted, but so
+    // is `fn f(){}` after `x;`.
+    let after_last = inner_culprit(&g, b"x;1fn f(){}", 1, 0);
+    assert_eq!(leading_edit(&g, &after_last, &judge), None);
 }
 
 #[test]
 fn refine_learns_that_inner_attributes_lead() {
     let g = Grammar::from_text(INNER, "inner.grammar").unwrap();
-    let samples = named_samples("sample", &["#![a]fn f(){}x;", "fn f(){}", "#![a]#![a]x;fn f(){}x;"]);
+    let samples = named_samples("sample", &["#![a]fn f(){}x;1", "fn f(){}", "#![a]#![a]x;fn f(){}x;"]);
     let (refined, edits) = refined_to_targets(&g, &samples, &inner_accepts, 1);
     let r = &refined.grammar;
     assert!(!parses(r, b"x;#![a]"), "{edits}");
