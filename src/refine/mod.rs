@@ -3403,7 +3403,9 @@ fn rule_edits(
         std::iter::once(start)
             .chain(ancestors(tree, start))
             .take(WALK_UP)
-            .find_map(|n| place_of(g, tree, n).and_then(|place| unreached_count(g, tree, n, place, facts, judge))),
+            .find_map(|n| {
+                place_of(g, tree, n).and_then(|place| unreached_count(g, tree, n, place, good, facts, judge))
+            }),
     );
     // Last, where the choice is one the samples make here (a declaration in a block) and yet
     // wrong in this context (a `@scope` block), or where the walk up found an edit that may be
@@ -3762,6 +3764,7 @@ fn earlier_choice(
                     if let Some(bound) = to_blame
                         .then(|| unreached_bound(g, &base, sibling, place, facts))
                         .flatten()
+                        .filter(|_| !holding_to_blame(g, &base, sibling, good, judge))
                     {
                         // Before the optional part fixed where no sample reaches it, kept
                         // apart from the choice on the way to the culprit (SQL's `FROM ONLY`,
@@ -4215,6 +4218,7 @@ fn unreached_count(
     tree: &Tree,
     node: NodeId,
     place: Place,
+    good: &Good<'_>,
     facts: &Facts,
     judge: &Judge<'_>,
 ) -> Option<Change> {
@@ -4232,7 +4236,17 @@ fn unreached_count(
         }
     }
     with_count(g, tree, node, other_count(tree, node)).filter(|t| judge.verdict(&t.unparse()) == Verdict::Accepted)?;
-    Some(bound)
+    (!holding_to_blame(g, tree, node, good, judge)).then_some(bound)
+}
+
+/// Whether what the repetition or optional part `node` holds, rather than its being there,
+/// is what the parser rejects: the input is accepted with the samples' parts in it. Rust's
+/// `fn f(a: u8, self,)` is rejected for its `self`, where no sample has a trailing `,` after
+/// two parameters: "never there" lost `fn f(a: u8, b: u8,)` and 17 of 99 held-out files.
+fn holding_to_blame(g: &Grammar, tree: &Tree, node: NodeId, good: &Good<'_>, judge: &Judge<'_>) -> bool {
+    tree.child_count(node) > 0
+        && isolate::with_children_from_samples(g, tree, node, good, 0)
+            .is_some_and(|t| judge.verdict(&t.unparse()) == Verdict::Accepted)
 }
 
 /// Sample contexts probed per layout place by [`layout_edits`], each from another sample

@@ -5049,7 +5049,12 @@ decl = "#![a]" | "fn f(){}" ;
 /// The parser of [`INNER`]'s language.
 fn inner_accepts(input: &[u8]) -> Verdict {
     static STRICT: Strict = std::sync::OnceLock::new();
-    parses_without(&STRICT, (INNER, "inner.grammar"), r"(fn f\(\)\{\}|x;|1).*#!\[a\]|1.", input)
+    parses_without(
+        &STRICT,
+        (INNER, "inner.grammar"),
+        r"(fn f\(\)\{\}|x;|1).*#!\[a\]|1.",
+        input,
+    )
 }
 
 /// The culprit of `text` as isolation would find it: its `decl` node that is `#![a]` (with
@@ -5111,4 +5116,55 @@ fn refine_learns_that_inner_attributes_lead() {
     assert!(!parses(r, b"x;#![a]"), "{edits}");
     assert!(parses(r, b"#![a]#![a]x;"), "{edits}");
     assert!(edits.contains("only before every other iteration"), "{edits}");
+}
+
+/// A parameter list whose trailing `,` has a list of its own (as a copy made for it), which
+/// no sample reaches; `s` is a `self`, valid first only.
+const SELF_FIRST: &str = r#"
+params = "(" list? ")" | "(" `list[in params]` "," ")" ;
+list = p ( "," p )* ;
+`list[in params]` = p ( "," p )* ;
+p = "a" | "s" ;
+"#;
+
+/// The parser of [`SELF_FIRST`]'s language: `s` first only.
+fn self_first_accepts(input: &[u8]) -> Verdict {
+    static STRICT: Strict = std::sync::OnceLock::new();
+    parses_without(&STRICT, (SELF_FIRST, "self_first.grammar"), r",s", input)
+}
+
+/// As [`self_first_accepts`], and no trailing `,` after two parameters or more.
+fn one_trailing_accepts(input: &[u8]) -> Verdict {
+    static STRICT: Strict = std::sync::OnceLock::new();
+    parses_without(&STRICT, (SELF_FIRST, "self_first.grammar"), r",s|,.,\)", input)
+}
+
+#[test]
+fn a_part_no_sample_reaches_is_not_made_never_there_for_what_it_holds() {
+    let g = Grammar::from_text(SELF_FIRST, "self_first.grammar").unwrap();
+    let trees = trees_of(&g, &["(a,a)", "(s,a,a)", "()"]);
+    let good = Good::new(&g, &trees);
+    let facts = Facts::new(&g, &trees);
+    let copy = g.symbol_by_name("list[in params]").unwrap();
+    let bound_for = |text: &[u8], accepts: &(dyn Fn(&[u8]) -> Verdict + Sync)| {
+        let tree = Parser::new(&g).parse(text).unwrap();
+        // The copy's repetition, which holds the culprit's iteration.
+        let node = first_node(&tree, |n| {
+            matches!(tree.kind(n), NodeKind::Repeat { .. })
+                && tree.parent(n).and_then(|p| tree.kind(p).symbol()) == Some(copy)
+        });
+        let place = place_of(&g, &tree, node).unwrap();
+        unreached_count(&g, &tree, node, place, &good, &facts, &Judge::new(accepts))
+    };
+    // `(a,s,)` is rejected for its `s`: `(a,a,)`, the samples' parameter in its place, is
+    // accepted, and the repetition stays.
+    assert_eq!(bound_for(b"(a,s,)", &self_first_accepts), None);
+    // Where a trailing `,` follows one parameter only, the repetition is never there.
+    assert!(
+        matches!(
+            bound_for(b"(a,a,)", &one_trailing_accepts),
+            Some(Change::Bound { max: Some(0), .. })
+        ),
+        "never there"
+    );
 }
