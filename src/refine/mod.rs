@@ -1861,9 +1861,7 @@ fn leading_edit(g: &Grammar, culprit: &Culprit, judge: &Judge<'_>) -> Option<Cha
                         max: None
                     }
                 );
-                let Some(before) = tree.children(parent).take_while(|&c| c != node).last() else {
-                    return None;
-                };
+                let before = tree.children(parent).take_while(|&c| c != node).last()?;
                 if !any_number {
                     return None;
                 }
