@@ -5201,36 +5201,3 @@ fn a_part_is_not_made_never_there_where_another_alternatives_part_is_valid_in_it
         None
     );
 }
-
-/// Three copies of one rule: the samples reach the first two and the last never.
-const COPIES: &str = r#"
-file = "fn" params | "ty" `params[in ty]` | "tr" `params[in tr]` ;
-params = "(" ( "p" | "t" ) ")" ;
-`params[in ty]` = "(" ( "p" | "t" ) ")" ;
-`params[in tr]` = "(" ( "p" | "t" ) ")" ;
-"#;
-
-#[test]
-fn a_drop_everywhere_spares_a_choice_no_sample_reaches_where_they_make_it_in_the_rule() {
-    let g = Grammar::from_text(COPIES, "copies.grammar").unwrap();
-    // The choice inside a copy, by the copy's name.
-    let choice_in = |name: &str| {
-        (0..g.symbols().len())
-            .map(|i| SymbolId(i as u32))
-            .find(|&s| g.symbol(s).synthetic && edit::owner_name(&g, s) == name)
-            .unwrap()
-    };
-    let (ty, tr) = (choice_in("params[in ty]"), choice_in("params[in tr]"));
-    let never_p = |input: &[u8]| verdict(!input.contains(&b'p'));
-    let judge = Judge::new(&never_p);
-    let alike_to_ty = |texts: &[&str]| {
-        let trees = trees_of(&g, texts);
-        let good = Good::new(&g, &trees);
-        let facts = Facts::new(&g, &trees);
-        alike(&g, ty, 0, &trees, &good, &facts, &judge)
-    };
-    // The samples make `p` in `params`: the copy they never reach keeps it.
-    assert!(!alike_to_ty(&["fn(p)", "fn(t)", "ty(t)"]).contains(&(tr, 0)));
-    // Where they make it nowhere, it goes there too.
-    assert!(alike_to_ty(&["fn(t)", "ty(t)"]).contains(&(tr, 0)));
-}
