@@ -4928,32 +4928,17 @@ fn alike(
     let Some(dropped) = g.symbol(symbol).alternatives().get(alt) else {
         return Vec::new();
     };
-    let owner = crate::grammar::base_name(&edit::owner_name(g, symbol)).to_string();
-    let same_owner = |s: SymbolId| crate::grammar::base_name(&edit::owner_name(g, s)) == owner;
-    let alike_at = |s: SymbolId| {
-        let alts = g.symbol(s).alternatives();
-        if s == symbol || alts.len() < 2 {
-            return None;
-        }
-        alts.iter()
-            .position(|a| crate::grammar::same_items(g.symbols(), a, dropped))
-    };
-    // Where the samples make it in a choice of the same rule, a choice of that rule they
-    // never reach is no evidence: the trailing `,`'s own alternative of Rust's parameters,
-    // a copy of the list the samples fill, lost `parameter` with a drop in `fn(…)` types.
-    let made_in_rule = (0..g.symbols().len()).map(|i| SymbolId(i as u32)).any(|s| {
-        same_owner(s)
-            && alike_at(s).is_some_and(|k| {
-                facts
-                    .alts
-                    .get(&(s, None))
-                    .is_some_and(|seen| seen.contains(&(k as u32)))
-            })
-    });
     let mut out = Vec::new();
     for i in 0..g.symbols().len() {
         let other = SymbolId(i as u32);
-        let Some(k) = alike_at(other) else {
+        let alts = g.symbol(other).alternatives();
+        if other == symbol || alts.len() < 2 {
+            continue;
+        }
+        let Some(k) = alts
+            .iter()
+            .position(|a| crate::grammar::same_items(g.symbols(), a, dropped))
+        else {
             continue;
         };
         if facts
@@ -4967,7 +4952,9 @@ fn alike(
         if spots.is_empty() {
             // Where no sample reaches the choice, nothing says the parser refuses it there;
             // but a copy of the culprit's own rule was tried at its places before.
-            if same_owner(other) && !made_in_rule {
+            if crate::grammar::base_name(&edit::owner_name(g, other))
+                == crate::grammar::base_name(&edit::owner_name(g, symbol))
+            {
                 out.push((other, k));
             }
             continue;
