@@ -4211,7 +4211,6 @@ fn bound_around(g: &Grammar, tree: &Tree, node: NodeId, facts: &Facts, judge: &J
 }
 
 /// [`unreached_bound`], if the parser takes the input with the [`other_count`].
-#[allow(clippy::too_many_arguments)]
 fn unreached_count(
     g: &Grammar,
     tree: &Tree,
