@@ -3402,7 +3402,7 @@ fn rule_edits(
             .chain(ancestors(tree, start))
             .take(WALK_UP)
             .find_map(|n| {
-                place_of(g, tree, n).and_then(|place| unreached_count(g, tree, n, place, trees, good, facts, judge))
+                place_of(g, tree, n).and_then(|place| unreached_count(g, tree, n, place, good, facts, judge))
             }),
     );
     // Last, where the choice is one the samples make here (a declaration in a block) and yet
@@ -3762,7 +3762,7 @@ fn earlier_choice(
                     if let Some(bound) = to_blame
                         .then(|| unreached_bound(g, &base, sibling, place, facts))
                         .flatten()
-                        .filter(|_| !holding_to_blame(g, &base, sibling, trees, good, judge))
+                        .filter(|_| !holding_to_blame(g, &base, sibling, good, judge))
                     {
                         // Before the optional part fixed where no sample reaches it, kept
                         // apart from the choice on the way to the culprit (SQL's `FROM ONLY`,
@@ -4216,7 +4216,6 @@ fn unreached_count(
     tree: &Tree,
     node: NodeId,
     place: Place,
-    trees: &[Tree],
     good: &Good<'_>,
     facts: &Facts,
     judge: &Judge<'_>,
@@ -4235,72 +4234,17 @@ fn unreached_count(
         }
     }
     with_count(g, tree, node, other_count(tree, node)).filter(|t| judge.verdict(&t.unparse()) == Verdict::Accepted)?;
-    (!holding_to_blame(g, tree, node, trees, good, judge)).then_some(bound)
+    (!holding_to_blame(g, tree, node, good, judge)).then_some(bound)
 }
 
-/// Samples' parts of the same rule tried by [`holding_to_blame`].
-const DONORS: usize = 3;
-
 /// Whether what the repetition or optional part `node` holds, rather than its being there,
-/// is what the parser rejects: the input is accepted with the samples' parts in it, or with
-/// the text of a samples' part of the same kind in the same rule (or a copy of it) in its
-/// place, where it parses. Rust's `fn f(a: u8, self,)` is rejected for its `self`, and `fn
-/// f(a: u8, !,)` for its `!`, where no sample has a trailing `,` after two parameters (the
-/// samples' `, b: u8` are in the other alternative's list): "never there" lost `fn f(a: u8,
-/// b: u8,)` and 17 of 99 held-out files.
-fn holding_to_blame(
-    g: &Grammar,
-    tree: &Tree,
-    node: NodeId,
-    trees: &[Tree],
-    good: &Good<'_>,
-    judge: &Judge<'_>,
-) -> bool {
-    let Some(sym) = tree.kind(node).symbol().filter(|_| tree.child_count(node) > 0) else {
-        return false;
-    };
-    let accepted = |text: &[u8]| judge.verdict(text) == Verdict::Accepted;
-    if isolate::with_children_from_samples(g, tree, node, good, 0).is_some_and(|t| accepted(&t.unparse())) {
-        return true;
-    }
-    let repeat = matches!(g.symbol(sym).body, Body::Repeat { .. });
-    let owner = edit::owner_name(g, sym);
-    let owner = crate::grammar::base_name(&owner);
-    let text = tree.unparse();
-    let start = node_start(tree, node);
-    let (before, after) = (&text[..start], &text[start + tree.len_of(node)..]);
-    let own = tree.unparse_node(node);
-    let donors = sample_spots(
-        trees,
-        |t, n| {
-            t.child_count(n) > 0
-                && t.kind(n).symbol().is_some_and(|s| {
-                    s != sym
-                        && matches!(g.symbol(s).body, Body::Repeat { .. }) == repeat
-                        && crate::grammar::base_name(&edit::owner_name(g, s)) == owner
-                })
-        },
-        usize::MAX,
-    );
-    let mut tried = 0;
-    for (t, n) in donors {
-        let part = t.unparse_node(n);
-        if part == own {
-            continue;
-        }
-        let moved = [before, &part, after].concat();
-        if Parser::new(g).parse(&moved).is_err() {
-            continue;
-        }
-        if accepted(&moved) {
-            return true;
-        }
-        tried += 1;
-        if tried >= DONORS {
-            break;
-        }
-    }
-    false
+/// is what the parser rejects: the input is accepted with the samples' parts in it. Rust's
+/// `fn f(a: u8, self,)` is rejected for its `self`, where no sample has a trailing `,` after
+/// two parameters: "never there" lost `fn f(a: u8, b: u8,)` and 17 of 99 held-out files.
+fn holding_to_blame(g: &Grammar, tree: &Tree, node: NodeId, good: &Good<'_>, judge: &Judge<'_>) -> bool {
+    tree.child_count(node) > 0
+        && isolate::with_children_from_samples(g, tree, node, good, 0)
+            .is_some_and(|t| judge.verdict(&t.unparse()) == Verdict::Accepted)
 }
 
 /// Sample contexts probed per layout place by [`layout_edits`], each from another sample
