@@ -1040,16 +1040,41 @@ fn copy_way(
     bottom: SymbolId,
     rules: &mut Vec<String>,
 ) -> SymbolId {
+    copy_way_by(g, symbols, holder, down, bottom, rules, false).expect("a whole rule's copy has every step's place")
+}
+
+/// [`copy_way`], where with `taken` each copy on the way holds only the alternative its step
+/// takes (the way down to [`Change::Leading`]'s leading iterations); `None` where a step
+/// takes no alternative.
+fn copy_way_by(
+    g: &Grammar,
+    symbols: &mut Vec<Symbol>,
+    holder: SymbolId,
+    down: &[Place],
+    bottom: SymbolId,
+    rules: &mut Vec<String>,
+    taken: bool,
+) -> Option<SymbolId> {
     let mut copy = bottom;
     for (k, step) in down.iter().enumerate().rev() {
         let above = if k == 0 { holder } else { down[k - 1].parent };
-        let body = symbols[step.parent.index()].body.clone();
+        let (body, at) = if taken {
+            let alt = symbols[step.parent.index()].alternatives().get(step.alt?)?.clone();
+            (Body::Choice(vec![alt]), Some(0))
+        } else {
+            (symbols[step.parent.index()].body.clone(), step.alt)
+        };
         let next = copy_rule(g, symbols, step.parent, above, body);
-        set_item(symbols, Place { parent: next, ..*step }, Item::Symbol(copy));
+        let place = Place {
+            parent: next,
+            alt: at,
+            item: step.item,
+        };
+        set_item(symbols, place, Item::Symbol(copy));
         rules.extend(named_copy(symbols, next));
         copy = next;
     }
-    copy
+    Some(copy)
 }
 
 /// The name of copy `id`, if it is a named rule.
@@ -1506,20 +1531,11 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
             let holder = down.last().map_or(*rep, |step| step.parent);
             let mut rules = vec![owner_name(g, *rep)];
             // The leading iterations: each rule on the way only as the way takes it.
-            let mut lead = copy_rule(g, symbols, *sym, holder, Body::Choice(vec![only]));
-            rules.extend(named_copy(symbols, lead));
-            for (k, step) in down.iter().enumerate().rev() {
-                let above = if k == 0 { *rep } else { down[k - 1].parent };
-                let Some(mut taken) = step
-                    .alt
-                    .and_then(|a| symbols[step.parent.index()].alternatives().get(a).cloned())
-                else {
-                    return impossible("the way passes no alternative");
-                };
-                taken.items[step.item] = Item::Symbol(lead);
-                lead = copy_rule(g, symbols, step.parent, above, Body::Choice(vec![taken]));
-                rules.extend(named_copy(symbols, lead));
-            }
+            let only = copy_rule(g, symbols, *sym, holder, Body::Choice(vec![only]));
+            rules.extend(named_copy(symbols, only));
+            let Some(lead) = copy_way_by(g, symbols, *rep, down, only, &mut rules, true) else {
+                return impossible("the way passes no alternative");
+            };
             // The others: the way as it is, down to the choice without the alternative.
             let bottom = copy_rule(g, symbols, *sym, holder, Body::Choice(without));
             rules.extend(named_copy(symbols, bottom));

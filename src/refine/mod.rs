@@ -1861,10 +1861,10 @@ fn leading_edit(g: &Grammar, culprit: &Culprit, judge: &Judge<'_>) -> Option<Cha
                         max: None
                     }
                 );
-                let before = tree.children(parent).take_while(|&c| c != node).last()?;
                 if !any_number {
                     return None;
                 }
+                let before = tree.children(parent).take_while(|&c| c != node).last()?;
                 let text = tree.unparse();
                 let (first, start) = (node_start(tree, parent), node_start(tree, node));
                 let end = start + tree.len_of(node);
