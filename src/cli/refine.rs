@@ -111,6 +111,12 @@ impl RefineArgs {
                     save(r);
                     return;
                 }
+                if round.probes > 0 {
+                    eprintln!(
+                        "round {}: {} probe(s) accepted (a sample with one optional part the samples never fill put in): edits must keep them",
+                        round.number, round.probes
+                    );
+                }
                 eprintln!(
                     "round {}: accepted {:.1} % of \"more of the same\", {:.1} % of inverted; {} culprit(s) found, {} edit(s) ({} in all, {} refused: a sample or accepted input would no longer parse as before); {} runs, {:.0} s",
                     round.number,

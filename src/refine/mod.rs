@@ -14,6 +14,7 @@
 
 pub mod edit;
 mod isolate;
+mod probe;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -131,6 +132,9 @@ pub struct Round {
     /// The restart was for rounds that found nothing more to edit ([`STUCK_RESTARTS`]), not
     /// for rounds that measured no better grammar.
     pub restarted_stuck: bool,
+    /// Probes the command accepted (see [`probe`]), kept as evidence of the language beside
+    /// the samples: found in the first round only.
+    pub probes: usize,
     /// Acceptance command runs so far.
     pub runs: usize,
     /// Time since the start.
@@ -491,6 +495,10 @@ pub fn refine(
     // What the rounds have learned; all of it forgotten where they start afresh from the
     // best grammar measured.
     let mut learned = Learned::default();
+    // The accepted probes (see [`probe`]): found once, in the first round, and kept through
+    // restarts.
+    let mut probes: Vec<Vec<u8>> = Vec::new();
+    let mut probed_once = false;
     let mut stuck_restarts = 0;
     let cancelled = || options.cancelled();
     // The time the choice of the best grammar at the end will take (see [`choose_best`]),
@@ -537,6 +545,17 @@ pub fn refine(
             number,
             ..Round::default()
         };
+        if !probed_once {
+            probed_once = true;
+            let accepted = probe::accepted_probes(&state.grammar, &trees, &judge, options.jobs);
+            round.probes = accepted.len();
+            probes = accepted;
+        }
+        // Only what the grammar parses now is evidence that an edit keeps (a restart from the
+        // best grammar measured keeps them: they are in the language, as the samples are).
+        let parsed = cache.parses(&state.grammar, &probes, options.jobs);
+        let mut index = 0..;
+        probes.retain(|_| parsed[index.next().unwrap_or(usize::MAX)]);
         // A round that found nothing to edit may have looked at too few culprits (the smallest
         // rejected inputs share their faults): the next looks at twice as many.
         let culprits = options.culprits.saturating_mul(1 << (*empty_rounds).min(4));
@@ -645,8 +664,10 @@ pub fn refine(
         let mut group: Vec<Known> = vec![Known::Generated; known.len()];
         group.resize(known.len() + moved_known.len(), Known::Moved);
         group.resize(known.len() + moved_known.len() + witnesses.len(), Known::Witness);
+        group.resize(group.len() + probes.len(), Known::Probe);
         known.append(moved_known);
         known.append(witnesses);
+        known.append(&mut probes);
         // The inputs that this round's refusals rest on (see [`Known::Witness`]).
         let mut found_witnesses: Vec<Vec<u8>> = Vec::new();
         let facts = Facts::new(g, &trees).with_accepted(g, &accepted).with_dropped(g, drops);
@@ -837,7 +858,7 @@ pub fn refine(
         if let Some(applied) = &current {
             cache.keep(&applied.grammar, known, &uses);
         }
-        [*known, *moved_known, *witnesses] = part_known(std::mem::take(known), &group, found_witnesses);
+        [*known, *moved_known, *witnesses, probes] = part_known(std::mem::take(known), &group, found_witnesses);
         round.edits = kept.len();
         // A rule named at two places, copied for one of them, is the other's alone from now
         // on: the edits refused in it while both needed it are tried again (Rust's item-level
@@ -2611,29 +2632,32 @@ const MAX_MOVED: usize = 200;
 const MAX_WITNESSES: usize = 200;
 
 /// The known inputs a round checked, parted again by their `group`s into the generated ones,
-/// the moved ones and the witnesses, with the round's `found` witnesses added: a witness is in
-/// no other list, and the newest [`MAX_WITNESSES`] are kept.
-fn part_known(checked: Vec<Vec<u8>>, group: &[Known], found: Vec<Vec<u8>>) -> [Vec<Vec<u8>>; 3] {
-    let [mut generated, mut moved, mut witnesses]: [Vec<Vec<u8>>; 3] = Default::default();
+/// the moved ones, the witnesses and the probes, with the round's `found` witnesses added: a
+/// witness is in no other list, and the newest [`MAX_WITNESSES`] are kept.
+fn part_known(checked: Vec<Vec<u8>>, group: &[Known], found: Vec<Vec<u8>>) -> [Vec<Vec<u8>>; 4] {
+    let [mut generated, mut moved, mut witnesses, mut probes]: [Vec<Vec<u8>>; 4] = Default::default();
     for (text, kind) in checked.into_iter().zip(group) {
         match kind {
             Known::Generated => generated.push(text),
             Known::Moved => moved.push(text),
             Known::Witness => witnesses.push(text),
+            Known::Probe => probes.push(text),
         }
     }
+    // A probe stays a probe (kept for good already).
+    let probed: HashSet<&Vec<u8>> = probes.iter().collect();
     for text in found {
-        if !witnesses.contains(&text) {
+        if !witnesses.contains(&text) && !probed.contains(&text) {
             witnesses.push(text);
         }
     }
     if witnesses.len() > MAX_WITNESSES {
         witnesses.drain(..witnesses.len() - MAX_WITNESSES);
     }
-    let all: HashSet<&Vec<u8>> = witnesses.iter().collect();
+    let all: HashSet<&Vec<u8>> = witnesses.iter().chain(&probes).collect();
     generated.retain(|t| !all.contains(t));
     moved.retain(|t| !all.contains(t));
-    [generated, moved, witnesses]
+    [generated, moved, witnesses, probes]
 }
 
 /// Where a known accepted input comes from: each kind is kept in a list of its own.
@@ -2648,6 +2672,8 @@ enum Known {
     /// refused again while it loses it. (Tried again with the generated inputs turned over,
     /// the refused edits that lost real files made Rust's recall fall from 97 to 82 %.)
     Witness,
+    /// A probe the command accepted (see [`probe`]): kept for good, through restarts.
+    Probe,
 }
 
 /// Adds a round's accepted inputs to `known`, interleaved with the ones before, at most `cap`

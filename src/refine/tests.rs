@@ -4700,30 +4700,34 @@ proptest! {
 
 proptest! {
     /// Parted again after a round, every checked input is in the list of its kind, a witness
-    /// found in the round leaves the others, a witness is never dropped but for the cap (the
-    /// oldest first), and no list holds an input twice.
+    /// found in the round leaves the others (a probe stays a probe), a witness is never dropped
+    /// but for the cap (the oldest first), no probe is ever dropped, and no list holds an input
+    /// twice.
     #[test]
     fn a_witness_is_kept_apart_and_for_good(
-        checked in proptest::collection::vec((0u8..40, 0u8..3), 0..60),
+        checked in proptest::collection::vec((0u8..40, 0u8..4), 0..60),
         found in proptest::collection::vec(0u8..40, 0..10),
     ) {
         // Distinct texts, as the known inputs are.
         let mut seen = HashSet::new();
+        let kinds = [Known::Generated, Known::Moved, Known::Witness, Known::Probe];
         let checked: Vec<(Vec<u8>, Known)> = checked
             .into_iter()
             .filter(|(t, _)| seen.insert(*t))
-            .map(|(t, k)| (vec![t], [Known::Generated, Known::Moved, Known::Witness][k as usize]))
+            .map(|(t, k)| (vec![t], kinds[k as usize]))
             .collect();
         let found: Vec<Vec<u8>> = found.into_iter().map(|t| vec![t]).collect();
         let (texts, group): (Vec<Vec<u8>>, Vec<Known>) = checked.iter().cloned().unzip();
-        let [generated, moved, witnesses] = part_known(texts, &group, found.clone());
+        let [generated, moved, witnesses, probes] = part_known(texts, &group, found.clone());
         for (text, kind) in &checked {
-            let witness = *kind == Known::Witness || found.contains(text);
+            let probe = *kind == Known::Probe;
+            let witness = !probe && (*kind == Known::Witness || found.contains(text));
+            prop_assert_eq!(probes.contains(text), probe);
             prop_assert_eq!(witnesses.contains(text), witness);
             prop_assert_eq!(generated.contains(text), *kind == Known::Generated && !witness);
             prop_assert_eq!(moved.contains(text), *kind == Known::Moved && !witness);
         }
-        for list in [&generated, &moved, &witnesses] {
+        for list in [&generated, &moved, &witnesses, &probes] {
             let distinct: HashSet<&Vec<u8>> = list.iter().collect();
             prop_assert_eq!(distinct.len(), list.len());
         }
@@ -5167,4 +5171,62 @@ fn a_part_no_sample_reaches_is_not_made_never_there_for_what_it_holds() {
         ),
         "never there"
     );
+}
+
+/// Calls whose trailing `,` the samples never write; the language takes it after an
+/// argument only (see [`commas_accept`]).
+const COMMAS: &str = r#"
+calls = call ( ";" call )* ;
+call  = name "(" ( arg ( "," arg )* )? ","? ")" ;
+name  = "f" | "g" | "h" ;
+arg   = "a" | "b" | "1" | "s" | call ;
+"#;
+
+/// The parser of [`COMMAS`]'s language: no `,` right after `(` or another `,`, and `s` (a
+/// `self`) first only.
+fn commas_accept(input: &[u8]) -> Verdict {
+    static STRICT: Strict = std::sync::OnceLock::new();
+    parses_without(&STRICT, (COMMAS, "commas.grammar"), r"\(,|,,|,s", input)
+}
+
+const COMMA_SAMPLES: [&str; 5] = ["f(a,b)", "g()", "h(1);f(g(a),b,1)", "g(s,b)", "f(s)"];
+
+#[test]
+fn probes_are_the_samples_with_one_unfilled_part_put_in_that_the_parser_takes() {
+    let g = Grammar::from_text(COMMAS, "commas.grammar").unwrap();
+    assert_all_accepted(&COMMA_SAMPLES, &commas_accept);
+    let trees = trees_of(&g, &COMMA_SAMPLES);
+    let judge = Judge::new(&commas_accept);
+    let probes: Vec<String> = probe::accepted_probes(&g, &trees, &judge, 1)
+        .into_iter()
+        .map(|p| String::from_utf8(p).unwrap())
+        .collect();
+    // The trailing `,` after arguments, which no sample has.
+    assert!(probes.contains(&"f(a,b,)".to_string()), "{probes:?}");
+    // Rejected after `(`: not a probe.
+    assert!(!probes.iter().any(|p| p.contains("(,")), "{probes:?}");
+    // Every probe is accepted, and each is a sample with one stretch of text put in.
+    let inserted_into = |p: &str, s: &str| {
+        let pre = p.bytes().zip(s.bytes()).take_while(|(a, b)| a == b).count();
+        let post = p.bytes().rev().zip(s.bytes().rev()).take_while(|(a, b)| a == b).count();
+        p.len() > s.len() && pre + post >= s.len()
+    };
+    for p in &probes {
+        assert_eq!(commas_accept(p.as_bytes()), Verdict::Accepted, "{p}");
+        assert!(COMMA_SAMPLES.iter().any(|s| inserted_into(p, s)), "{p}");
+    }
+}
+
+#[test]
+fn refine_excludes_a_leading_comma_and_keeps_the_trailing_one() {
+    let g = Grammar::from_text(COMMAS, "commas.grammar").unwrap();
+    let samples = named_samples("sample", &COMMA_SAMPLES);
+    let (refined, edits) = refined_to_targets(&g, &samples, &commas_accept, 3);
+    let r = &refined.grammar;
+    // Inverted inputs put `,` after `(` and `s` after `,`, and the edits that exclude them
+    // must not take the trailing `,` after arguments with them (the probes show it valid).
+    assert!(parses(r, b"f(a,b,)"), "{edits}");
+    assert!(parses(r, b"g(h(1,),a,)"), "{edits}");
+    assert!(!parses(r, b"g(,)"), "{edits}");
+    assert!(parses(r, b"f(s,a,)"), "{edits}");
 }
