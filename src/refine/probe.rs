@@ -22,7 +22,7 @@ use crate::tree::{NodeId, NodeKind, Tree};
 pub(crate) const CONTEXTS: usize = 2;
 
 /// Probes judged at most, spread over the parts (each part's first context before any second):
-/// Rust's samples leave 700 such places empty, and a probe costs one run of the command.
+/// a probe costs a run or two of the command (Rust's twenty samples give 151 probes).
 pub(crate) const MAX_PROBES: usize = 600;
 
 /// Longest sample a part is probed in: the command reads the whole probe, and a small context
