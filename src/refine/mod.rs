@@ -498,7 +498,6 @@ pub fn refine(
     // The accepted probes (see [`probe`]): found once, in the first round, and kept through
     // restarts.
     let mut probes: Vec<Vec<u8>> = Vec::new();
-    let mut probed_once = false;
     let mut stuck_restarts = 0;
     let cancelled = || options.cancelled();
     // The time the choice of the best grammar at the end will take (see [`choose_best`]),
@@ -545,8 +544,7 @@ pub fn refine(
             number,
             ..Round::default()
         };
-        if !probed_once {
-            probed_once = true;
+        if number == 1 {
             let accepted = probe::accepted_probes(&state.grammar, &trees, &judge, options.jobs);
             round.probes = accepted.len();
             probes = accepted;

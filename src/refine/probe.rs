@@ -19,11 +19,11 @@ use crate::tree::{NodeId, NodeKind, Tree};
 
 /// Sample contexts a part is probed in, each from another sample where the samples have its
 /// place in more than one: a part may be valid in one and not another for what is around it.
-pub(crate) const CONTEXTS: usize = 2;
+const CONTEXTS: usize = 2;
 
 /// Probes judged at most, spread over the parts (each part's first context before any second):
 /// a probe costs a run or two of the command (Rust's twenty samples give 151 probes).
-pub(crate) const MAX_PROBES: usize = 600;
+const MAX_PROBES: usize = 600;
 
 /// Longest sample a part is probed in: the command reads the whole probe, and a small context
 /// shows the part as well as a large one.
