@@ -7,7 +7,7 @@
 use std::collections::hash_map::Entry;
 
 use super::scan::TokenDfa;
-use crate::grammar::{Body, ByteSet, Grammar, Item, SymbolId, Terminal, TerminalId};
+use crate::grammar::{Assoc, Body, ByteSet, Grammar, Item, SymbolId, Terminal, TerminalId};
 
 pub(crate) const NONE: u32 = u32::MAX;
 
@@ -168,6 +168,17 @@ pub(crate) struct Compiled {
     /// Per production: its alternative's precedence (`@left(3)`), and whether any has one.
     pub prod_prec: Vec<Option<crate::grammar::Prec>>,
     pub has_prec: bool,
+    /// Per state: where the state ends a left-associative production `X → T … T` (its first
+    /// and last parts the same nonterminal) and nothing else, the completion key its items wait
+    /// under for that last `T` (see [`right_keys`]), else NONE.
+    pub right_key: Vec<u32>,
+    /// Per Earley symbol `T`: the range of completion keys of the productions above whose last
+    /// part is `T`, one key per production, each after every Earley symbol's own.
+    pub right_keys_of: Vec<(u32, u32)>,
+    /// Per production: its completion key as above, else NONE.
+    pub right_key_of_prod: Vec<u32>,
+    /// Per production: whether its first part is `T?` rather than `T` (see [`right_keys`]).
+    pub right_first_optional: Vec<bool>,
     /// Keyword extraction: per grammar symbol, whether it is a name (see [`NameToken`]).
     pub names: Vec<NameToken>,
 }
@@ -203,6 +214,10 @@ impl Compiled {
             names: Vec::new(),
             prod_prec: Vec::new(),
             has_prec: false,
+            right_key: Vec::new(),
+            right_keys_of: Vec::new(),
+            right_key_of_prod: Vec::new(),
+            right_first_optional: Vec::new(),
         };
         // Earley symbols for every non-lexical grammar symbol, then the start, then tails.
         for (i, s) in g.symbols().iter().enumerate() {
@@ -330,6 +345,7 @@ impl Compiled {
             })
             .collect();
         c.has_prec = c.prod_prec.iter().any(Option::is_some);
+        right_keys(&mut c);
         c.names = (0..n)
             .map(|i| {
                 let sym = crate::grammar::SymbolId(i as u32);
@@ -765,4 +781,73 @@ fn self_contained(g: &Grammar, lexical: &[bool]) -> Vec<bool> {
         }
     }
     ok
+}
+
+/// Fills [`Compiled::right_key`], [`Compiled::right_keys_of`] and
+/// [`Compiled::right_key_of_prod`]. An item about to complete a left-associative `X → T op T`
+/// waits for its last `T` under a key of its own, so that completing a `T` that is itself
+/// that production's (`b - c` in `a - b - c`) can pass it by without looking at it: that
+/// reading (`a - (b - c)`) is the one the associativity rejects, and the left-nested one
+/// over the same span is always there. Otherwise every split of a chain of one operator is
+/// an item, and parsing the chain takes cubic time (CSS's `a > a > … > a`, 2.5 KB in 14 s).
+fn right_keys(c: &mut Compiled) {
+    let base = c.ekind.len() as u32;
+    c.right_key_of_prod = vec![NONE; c.prods.len()];
+    c.right_first_optional = vec![false; c.prods.len()];
+    c.right_keys_of = vec![(0, 0); c.ekind.len()];
+    c.right_key = vec![NONE; c.states.len()];
+    // The eligible productions, grouped by their last part so that each symbol's keys are
+    // one range.
+    let mut eligible: Vec<(u32, u32)> = Vec::new();
+    for (q, p) in c.prods.iter().enumerate() {
+        if p.len < 2 || !c.prod_prec[q].is_some_and(|pr| pr.assoc == Assoc::Left) {
+            continue;
+        }
+        let first = c.elems[p.rhs_start as usize];
+        let last = c.elems[(p.rhs_start + p.len - 1) as usize];
+        let Elem::Nt(t) = last else { continue };
+        // `T?` as the first part (CSS's `child_selector = _selector? _ ">" _selector`): a
+        // reading skipped only where it is there (see `earley::right_nested_key`).
+        let optional_t = |e: Elem| match e {
+            Elem::Nt(o) if matches!(c.ekind[o as usize], EKind::Optional(_)) => {
+                let (b, e) = c.prods_of[o as usize];
+                (b..e).any(|r| {
+                    let pr = &c.prods[r as usize];
+                    pr.len == 1 && c.elems[pr.rhs_start as usize] == last
+                })
+            }
+            _ => false,
+        };
+        if first == last {
+            eligible.push((t, q as u32));
+        } else if optional_t(first) {
+            eligible.push((t, q as u32));
+            c.right_first_optional[q] = true;
+        }
+    }
+    eligible.sort_unstable();
+    for (r, &(t, q)) in eligible.iter().enumerate() {
+        let key = base + r as u32;
+        c.right_key_of_prod[q as usize] = key;
+        let range = &mut c.right_keys_of[t as usize];
+        if range.0 == range.1 {
+            *range = (key, key + 1);
+        } else {
+            range.1 = key + 1;
+        }
+    }
+    let keys: Vec<u32> = c
+        .states
+        .iter()
+        .zip(&c.state_end)
+        .map(|(state, &q)| {
+            let ends_only = state.len() == 1 && c.actions[state.first as usize].next == Next::End;
+            if q != NONE && ends_only {
+                c.right_key_of_prod[q as usize]
+            } else {
+                NONE
+            }
+        })
+        .collect();
+    c.right_key = keys;
 }

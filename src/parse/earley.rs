@@ -378,6 +378,42 @@ fn better(c: &Compiled, items: &[EItem], old: EItem, new: EItem) -> Option<bool>
     }
 }
 
+/// The completion key (see `compile::right_keys`) of the left-associative production that the
+/// completed item `idx` is (through productions of one part), where its first part is there:
+/// the items waiting under that key would read it as their right part, a reading that the
+/// left-nested one always replaces (`a > b > c`). Where the production's first part is
+/// optional and empty (`a > (> c)`), there is no other reading: NONE.
+fn right_nested_key(c: &Compiled, items: &[EItem], idx: u32) -> u32 {
+    let Some((_, at)) = chain_prec(c, items, idx) else {
+        return NONE;
+    };
+    let it = items[at as usize];
+    let q = c.state_end[it.state as usize];
+    let key = c.right_key_of_prod[q as usize];
+    if key == NONE || !c.right_first_optional[q as usize] {
+        return key;
+    }
+    // Back along the predecessors to the item past the first part: its child is the `T?`'s
+    // item, none where it was skipped as empty.
+    let mut k = at;
+    for _ in 1..c.prods[q as usize].len {
+        k = items[k as usize].pred;
+        if k == NONE {
+            return NONE;
+        }
+    }
+    let first = items[k as usize].child;
+    let first_prod = if first == NONE {
+        NONE
+    } else {
+        c.state_end[items[first as usize].state as usize]
+    };
+    if first_prod == NONE || c.prods[first_prod as usize].len == 0 {
+        return NONE;
+    }
+    key
+}
+
 /// The precedence of the completed item `idx`: its production's, or, for a production of one
 /// nonterminal without one, that nonterminal's (a few levels down), and the item it is on.
 fn chain_prec(c: &Compiled, items: &[EItem], mut idx: u32) -> Option<(Prec, u32)> {
@@ -730,7 +766,23 @@ pub(crate) fn recognize<'s>(
                                     (from, to)
                                 }
                             };
-                            for &entry in &waiting[from as usize..to as usize] {
+                            // The items about to complete a left-associative `X → T op T` wait
+                            // apart (see `compile::right_keys`), all but those of the production
+                            // this `T` is (the reading the associativity rejects).
+                            let (rlo, rhi) = c.right_keys_of[lhs as usize];
+                            let mut ranges = [(from, to), (0, 0), (0, 0)];
+                            if rlo < rhi {
+                                let (wb, we) = waiting_range[it.origin as usize];
+                                let slice = &waiting[wb as usize..we as usize];
+                                let at = |key: u32| wb + slice.partition_point(|&w| waits_for(w) < key) as u32;
+                                let skip = right_nested_key(c, items, k as u32);
+                                ranges[1] = (at(rlo), at(rhi));
+                                if (rlo..rhi).contains(&skip) {
+                                    ranges[1] = (at(rlo), at(skip));
+                                    ranges[2] = (at(skip + 1), at(rhi));
+                                }
+                            }
+                            for &entry in ranges.iter().flat_map(|&(f, t)| &waiting[f as usize..t as usize]) {
                                 let w = waiting_item(entry);
                                 let wi = items[w as usize];
                                 let next = advance(c, wi.state, lhs);
@@ -754,7 +806,8 @@ pub(crate) fn recognize<'s>(
                         }
                     }
                     Next::Nt { esym, nullable } => {
-                        waiting.push(wait_entry(esym, k as u32));
+                        let key = c.right_key[a.to as usize];
+                        waiting.push(wait_entry(if key == NONE { esym } else { key }, k as u32));
                         if !predicted[esym as usize] {
                             predicted[esym as usize] = true;
                             predicted_list.push(esym);

@@ -686,3 +686,47 @@ fn precedences_are_written_and_read_back() {
         assert!(e.contains("t:1:"), "{bad}: {e}");
     }
 }
+
+/// A chain of one left-associative operator: the right-nested readings, which the left-nested
+/// one replaces, are passed by while parsing (see `compile::right_keys`); the tree is the
+/// left-nested one, in the interpreter too. Where the production's first part is optional and
+/// empty (`a>>b`: `a > (> b)`), the right-nested reading is the only one, and it is kept.
+#[test]
+fn left_chains_nest_left_and_an_empty_first_part_keeps_its_reading() {
+    let text = "e = @left(1) e? \">\" e | @left(1) e \"-\" e | v ; v = [a-z] ;";
+    let p = parser(text);
+    let g = p.grammar().clone();
+    let plain = Parser::interpreted(&g);
+    for (input, expected) in [
+        ("a-b-c-d", "e(e(e(e(v(a)) - e(v(b))) - e(v(c))) - e(v(d)))"),
+        ("a>b>c", "e(e.1(e(e.1(e(v(a))) > e(v(b)))) > e(v(c)))"),
+        (">a", "e(e.1() > e(v(a)))"),
+        ("a>>b", "e(e.1(e(v(a))) > e(e.1() > e(v(b))))"),
+        ("a>b->c", "e(e(e.1(e(v(a))) > e(v(b))) - e(e.1() > e(v(c))))"),
+        (">>a-b", "e(e(e.1() > e(e.1() > e(v(a)))) - e(v(b)))"),
+    ] {
+        for parser in [&p, &plain] {
+            let tree = ok(parser, input);
+            assert_eq!(shape(parser, &tree, tree.root()), expected, "{input}");
+        }
+        assert_eq!(p.parse_ambiguity(input.as_bytes()).unwrap().1, None, "{input}");
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
+
+    /// Every input generated from a grammar of left-associative chains, some with an optional
+    /// first part, parses back to itself: the readings passed by while parsing always have
+    /// another (see `compile::right_keys`).
+    #[test]
+    fn left_chains_generated_parse(seed in 0u64..1_000_000) {
+        let p = parser("s = e ; e = @left(1) e? \">\" e | @left(1) e \"-\" e | @left(2) e \"*\" e | \"(\" e \")\" | v ; v = [a-c] ;");
+        let g = p.grammar();
+        let probs = crate::mine::Probabilities::new(g, None, crate::mine::ProbabilityMode::Uniform);
+        let input = crate::generate::Generator::new(g, &probs, crate::generate::Limits::up_to(200), seed).input();
+        let tree = p.parse(&input);
+        proptest::prop_assert!(tree.is_ok(), "{:?} does not parse", String::from_utf8_lossy(&input));
+        proptest::prop_assert_eq!(tree.unwrap().unparse(), input);
+    }
+}
