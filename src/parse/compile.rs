@@ -169,8 +169,9 @@ pub(crate) struct Compiled {
     pub prod_prec: Vec<Option<crate::grammar::Prec>>,
     pub has_prec: bool,
     /// Per state: where the state ends a left-associative production `X → T … T` (its first
-    /// and last parts the same nonterminal) and nothing else, the completion key its items wait
-    /// under for that last `T` (see [`right_keys`]), else NONE.
+    /// and last parts the same nonterminal, or the first that one made optional) and nothing
+    /// else, the completion key its items wait under for that last `T` (see [`right_keys`]),
+    /// else NONE.
     pub right_key: Vec<u32>,
     /// Per Earley symbol `T`: the range of completion keys of the productions above whose last
     /// part is `T`, one key per production, each after every Earley symbol's own.
@@ -783,8 +784,8 @@ fn self_contained(g: &Grammar, lexical: &[bool]) -> Vec<bool> {
     ok
 }
 
-/// Fills [`Compiled::right_key`], [`Compiled::right_keys_of`] and
-/// [`Compiled::right_key_of_prod`]. An item about to complete a left-associative `X → T op T`
+/// Fills [`Compiled::right_key`], [`Compiled::right_keys_of`], [`Compiled::right_key_of_prod`]
+/// and [`Compiled::right_first_optional`]. An item about to complete a left-associative `X → T op T`
 /// waits for its last `T` under a key of its own, so that completing a `T` that is itself
 /// that production's (`b - c` in `a - b - c`) can pass it by without looking at it: that
 /// reading (`a - (b - c)`) is the one the associativity rejects, and the left-nested one
