@@ -796,7 +796,6 @@ fn right_keys(c: &mut Compiled) {
     c.right_key_of_prod = vec![NONE; c.prods.len()];
     c.right_first_optional = vec![false; c.prods.len()];
     c.right_keys_of = vec![(0, 0); c.ekind.len()];
-    c.right_key = vec![NONE; c.states.len()];
     // The eligible productions, grouped by their last part so that each symbol's keys are
     // one range.
     let mut eligible: Vec<(u32, u32)> = Vec::new();

@@ -775,12 +775,19 @@ pub(crate) fn recognize<'s>(
                                 let (wb, we) = waiting_range[it.origin as usize];
                                 let slice = &waiting[wb as usize..we as usize];
                                 let at = |key: u32| wb + slice.partition_point(|&w| waits_for(w) < key) as u32;
-                                let skip = right_nested_key(c, items, k as u32);
-                                ranges[1] = (at(rlo), at(rhi));
-                                if (rlo..rhi).contains(&skip) {
-                                    ranges[1] = (at(rlo), at(skip));
-                                    ranges[2] = (at(skip + 1), at(rhi));
-                                }
+                                let (lo, hi) = (at(rlo), at(rhi));
+                                // Which production this `T` is, only where some item waits.
+                                let skip = if lo < hi {
+                                    right_nested_key(c, items, k as u32)
+                                } else {
+                                    NONE
+                                };
+                                ranges[1] = if (rlo..rhi).contains(&skip) {
+                                    ranges[2] = (at(skip + 1), hi);
+                                    (lo, at(skip))
+                                } else {
+                                    (lo, hi)
+                                };
                             }
                             for &entry in ranges.iter().flat_map(|&(f, t)| &waiting[f as usize..t as usize]) {
                                 let w = waiting_item(entry);
