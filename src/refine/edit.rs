@@ -177,6 +177,20 @@ pub enum Change {
         /// Its alternative that may lead only.
         alt: usize,
     },
+    /// The layout `layout` at each of `places` becomes one shared copy without some kinds of
+    /// layout: per drop, the way down from `layout` (in each rule, the item of the next; the
+    /// last step's item is a choice) and the alternative of that choice the copy lacks. Rust's
+    /// doc comments are layout to tree-sitter, attributes to the language: valid before an
+    /// item or a field, not between `impl X` and its `{`, nor after `let`; `//!` only where a
+    /// block starts. The layout is one rule, used between any two tokens.
+    LayoutWithout {
+        /// The layout rule the places use.
+        layout: SymbolId,
+        /// The references that get the copy.
+        places: Vec<Place>,
+        /// Per kind left out: the way down to its choice, and its alternative there.
+        drops: Vec<(Vec<Place>, usize)>,
+    },
     /// The class at `place` becomes `class` (fewer members).
     NarrowClass {
         /// Where the class terminal is used.
@@ -503,6 +517,29 @@ impl Change {
                     |p| format!(" where `{}` uses it", name(p.parent)),
                 );
                 format!("`{}` ({}): {how}{at}", name(*sym), g.item_text(Item::Symbol(*sym)))
+            }
+            Change::LayoutWithout { layout, places, drops } => {
+                let kinds: Vec<String> = drops
+                    .iter()
+                    .filter_map(|(down, alt)| {
+                        let Some(Item::Symbol(choice)) = end_of_way(g.symbols(), Some(Item::Symbol(*layout)), down) else {
+                            return None;
+                        };
+                        Some(format!("{} of `{}` ({})", alt + 1, name(choice), alternative_text(g, choice, *alt)))
+                    })
+                    .collect();
+                let mut parents: Vec<String> = places.iter().map(|p| format!("`{}`", name(p.parent))).collect();
+                parents.dedup();
+                let more = parents.len().saturating_sub(PARENTS_SHOWN);
+                parents.truncate(PARENTS_SHOWN);
+                format!(
+                    "layout `{}` without alternative {} at the {} place(s) where the parser rejects it, in {}{}",
+                    name(*layout),
+                    kinds.join(" and "),
+                    places.len(),
+                    parents.join(", "),
+                    if more > 0 { format!(" and {more} more") } else { String::new() }
+                )
             }
             Change::Specialize { sym, place } => format!(
                 "`{}` ({}) made a rule of its own where `{}` uses it, for the edits inside it",
@@ -1015,6 +1052,15 @@ fn copy_rule(g: &Grammar, symbols: &mut Vec<Symbol>, sym: SymbolId, holder: Symb
     id
 }
 
+/// The rule that the way `down` leads to in `g`, from the first step's own rule.
+#[cfg(test)]
+pub(crate) fn end_of_way_in(g: &Grammar, down: &[Place]) -> Option<SymbolId> {
+    match end_of_way(g.symbols(), Some(Item::Symbol(down.first()?.parent)), down)? {
+        Item::Symbol(s) => Some(s),
+        Item::Terminal(_) => None,
+    }
+}
+
 /// The item that the way `down` leads to from `start`, each step a place in the rule that
 /// the step before led to; `None` where the way is no longer there as it was found.
 fn end_of_way(symbols: &[Symbol], start: Option<Item>, down: &[Place]) -> Option<Item> {
@@ -1212,6 +1258,71 @@ fn make(g: &Grammar, draft: &mut Draft, change: &Change) -> Result<Vec<String>, 
             own_groups(symbols, copy);
             let mut rules: Vec<String> = places.iter().map(|p| owner_name(g, p.parent)).collect();
             rules.push(new_name);
+            rules.sort();
+            rules.dedup();
+            Ok(rules)
+        }
+        Change::LayoutWithout { layout, places, drops } => {
+            let original = &symbols[layout.index()];
+            if places.is_empty() || drops.is_empty() || original.synthetic {
+                return impossible("no places, no kinds, or not a named rule");
+            }
+            for &place in places {
+                if place_item(symbols, place) != Some(Item::Symbol(*layout)) {
+                    return impossible("a place does not use the layout");
+                }
+            }
+            let name = original.name.clone();
+            let fresh = symbols.len();
+            let taken = |n: &str, symbols: &[Symbol]| symbols.iter().any(|s| s.name == n);
+            let stem = format!("{name}[without");
+            let new_name = (1..)
+                .map(|k| format!("{stem} {k}]"))
+                .find(|n| !taken(n, symbols))
+                .expect("some name is free");
+            let top = copy_rule(g, symbols, *layout, *layout, symbols[layout.index()].body.clone());
+            symbols[top.index()].name = new_name.clone();
+            let mut rules = vec![new_name];
+            // Per drop, the way down through copies of this edit's own (a rule already copied
+            // for an earlier drop, or a group its copy owns, is walked into, not copied again).
+            let mut removals: Vec<(SymbolId, usize)> = Vec::new();
+            for (down, alt) in drops {
+                if end_of_way(symbols, Some(Item::Symbol(*layout)), down).is_none() || down.is_empty() {
+                    return impossible("the way down to a kind changed");
+                }
+                let mut at = top;
+                for step in down {
+                    let here = Place { parent: at, ..*step };
+                    let Some(Item::Symbol(child)) = place_item(symbols, here) else {
+                        return impossible("the way down to a kind changed");
+                    };
+                    at = if child.index() >= fresh {
+                        child
+                    } else {
+                        // Named for the rule it is copied in (the copy above is no rule of `g`).
+                        let copy = copy_rule(g, symbols, child, step.parent, symbols[child.index()].body.clone());
+                        set_item(symbols, here, Item::Symbol(copy));
+                        rules.extend(named_copy(symbols, copy));
+                        copy
+                    };
+                }
+                removals.push((at, *alt));
+            }
+            removals.sort_unstable_by(|a, b| b.cmp(a));
+            removals.dedup();
+            for (choice, alt) in removals {
+                let Body::Choice(alts) = &mut symbols[choice.index()].body else {
+                    return impossible("a kind's choice is no choice");
+                };
+                if alt >= alts.len() || alts.len() < 2 {
+                    return impossible("no such alternative, or no other would be left");
+                }
+                alts.remove(alt);
+            }
+            for &place in places {
+                set_item(symbols, place, Item::Symbol(top));
+            }
+            rules.extend(places.iter().map(|p| owner_name(g, p.parent)));
             rules.sort();
             rules.dedup();
             Ok(rules)

@@ -681,6 +681,11 @@ pub fn refine(
                     proposals.push((vec![change], input, layout));
                 }
             }
+            for (change, input, layout) in layout_kind_edits(g, &trees, &judge, probed, options.jobs) {
+                if !refused.contains(&change.key(g)) && keys.insert(change.key(g)) {
+                    proposals.push((vec![change], input, layout));
+                }
+            }
         }
         // Each culprit's edits on a worker of its own: proposing runs the command one input
         // at a time, and took two fifths of a round on one core.
@@ -4448,6 +4453,291 @@ fn layout_edits(
         evidence
     });
     found.into_iter().flatten().collect()
+}
+
+/// A kind of layout the samples have ([`layout_kind_edits`]): the way down to its choice from
+/// the layout rule, by each step's alternative, item and the base name of the rule it leads
+/// to, and the alternative it takes there.
+type KindKey = (Vec<(Option<usize>, usize, String)>, usize);
+
+/// Kinds of layout left out where the parser rejects them, found without isolating a
+/// culprit. Tree-sitter's layout is one rule between any two tokens, and its comments are
+/// all alike to it; the language's are not (Rust's `///` is an attribute: valid before an
+/// item or a field, not between `impl X` and `{`, nor after `let`; `//!` only where a block
+/// starts), and inputs rejected for it were half of Rust's rejected default output.
+/// - The kinds: in the samples' layout, each choice whose subtree makes no other choice and
+///   that no repetition inside the layout holds (a doc comment's marker, a plain comment,
+///   a space; not a character of a block comment), with the samples' smallest layout that has
+///   it.
+/// - Per place where the samples have layout (but not that kind), that layout put after a
+///   sample's layout there: if the parser rejects it, and takes the same layout without the
+///   kind's iteration, the kind is not valid there. Probed once (`probed`).
+/// - The places of each layout rule that reject the same kinds share one copy without them
+///   ([`Change::LayoutWithout`]); a choice all of whose alternatives are rejected somewhere is
+///   dropped a level up there (no doc comment at all after `let`).
+fn layout_kind_edits(
+    g: &Grammar,
+    trees: &[Tree],
+    judge: &Judge<'_>,
+    probed: &mut HashMap<String, usize>,
+    jobs: usize,
+) -> Vec<(Change, Vec<u8>, Vec<u8>)> {
+    // Each kind: its smallest layout (tree, layout node, the iteration that holds it, its
+    // length) and the way down to its choice there, then the places that have it.
+    struct Kind<'t> {
+        tree: &'t Tree,
+        run: NodeId,
+        iterations: Vec<NodeId>,
+        len: usize,
+        way: Vec<Place>,
+        alternative: Vec<Item>,
+        at: HashSet<Place>,
+    }
+    let mut kinds: HashMap<KindKey, Kind<'_>> = HashMap::new();
+    // Per place that samples have layout at (not the start rule's): a spot there.
+    let mut spots: Vec<(Place, &Tree, NodeId, SymbolId)> = Vec::new();
+    let mut spot_of: HashSet<Place> = HashSet::new();
+    for tree in trees {
+        tree.pre_order(tree.root(), |run| {
+            let NodeKind::Repeat { symbol } = tree.kind(run) else {
+                return;
+            };
+            if !g.layouts().contains(&symbol) {
+                return;
+            }
+            let place = place_of(g, tree, run).filter(|p| p.parent != g.start());
+            if let Some(p) = place {
+                if spot_of.insert(p) {
+                    spots.push((p, tree, run, symbol));
+                }
+            }
+            let len = tree.unparse_node(run).len();
+            for iteration in tree.children(run) {
+                tree.pre_order(iteration, |node| {
+                    let NodeKind::Rule { symbol: choice, alt } = tree.kind(node) else {
+                        return;
+                    };
+                    if g.symbol(choice).alternatives().len() < 2 || makes_a_choice_below(g, tree, node) {
+                        return;
+                    }
+                    // The way down from the layout, and no repetition on it but the layout's.
+                    let mut way: Vec<Place> = Vec::new();
+                    let mut at = node;
+                    while at != run {
+                        let Some(p) = place_of(g, tree, at) else {
+                            return;
+                        };
+                        let parent = tree.parent(at).unwrap_or(run);
+                        if parent != run && !matches!(tree.kind(parent), NodeKind::Rule { .. }) {
+                            return;
+                        }
+                        way.push(p);
+                        at = parent;
+                    }
+                    way.reverse();
+                    let key: KindKey = (kind_steps(g, &way, choice), alt as usize);
+                    let kind = kinds.entry(key).or_insert_with(|| Kind {
+                        tree,
+                        run,
+                        iterations: Vec::new(),
+                        len: usize::MAX,
+                        way: way.clone(),
+                        alternative: g.symbol(choice).alternatives()[alt as usize].items.clone(),
+                        at: HashSet::new(),
+                    });
+                    if len < kind.len {
+                        (kind.tree, kind.run, kind.len, kind.way) = (tree, run, len, way);
+                        kind.iterations.clear();
+                    }
+                    if std::ptr::eq(kind.tree, tree) && kind.run == run && kind.iterations.last() != Some(&iteration) {
+                        kind.iterations.push(iteration);
+                    }
+                    kind.at.extend(place);
+                });
+            }
+        });
+    }
+    let mut keys: Vec<&KindKey> = kinds.keys().collect();
+    keys.sort();
+    // The probes: per place and kind not there, the way down in the place's layout.
+    let mut probes: Vec<(Place, &KindKey, Vec<Place>, usize)> = Vec::new();
+    for &(place, _, _, layout) in &spots {
+        for &key in &keys {
+            let kind = &kinds[key];
+            if kind.at.contains(&place) {
+                continue;
+            }
+            let Some((way, alt)) = kind_way(g, layout, key, &kind.alternative) else {
+                continue;
+            };
+            let id = format!("kind {key:?} at {}", layout_key(g, place));
+            if probed.insert(id, LAYOUT_TRIES).is_some() {
+                continue;
+            }
+            probes.push((place, key, way, alt));
+        }
+    }
+    let spot_at: HashMap<Place, (&Tree, NodeId)> = spots.iter().map(|&(p, t, n, _)| (p, (t, n))).collect();
+    let found = crate::pool::map(&probes, jobs, |_, (place, key, ..)| {
+        let kind = &kinds[*key];
+        let (tree, node) = spot_at[place];
+        let with = |skip: &[NodeId]| {
+            let mut t = tree.clone();
+            for c in kind.tree.children(kind.run).filter(|c| !skip.contains(c)) {
+                let copy = t.graft(kind.tree, c);
+                t.append_child(node, copy);
+            }
+            crate::tree::fix_boundaries(g, &mut t);
+            t.unparse()
+        };
+        let input = with(&[]);
+        (judge.verdict(&input) != Verdict::Accepted && judge.verdict(&with(&kind.iterations)) == Verdict::Accepted)
+            .then(|| (input, kind.tree.unparse_node(kind.run)))
+    });
+    // Per place its rejected kinds, a choice all of whose alternatives are rejected there
+    // dropped a level up; then the places of a layout rule with the same drops share an edit.
+    // A kind dropped: the way down to its choice, its alternative, and the probe and layout
+    // that show it.
+    type Drop = (Vec<Place>, usize, (Vec<u8>, Vec<u8>));
+    let mut by_place: HashMap<Place, Vec<Drop>> = HashMap::new();
+    for ((place, _, way, alt), shown) in probes.iter().zip(found) {
+        if let Some(shown) = shown {
+            by_place.entry(*place).or_default().push((way.clone(), *alt, shown));
+        }
+    }
+    // Per layout rule and its drops: the places, and the probe and layout that show it.
+    type Drops = Vec<(Vec<Place>, usize)>;
+    type Shared = (Vec<Place>, Vec<u8>, Vec<u8>);
+    let mut edits: HashMap<(SymbolId, Drops), Shared> = HashMap::new();
+    let mut places: Vec<Place> = by_place.keys().copied().collect();
+    places.sort_by_key(|p| (p.parent, p.alt, p.item));
+    for place in places {
+        let mut drops = by_place.remove(&place).unwrap_or_default();
+        let Some(first) = drops.first().map(|d| d.2.clone()) else {
+            continue;
+        };
+        loop {
+            // A choice whose every alternative is dropped: its own alternative above instead.
+            let whole = drops.iter().find_map(|(way, _, _)| {
+                let choice = way_end(g, way)?;
+                let all = g.symbol(choice).alternatives().len();
+                let here = drops.iter().filter(|(w, _, _)| w == way).count();
+                (here >= all).then(|| way.clone())
+            });
+            let Some(way) = whole else {
+                break;
+            };
+            drops.retain(|(w, _, _)| *w != way);
+            // The nearest choice above, by the step that goes into it.
+            let up = (1..way.len())
+                .rev()
+                .find(|&k| way[k].alt.is_some() && g.symbol(way[k].parent).alternatives().len() >= 2);
+            if let Some(k) = up {
+                let alt = way[k].alt.unwrap_or(0);
+                let above = way[..k].to_vec();
+                if !drops.iter().any(|(w, a, _)| *w == above && *a == alt) {
+                    drops.push((above, alt, first.clone()));
+                }
+            }
+        }
+        let mut key: Drops = drops.iter().map(|(w, a, _)| (w.clone(), *a)).collect();
+        key.sort_by_cached_key(|k| format!("{k:?}"));
+        key.dedup();
+        if key.is_empty() {
+            continue;
+        }
+        let Some(Item::Symbol(layout)) = edit_place_item(g, place) else {
+            continue;
+        };
+        let entry = edits
+            .entry((layout, key))
+            .or_insert_with(|| (Vec::new(), first.0.clone(), first.1.clone()));
+        entry.0.push(place);
+    }
+    let mut out: Vec<(Change, Vec<u8>, Vec<u8>)> = edits
+        .into_iter()
+        .map(|((layout, drops), (places, input, shown))| {
+            (Change::LayoutWithout { layout, places, drops }, input, shown)
+        })
+        .collect();
+    out.sort_by(|a, b| format!("{:?}", a.0).cmp(&format!("{:?}", b.0)));
+    out
+}
+
+/// The steps of `way` as a [`KindKey`] has them, the last leading to `choice`.
+fn kind_steps(g: &Grammar, way: &[Place], choice: SymbolId) -> Vec<(Option<usize>, usize, String)> {
+    way.iter()
+        .enumerate()
+        .map(|(k, p)| {
+            let to = way.get(k + 1).map_or(choice, |next| next.parent);
+            (p.alt, p.item, crate::grammar::base_name(&g.symbol(to).name).to_string())
+        })
+        .collect()
+}
+
+/// The way down a kind's steps from `layout`, and the index of the kind's alternative in the
+/// choice it leads to (`None` where the layout has no such way, or the choice no such
+/// alternative any more).
+fn kind_way(g: &Grammar, layout: SymbolId, (steps, _): &KindKey, alternative: &[Item]) -> Option<(Vec<Place>, usize)> {
+    let mut at = layout;
+    let mut way = Vec::new();
+    for (alt, item, base) in steps {
+        let place = Place {
+            parent: at,
+            alt: *alt,
+            item: *item,
+        };
+        let Some(Item::Symbol(next)) = edit_place_item(g, place) else {
+            return None;
+        };
+        if crate::grammar::base_name(&g.symbol(next).name) != *base {
+            return None;
+        }
+        way.push(place);
+        at = next;
+    }
+    let wanted = crate::grammar::Alternative {
+        items: alternative.to_vec(),
+        weight: None,
+        prec: None,
+        span: g.symbol(at).span,
+    };
+    let alt = g
+        .symbol(at)
+        .alternatives()
+        .iter()
+        .position(|a| crate::grammar::same_items(g.symbols(), a, &wanted))?;
+    Some((way, alt))
+}
+
+/// The choice a kind's way leads to.
+fn way_end(g: &Grammar, way: &[Place]) -> Option<SymbolId> {
+    match edit_place_item(g, *way.last()?)? {
+        Item::Symbol(s) => Some(s),
+        Item::Terminal(_) => None,
+    }
+}
+
+/// The item at `place` in `g`.
+fn edit_place_item(g: &Grammar, place: Place) -> Option<Item> {
+    match (&g.symbol(place.parent).body, place.alt) {
+        (Body::Choice(alts), Some(a)) => alts.get(a)?.items.get(place.item).copied(),
+        (Body::Repeat { item, .. } | Body::Optional(item), None) => Some(*item),
+        _ => None,
+    }
+}
+
+/// Whether a node below `node` makes a choice (is a rule of two or more alternatives).
+fn makes_a_choice_below(g: &Grammar, tree: &Tree, node: NodeId) -> bool {
+    let mut found = false;
+    for c in tree.children(node) {
+        tree.pre_order(c, |n| {
+            if let NodeKind::Rule { symbol, .. } = tree.kind(n) {
+                found |= g.symbol(symbol).alternatives().len() >= 2;
+            }
+        });
+    }
+    found
 }
 
 /// `tree` with every part beside the way down to `nodes` replaced by its known-good part

@@ -3666,6 +3666,138 @@ fn the_layout_count_the_samples_and_the_parser_show_at_a_place_is_learned_first(
     }
 }
 
+/// Items with comments in their layout: `#@` documents the item after it, `#!` the file (as
+/// Rust's `///` and `//!`), `# ` is a plain comment; the grammar's layout takes any anywhere.
+const DOCUMENTED: &str = r##"
+%layout _ ;
+file    = _ item* ;
+item    = "fn" _ name _ ";" _ ;
+name    = [a-z]+ ;
+_       = extra* ;
+extra   = [ \n] | comment ;
+comment = "#" ( marker [a-z ]* | " " [a-z ]* ) ;
+marker  = "@" | "!" ;
+"##;
+
+/// The language [`DOCUMENTED`] should have been: `#@` right before an item (layout and other
+/// comments between), `#!` only before the first token.
+fn documented_accepts(input: &[u8]) -> Verdict {
+    static GRAMMAR: std::sync::OnceLock<Grammar> = std::sync::OnceLock::new();
+    let g = GRAMMAR.get_or_init(|| Grammar::from_text(DOCUMENTED, "documented.grammar").unwrap());
+    if !parses(g, input) {
+        return Verdict::Rejected;
+    }
+    // The first token at or after `i`, past layout.
+    let next_token = |mut i: usize| {
+        while i < input.len() {
+            match input[i] {
+                b' ' | b'\n' => i += 1,
+                b'#' => i += input[i..].iter().position(|&b| b == b'\n').unwrap_or(input.len() - i),
+                _ => return &input[i..],
+            }
+        }
+        &input[i..]
+    };
+    let (mut i, mut seen_token) = (0, false);
+    while i < input.len() {
+        match input[i] {
+            b' ' | b'\n' => i += 1,
+            b'#' => {
+                let end = i + input[i..].iter().position(|&b| b == b'\n').unwrap_or(input.len() - i);
+                match input.get(i + 1) {
+                    Some(b'!') if seen_token => return Verdict::Rejected,
+                    Some(b'@') if !next_token(end).starts_with(b"fn") => return Verdict::Rejected,
+                    _ => {}
+                }
+                i = end;
+            }
+            _ => {
+                seen_token = true;
+                i += 1;
+            }
+        }
+    }
+    Verdict::Accepted
+}
+
+#[test]
+fn a_kind_of_layout_is_left_out_where_the_parser_rejects_it() {
+    let g = Grammar::from_text(DOCUMENTED, "documented.grammar").unwrap();
+    let texts = [
+        "#! crate\nfn a;\n#@ doc\nfn b; # plain\n",
+        "fn c ; #@ d\nfn  e;",
+        "fn f # x\n;",
+    ];
+    assert_all_accepted(&texts, &documented_accepts);
+    let trees = trees_of(&g, &texts);
+    let judge = Judge::new(&documented_accepts);
+    let mut probed = HashMap::new();
+    let edits = layout_kind_edits(&g, &trees, &judge, &mut probed, 2);
+    let item = g.symbol_by_name("item").unwrap();
+    let (comment, marker) = (
+        g.symbol_by_name("comment").unwrap(),
+        g.symbol_by_name("marker").unwrap(),
+    );
+    // Per edit: the items of `item` it is made at, and per drop the choice and alternative.
+    let mut found: Vec<(Vec<usize>, Vec<(String, usize)>)> = edits
+        .iter()
+        .map(|(change, input, _)| {
+            assert_eq!(
+                documented_accepts(input),
+                Verdict::Rejected,
+                "{:?}",
+                String::from_utf8_lossy(input)
+            );
+            let Change::LayoutWithout { places, drops, .. } = change else {
+                panic!("{change:?}")
+            };
+            assert!(places.iter().all(|p| p.parent == item), "{change:?}");
+            let drops = drops
+                .iter()
+                .map(|(down, alt)| {
+                    let end = match edit::end_of_way_in(&g, down) {
+                        Some(s) if s == marker => "marker",
+                        Some(s) if g.symbol(s).synthetic && edit::owner_name(&g, s) == g.symbol(comment).name => {
+                            "comment"
+                        }
+                        other => panic!("{other:?}"),
+                    };
+                    (end.to_string(), *alt)
+                })
+                .collect();
+            (places.iter().map(|p| p.item).collect(), drops)
+        })
+        .collect();
+    found.sort();
+    // After `fn` and after the name no doc comment at all (both markers rejected there: the
+    // comment's doc alternative goes); after `;` (before the next item) `#@` stays, `#!` goes.
+    assert_eq!(
+        found,
+        [
+            (vec![1, 3], vec![("comment".to_string(), 0)]),
+            (vec![5], vec![("marker".to_string(), 1)]),
+        ]
+    );
+    assert!(
+        layout_kind_edits(&g, &trees, &judge, &mut probed, 2).is_empty(),
+        "each place and kind is probed once"
+    );
+    let changes: Vec<Change> = edits.into_iter().map(|(c, ..)| c).collect();
+    let refined = edit::apply(&g, &changes, "documented.grammar").unwrap().grammar;
+    for (input, ok) in [
+        ("#! x\nfn a; #@ y\nfn b;", true),
+        ("fn a; # plain\nfn # plain\n b # plain\n;", true),
+        ("fn a; #! x\nfn b;", false),
+        ("fn #@ x\na;", false),
+        ("fn a #@ x\n;", false),
+    ] {
+        assert_eq!(parses(&refined, input.as_bytes()), ok, "{input:?}");
+    }
+    for t in &texts {
+        assert!(parses(&refined, t.as_bytes()), "{t:?}");
+    }
+}
+
 /// Calls whose second form (`name FROM expr` between the parentheses) only `extract` takes,
 /// where the grammar lets any function take it, as SQL's tree-sitter grammar does.
 const KEYED: &str = r#"
