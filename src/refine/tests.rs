@@ -3739,7 +3739,8 @@ fn a_kind_of_layout_is_left_out_where_the_parser_rejects_it() {
         g.symbol_by_name("marker").unwrap(),
     );
     // Per edit: the items of `item` it is made at, and per drop the choice and alternative.
-    let mut found: Vec<(Vec<usize>, Vec<(String, usize)>)> = edits
+    type Found = (Vec<usize>, Vec<(String, usize)>);
+    let mut found: Vec<Found> = edits
         .iter()
         .map(|(change, input, _)| {
             assert_eq!(
