@@ -745,7 +745,7 @@ fn inner_counterpart(symbols: &[Symbol], from: SymbolId, inner: SymbolId, to: Sy
 }
 
 /// The item at `place`.
-fn place_item(symbols: &[Symbol], place: Place) -> Option<Item> {
+pub(super) fn place_item(symbols: &[Symbol], place: Place) -> Option<Item> {
     match (&symbols.get(place.parent.index())?.body, place.alt) {
         (Body::Choice(alts), Some(a)) => alts.get(a)?.items.get(place.item).copied(),
         (Body::Repeat { item, .. } | Body::Optional(item), None) => Some(*item),

@@ -4512,7 +4512,10 @@ fn layout_kind_edits(
                 }
             }
             let len = tree.unparse_node(run).len();
-            for iteration in tree.children(run) {
+            // A layout that ends the input is no model for one before a token: a line comment
+            // there ends without its line break.
+            let last = node_start(tree, run) + len == tree.len();
+            for iteration in tree.children(run).filter(|_| !last) {
                 tree.pre_order(iteration, |node| {
                     let NodeKind::Rule { symbol: choice, alt } = tree.kind(node) else {
                         return;
@@ -4646,7 +4649,7 @@ fn layout_kind_edits(
         if key.is_empty() {
             continue;
         }
-        let Some(Item::Symbol(layout)) = edit_place_item(g, place) else {
+        let Some(Item::Symbol(layout)) = edit::place_item(g.symbols(), place) else {
             continue;
         };
         let entry = edits
@@ -4687,7 +4690,7 @@ fn kind_way(g: &Grammar, layout: SymbolId, (steps, _): &KindKey, alternative: &[
             alt: *alt,
             item: *item,
         };
-        let Some(Item::Symbol(next)) = edit_place_item(g, place) else {
+        let Some(Item::Symbol(next)) = edit::place_item(g.symbols(), place) else {
             return None;
         };
         if crate::grammar::base_name(&g.symbol(next).name) != *base {
@@ -4712,18 +4715,9 @@ fn kind_way(g: &Grammar, layout: SymbolId, (steps, _): &KindKey, alternative: &[
 
 /// The choice a kind's way leads to.
 fn way_end(g: &Grammar, way: &[Place]) -> Option<SymbolId> {
-    match edit_place_item(g, *way.last()?)? {
+    match edit::place_item(g.symbols(), *way.last()?)? {
         Item::Symbol(s) => Some(s),
         Item::Terminal(_) => None,
-    }
-}
-
-/// The item at `place` in `g`.
-fn edit_place_item(g: &Grammar, place: Place) -> Option<Item> {
-    match (&g.symbol(place.parent).body, place.alt) {
-        (Body::Choice(alts), Some(a)) => alts.get(a)?.items.get(place.item).copied(),
-        (Body::Repeat { item, .. } | Body::Optional(item), None) => Some(*item),
-        _ => None,
     }
 }
 
@@ -4851,7 +4845,9 @@ fn unseen_choice(
                 .flatten()
                 .map(|t| (t, t.root()))
                 .collect();
-            if accepted_in(g, &[(tree, node)], &made, judge) {
+            // (Read as itself: Rust's `..x` in place of a field access's operand is `..(x.0)`,
+            // valid for another reading, where the grammar's `x.. .await` never is.)
+            if made.iter().any(|&form| accepted_as_itself(g, tree, node, form, judge)) {
                 return Vec::new();
             }
             // The alternative with one choice inside made otherwise accepted (Rust's `fn()`
@@ -4879,7 +4875,7 @@ fn unseen_choice(
             let last = tree.parent(node).is_some_and(|p| {
                 matches!(tree.kind(p), NodeKind::Repeat { .. }) && tree.children(p).last() == Some(node)
             });
-            if accepted_in(g, &same, &made, judge) || (last && accepted_before(g, &same, &made, judge)) {
+            if accepted_read_in(g, &same, &made, judge) || (last && accepted_before(g, &same, &made, judge)) {
                 return Vec::new();
             }
             // No sample has the rule at this place (Rust's qualified paths `<T as Tr>::X`,
@@ -4904,7 +4900,7 @@ fn unseen_choice(
             {
                 return Vec::new();
             }
-            if accepted_in(g, &other, &made, judge) {
+            if accepted_read_in(g, &other, &made, judge) {
                 // Valid in another of the samples' contexts at this place: wrong in this
                 // context only. Where no copy can say so (the holder is a copy already), no
                 // edit is made: a drop, here or everywhere, would take it from the samples'
@@ -5255,7 +5251,7 @@ fn another_form(
 ) -> Option<(SymbolId, u32)> {
     varied_forms(g, symbol, alt, FORMS)
         .into_iter()
-        .find(|(variant, _)| accepted_in(g, &[(tree, node)], &[(variant, variant.root())], judge))
+        .find(|(variant, _)| accepted_as_itself(g, tree, node, (variant, variant.root()), judge))
         .map(|(_, choice)| choice)
 }
 
@@ -5543,7 +5539,7 @@ fn accepted_lifted(
             })
             .collect();
         let lifted: Vec<(&Tree, NodeId)> = lifted.iter().map(|t| (t, above)).collect();
-        return accepted_in(g, &spots, &lifted, judge);
+        return accepted_read_in(g, &spots, &lifted, judge);
     }
     false
 }
@@ -5560,6 +5556,13 @@ fn accepted_in(g: &Grammar, spots: &[(&Tree, NodeId)], forms: &[(&Tree, NodeId)]
             .iter()
             .any(|&form| accepted_with(g, t, form, judge, |copy, new| copy.replace(n, new)))
     })
+}
+
+/// [`accepted_in`], read as itself ([`accepted_as_itself`]).
+fn accepted_read_in(g: &Grammar, spots: &[(&Tree, NodeId)], forms: &[(&Tree, NodeId)], judge: &Judge<'_>) -> bool {
+    spots
+        .iter()
+        .any(|&(t, n)| forms.iter().any(|&form| accepted_as_itself(g, t, n, form, judge)))
 }
 
 /// Whether one of `forms`, put as one more iteration right before one of `spots` (items of a
@@ -5594,6 +5597,47 @@ fn accepted_with(
     put(&mut copy, new);
     crate::tree::fix_boundaries(g, &mut copy);
     judge.verdict(&copy.unparse()) == Verdict::Accepted
+}
+
+/// Whether the parser accepts `tree` with a copy of `form` in place of `node`, token
+/// boundaries fixed, and the grammar reads the copy as itself there: a node of its rule spans
+/// the same bytes in the grammar's parse of the input. A part that the language reads
+/// otherwise is valid for another reading, not in this place: Rust's `..x` as a field
+/// access's operand is `..(x.0)`, where the grammar's `x.. .await` never is, and taken as
+/// valid there it kept a range inside `.await` in half of the rejected inverted output.
+/// (Only where a culprit's choice is judged valid, at its place, in its other forms, in the
+/// samples' contexts or lifted into the rule above: required of every probe, it left Rust's
+/// inverted output at a third.)
+fn accepted_as_itself(g: &Grammar, tree: &Tree, node: NodeId, (from, at): (&Tree, NodeId), judge: &Judge<'_>) -> bool {
+    let mut copy = tree.clone();
+    let new = copy.graft(from, at);
+    copy.replace(node, new);
+    crate::tree::fix_boundaries(g, &mut copy);
+    let text = copy.unparse();
+    if judge.verdict(&text) != Verdict::Accepted {
+        return false;
+    }
+    let Some(rule) = copy.kind(new).symbol() else {
+        return true;
+    };
+    let (start, len) = (node_start(&copy, new), copy.len_of(new));
+    let base = crate::grammar::base_name(&g.symbol(rule).name);
+    // An input the grammar does not parse (a boundary the grammar draws otherwise) says
+    // nothing against the reading.
+    let Ok(parsed) = Parser::new(g).parse(&text) else {
+        return true;
+    };
+    let mut found = false;
+    parsed.pre_order(parsed.root(), |n| {
+        if !found && parsed.len_of(n) == len {
+            found = parsed
+                .kind(n)
+                .symbol()
+                .is_some_and(|s| crate::grammar::base_name(&g.symbol(s).name) == base)
+                && node_start(&parsed, n) == start;
+        }
+    });
+    found
 }
 
 /// The adjacent pair `(n, n + 1)` between `lo` and `hi` where `low_side` turns from true to
