@@ -348,25 +348,14 @@ impl Change {
                 place.item + 1,
                 place.alt.map_or(1, |a| a + 1)
             ),
-            Change::DropAlternativeAtAll { sym, alt, places } => {
-                let mut parents: Vec<String> = places.iter().map(|p| format!("`{}`", name(p.parent))).collect();
-                parents.dedup();
-                let more = parents.len().saturating_sub(PARENTS_SHOWN);
-                parents.truncate(PARENTS_SHOWN);
-                format!(
-                    "dropped alternative {} of `{}` ({}) at the {} place(s) no sample has it at, in {}{}",
-                    alt + 1,
-                    name(*sym),
-                    alternative_text(g, *sym, *alt),
-                    places.len(),
-                    parents.join(", "),
-                    if more > 0 {
-                        format!(" and {more} more")
-                    } else {
-                        String::new()
-                    }
-                )
-            }
+            Change::DropAlternativeAtAll { sym, alt, places } => format!(
+                "dropped alternative {} of `{}` ({}) at the {} place(s) no sample has it at, in {}",
+                alt + 1,
+                name(*sym),
+                alternative_text(g, *sym, *alt),
+                places.len(),
+                parents_shown(g, places)
+            ),
             Change::JoinAfter {
                 sym,
                 alt,
@@ -528,17 +517,12 @@ impl Change {
                         Some(format!("{} of `{}` ({})", alt + 1, name(choice), alternative_text(g, choice, *alt)))
                     })
                     .collect();
-                let mut parents: Vec<String> = places.iter().map(|p| format!("`{}`", name(p.parent))).collect();
-                parents.dedup();
-                let more = parents.len().saturating_sub(PARENTS_SHOWN);
-                parents.truncate(PARENTS_SHOWN);
                 format!(
-                    "layout `{}` without alternative {} at the {} place(s) where the parser rejects it, in {}{}",
+                    "layout `{}` without alternative {} at the {} place(s) where the parser rejects it, in {}",
                     name(*layout),
                     kinds.join(" and "),
                     places.len(),
-                    parents.join(", "),
-                    if more > 0 { format!(" and {more} more") } else { String::new() }
+                    parents_shown(g, places)
                 )
             }
             Change::Specialize { sym, place } => format!(
@@ -612,8 +596,27 @@ fn shown_words(words: &[Vec<u8>]) -> String {
     }
 }
 
-/// Parents a [`Change::DropAlternativeAtAll`] names in its description.
+/// Parents a [`Change::DropAlternativeAtAll`] or [`Change::LayoutWithout`] names in its
+/// description.
 const PARENTS_SHOWN: usize = 4;
+
+/// The rules that hold `places`, as a description names them: the first [`PARENTS_SHOWN`],
+/// then how many more.
+fn parents_shown(g: &Grammar, places: &[Place]) -> String {
+    let mut parents: Vec<String> = places
+        .iter()
+        .map(|p| format!("`{}`", owner_name(g, p.parent)))
+        .collect();
+    parents.dedup();
+    let more = parents.len().saturating_sub(PARENTS_SHOWN);
+    parents.truncate(PARENTS_SHOWN);
+    let shown = parents.join(", ");
+    if more > 0 {
+        format!("{shown} and {more} more")
+    } else {
+        shown
+    }
+}
 
 /// The text of alternative `alt` of `sym`.
 fn alternative_text(g: &Grammar, sym: SymbolId, alt: usize) -> String {
@@ -1053,8 +1056,7 @@ fn copy_rule(g: &Grammar, symbols: &mut Vec<Symbol>, sym: SymbolId, holder: Symb
 }
 
 /// The rule that the way `down` leads to in `g`, from the first step's own rule.
-#[cfg(test)]
-pub(crate) fn end_of_way_in(g: &Grammar, down: &[Place]) -> Option<SymbolId> {
+pub(super) fn end_of_way_in(g: &Grammar, down: &[Place]) -> Option<SymbolId> {
     match end_of_way(g.symbols(), Some(Item::Symbol(down.first()?.parent)), down)? {
         Item::Symbol(s) => Some(s),
         Item::Terminal(_) => None,

@@ -4482,14 +4482,13 @@ fn layout_kind_edits(
     probed: &mut HashMap<String, usize>,
     jobs: usize,
 ) -> Vec<(Change, Vec<u8>, Vec<u8>)> {
-    // Each kind: its smallest layout (tree, layout node, the iteration that holds it, its
-    // length) and the way down to its choice there, then the places that have it.
+    // Each kind: its smallest layout (tree, layout node, the iterations that hold the kind,
+    // its length), the kind's alternative, and the places that have it.
     struct Kind<'t> {
         tree: &'t Tree,
         run: NodeId,
         iterations: Vec<NodeId>,
         len: usize,
-        way: Vec<Place>,
         alternative: Vec<Item>,
         at: HashSet<Place>,
     }
@@ -4544,12 +4543,11 @@ fn layout_kind_edits(
                         run,
                         iterations: Vec::new(),
                         len: usize::MAX,
-                        way: way.clone(),
                         alternative: g.symbol(choice).alternatives()[alt as usize].items.clone(),
                         at: HashSet::new(),
                     });
                     if len < kind.len {
-                        (kind.tree, kind.run, kind.len, kind.way) = (tree, run, len, way);
+                        (kind.tree, kind.run, kind.len) = (tree, run, len);
                         kind.iterations.clear();
                     }
                     if std::ptr::eq(kind.tree, tree) && kind.run == run && kind.iterations.last() != Some(&iteration) {
@@ -4622,7 +4620,7 @@ fn layout_kind_edits(
         loop {
             // A choice whose every alternative is dropped: its own alternative above instead.
             let whole = drops.iter().find_map(|(way, _, _)| {
-                let choice = way_end(g, way)?;
+                let choice = edit::end_of_way_in(g, way)?;
                 let all = g.symbol(choice).alternatives().len();
                 let here = drops.iter().filter(|(w, _, _)| w == way).count();
                 (here >= all).then(|| way.clone())
@@ -4711,14 +4709,6 @@ fn kind_way(g: &Grammar, layout: SymbolId, (steps, _): &KindKey, alternative: &[
         .iter()
         .position(|a| crate::grammar::same_items(g.symbols(), a, &wanted))?;
     Some((way, alt))
-}
-
-/// The choice a kind's way leads to.
-fn way_end(g: &Grammar, way: &[Place]) -> Option<SymbolId> {
-    match edit::place_item(g.symbols(), *way.last()?)? {
-        Item::Symbol(s) => Some(s),
-        Item::Terminal(_) => None,
-    }
 }
 
 /// Whether a node below `node` makes a choice (is a rule of two or more alternatives).
@@ -5588,15 +5578,27 @@ fn accepted_before(g: &Grammar, spots: &[(&Tree, NodeId)], forms: &[(&Tree, Node
 fn accepted_with(
     g: &Grammar,
     tree: &Tree,
-    (from, at): (&Tree, NodeId),
+    form: (&Tree, NodeId),
     judge: &Judge<'_>,
     put: impl FnOnce(&mut Tree, NodeId),
 ) -> bool {
+    let (copy, _) = put_in(g, tree, form, put);
+    judge.verdict(&copy.unparse()) == Verdict::Accepted
+}
+
+/// `tree` with a copy of `form` (a node of another tree) put in by `put` (given the copy's
+/// node), token boundaries fixed; and the copy's node.
+fn put_in(
+    g: &Grammar,
+    tree: &Tree,
+    (from, at): (&Tree, NodeId),
+    put: impl FnOnce(&mut Tree, NodeId),
+) -> (Tree, NodeId) {
     let mut copy = tree.clone();
     let new = copy.graft(from, at);
     put(&mut copy, new);
     crate::tree::fix_boundaries(g, &mut copy);
-    judge.verdict(&copy.unparse()) == Verdict::Accepted
+    (copy, new)
 }
 
 /// Whether the parser accepts `tree` with a copy of `form` in place of `node`, token
@@ -5608,11 +5610,8 @@ fn accepted_with(
 /// (Only where a culprit's choice is judged valid, at its place, in its other forms, in the
 /// samples' contexts or lifted into the rule above: required of every probe, it left Rust's
 /// inverted output at a third.)
-fn accepted_as_itself(g: &Grammar, tree: &Tree, node: NodeId, (from, at): (&Tree, NodeId), judge: &Judge<'_>) -> bool {
-    let mut copy = tree.clone();
-    let new = copy.graft(from, at);
-    copy.replace(node, new);
-    crate::tree::fix_boundaries(g, &mut copy);
+fn accepted_as_itself(g: &Grammar, tree: &Tree, node: NodeId, form: (&Tree, NodeId), judge: &Judge<'_>) -> bool {
+    let (copy, new) = put_in(g, tree, form, |copy, new| copy.replace(node, new));
     let text = copy.unparse();
     if judge.verdict(&text) != Verdict::Accepted {
         return false;
